@@ -1,0 +1,141 @@
+"""Interleaved timing: every round times each system in turn (A B C, A B C, ...).
+
+A ratio to the NumPy limit is taken within one round, so drift of the machine between
+rounds (other load, clock changes) cancels; the report gives the median over rounds.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmarks.checks import CheckResult, compare
+from benchmarks.report import Table, failure_cell, number, ratio
+from benchmarks.session import HarnessError, Session
+from benchmarks.systems import REFERENCE, SYSTEMS
+from benchmarks.worker import Outcome
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One timed configuration of a workload, e.g. the MLP step at batch 128.
+
+    ``check`` and ``time`` run in the worker as ``f(system, **kwargs)``; ``time`` also
+    gets ``iterations`` and ``budget_s`` and returns median seconds per call.
+    """
+
+    label: str
+    unit: str
+    seconds_to_unit: float
+    check: Callable[..., dict]
+    time: Callable[..., float]
+    kwargs: dict[str, Any]
+    tolerance: float
+
+
+@dataclass(frozen=True)
+class TimedWorkload:
+    """A report section whose columns are the variants' times and ratios."""
+
+    title: str
+    description: str
+    variants: tuple[Variant, ...]
+
+
+@dataclass
+class _Cell:
+    """What one system did in one variant: its check, then one time per round."""
+
+    check: Outcome
+    verdict: CheckResult | None = None
+    seconds: list[float] = field(default_factory=list)
+    ratios: list[float] = field(default_factory=list)
+    failure: Outcome | None = None
+
+
+def run_interleaved(session: Session, workloads: list[TimedWorkload]) -> list[Table]:
+    """Check every system against the limit, time them round by round, build the tables."""
+    cells = {
+        (w.title, v.label): _check_variant(session, w.title, v) for w in workloads for v in w.variants
+    }
+    settings = session.settings
+    for round_index in range(settings.rounds):
+        session.progress(f"  round {round_index + 1}/{settings.rounds}")
+        for workload in workloads:
+            for variant in workload.variants:
+                _time_round(session, variant, cells[workload.title, variant.label])
+    return [_table(session, w, cells) for w in workloads]
+
+
+def _check_variant(session: Session, title: str, variant: Variant) -> dict[str, _Cell]:
+    reference = session.call(REFERENCE, variant.check, **variant.kwargs)
+    if not reference.ok:
+        raise HarnessError(f"NumPy limit failed in {title}, {variant.label}: {reference.error}")
+    cells = {REFERENCE: _Cell(reference)}
+    for system in session.systems[1:]:
+        outcome = session.call(system, variant.check, **variant.kwargs)
+        cell = _Cell(outcome)
+        if outcome.ok:
+            cell.verdict = compare(outcome.value, reference.value, variant.tolerance)
+            if not cell.verdict.ok:
+                session.flag_wrong(f"{title}, {variant.label}", system, cell.verdict.describe())
+        else:
+            cell.failure = outcome
+            if outcome.error:
+                session.note(f"{system}: {title}, {variant.label}", outcome)
+        cells[system] = cell
+    return cells
+
+
+def _time_round(session: Session, variant: Variant, cells: dict[str, _Cell]) -> None:
+    settings = session.settings
+    kwargs = {**variant.kwargs, "iterations": settings.iterations, "budget_s": settings.budget_s}
+    reference_seconds = None
+    for system, cell in cells.items():
+        if cell.failure is not None:
+            continue
+        outcome = session.call(system, variant.time, **kwargs)
+        if not outcome.ok:
+            if system == REFERENCE:
+                raise HarnessError(f"NumPy limit failed while timing: {outcome.error}")
+            cell.failure = outcome
+            session.note(f"{system}: timing {variant.label}", outcome)
+            continue
+        cell.seconds.append(outcome.value)
+        if system == REFERENCE:
+            reference_seconds = outcome.value
+        cell.ratios.append(outcome.value / reference_seconds)
+
+
+def _table(session: Session, workload: TimedWorkload, cells: dict) -> Table:
+    header = ["system"]
+    for variant in workload.variants:
+        header += [f"{variant.label} ({variant.unit})", "× NumPy"]
+    header.append("check vs NumPy")
+    table = Table(workload.title, workload.description, header)
+    for system in session.systems:
+        row = [SYSTEMS[system][0]]
+        verdicts = []
+        for variant in workload.variants:
+            cell: _Cell = cells[workload.title, variant.label][system]
+            if cell.failure is not None:
+                row += [failure_cell(cell.failure), ""]
+            else:
+                median = statistics.median(cell.seconds) * variant.seconds_to_unit
+                row += [number(median), ratio(statistics.median(cell.ratios))]
+            if cell.verdict is not None:
+                verdicts.append(cell.verdict)
+        row.append(_verdict_text(system, verdicts))
+        table.rows.append(row)
+    return table
+
+
+def _verdict_text(system: str, verdicts: list[CheckResult]) -> str:
+    if system == REFERENCE:
+        return "reference"
+    if not verdicts:
+        return "—"
+    wrong = [v for v in verdicts if not v.ok]
+    return (wrong[0] if wrong else max(verdicts, key=lambda v: v.worst_error)).describe()

@@ -1,0 +1,120 @@
+"""MyGrad: NumPy-backed tensors with its own fused ``softmax_crossentropy``."""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Callable
+from typing import Any
+
+import mygrad as mg
+import numpy as np
+from mygrad.nnet.activations import relu
+from mygrad.nnet.losses import softmax_crossentropy
+
+from benchmarks.data import DEEP_ADD, DEEP_MUL, TINY_ADD, TINY_MUL, MlpProblem, parameter_names
+from benchmarks.systems.base import tiny_op_kind
+
+
+class MyGradMlpStep:
+    """Forward with ``mg.matmul``/``relu``, MyGrad's softmax CE, SGD on ``.data`` in place."""
+
+    def __init__(self, problem: MlpProblem) -> None:
+        self._params = [mg.tensor(p.copy()) for p in problem.weights]
+        self._x, self._y, self._lr = problem.x, problem.y, problem.lr
+        self._loss = float("nan")
+
+    def run(self) -> None:
+        """One training step."""
+        params = self._params
+        n_layers = len(params) // 2
+        h: Any = self._x
+        for i in range(n_layers):
+            h = mg.matmul(h, params[2 * i]) + params[2 * i + 1]
+            if i < n_layers - 1:
+                h = relu(h)
+        loss = softmax_crossentropy(h, self._y)
+        loss.backward()
+        for param in params:
+            param.data -= self._lr * param.grad
+        self._loss = loss.item()
+
+    def result(self) -> dict[str, np.ndarray]:
+        """Loss and gradients."""
+        names = parameter_names(len(self._params) // 2)
+        grads = [np.array(p.grad) for p in self._params]
+        return {"loss": np.array(self._loss), **dict(zip(names, grads))}
+
+    def release_gradients(self) -> None:
+        """``null_grad()`` on every parameter."""
+        for param in self._params:
+            param.null_grad()
+
+
+class MyGradChain:
+    """A chain of ops on one leaf, summed and back-propagated."""
+
+    def __init__(self, x0: np.ndarray, forward: Callable[[Any], Any]) -> None:
+        self._leaf = mg.tensor(x0.copy())
+        self._forward = forward
+        self._value = np.empty(0)
+
+    def run(self) -> None:
+        """Forward, sum, backward."""
+        self._leaf.null_grad()
+        out = self._forward(self._leaf).sum()
+        out.backward()
+        self._value = np.array(out.item())
+
+    def result(self) -> dict[str, np.ndarray]:
+        """The summed output and the leaf's gradient."""
+        return {"value": self._value, "grad": np.array(self._leaf.grad)}
+
+
+def _tiny_forward(n_ops: int) -> Callable[[Any], Any]:
+    kinds = [tiny_op_kind(i) for i in range(n_ops)]
+
+    def forward(h: Any) -> Any:
+        for kind in kinds:
+            if kind == "mul":
+                h = h * TINY_MUL
+            elif kind == "add":
+                h = h + TINY_ADD
+            else:
+                h = mg.tanh(h)
+        return h
+
+    return forward
+
+
+def _deep_forward(n_iterations: int) -> Callable[[Any], Any]:
+    def forward(h: Any) -> Any:
+        for _ in range(n_iterations):
+            h = h * DEEP_MUL + DEEP_ADD
+        return h
+
+    return forward
+
+
+class MyGradSystem:
+    """MyGrad (``rsokl/MyGrad``)."""
+
+    numpy_based = True
+
+    def version(self) -> str:
+        """MyGrad's version."""
+        return importlib.metadata.version("mygrad")
+
+    def set_threads(self, threads: int) -> None:
+        """Nothing beyond the BLAS limit the worker sets."""
+
+    def mlp(self, problem: MlpProblem) -> MyGradMlpStep:
+        """See ``MyGradMlpStep``."""
+        return MyGradMlpStep(problem)
+
+    def tiny_chain(self, x0: np.ndarray, n_ops: int) -> MyGradChain:
+        """See ``MyGradChain``."""
+        return MyGradChain(x0, _tiny_forward(n_ops))
+
+    def deep_chain(self, x0: np.ndarray, n_iterations: int) -> MyGradChain:
+        """See ``MyGradChain``."""
+        return MyGradChain(x0, _deep_forward(n_iterations))

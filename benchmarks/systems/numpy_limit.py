@@ -1,0 +1,154 @@
+"""The yardstick: forward and backward written by hand in NumPy, as a careful human would.
+
+Fusions a human would make: the softmax-cross-entropy backward is ``(p - onehot) / N``
+computed in place on the probabilities, ReLU's mask is read from the kept activation,
+and temporaries that nothing saves are updated in place.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from benchmarks.data import DEEP_ADD, DEEP_MUL, TINY_ADD, TINY_MUL, MlpProblem, parameter_names
+from benchmarks.systems.base import tiny_op_kind
+
+
+class NumpyMlpStep:
+    """Hand-written MLP training step (ReLU hidden layers, softmax CE, SGD)."""
+
+    def __init__(self, problem: MlpProblem) -> None:
+        self._params = [p.copy() for p in problem.weights]
+        self._x, self._y, self._lr = problem.x, problem.y, problem.lr
+        self._rows = np.arange(len(problem.y))
+        self._loss = np.nan
+        self._grads: list[np.ndarray] = []
+
+    def run(self) -> None:
+        """Forward, backward and an in-place SGD update."""
+        params, y, rows = self._params, self._y, self._rows
+        n_layers = len(params) // 2
+        activations = [self._x]  # inputs of each layer; post-ReLU, so they double as masks
+        for i in range(n_layers):
+            z = activations[-1] @ params[2 * i]
+            z += params[2 * i + 1]
+            if i < n_layers - 1:
+                np.maximum(z, 0, out=z)
+            activations.append(z)
+        logits = activations.pop()
+        logits -= logits.max(axis=1, keepdims=True)
+        picked = logits[rows, y]
+        np.exp(logits, out=logits)
+        sums = logits.sum(axis=1)
+        self._loss = float(np.mean(np.log(sums) - picked))
+
+        grad = logits  # becomes (softmax - onehot) / N in place
+        grad /= sums[:, None]
+        grad[rows, y] -= 1
+        grad *= 1 / len(y)
+        grads: dict[int, np.ndarray] = {}
+        for i in reversed(range(n_layers)):
+            inputs = activations[i]
+            grads[2 * i] = inputs.T @ grad
+            grads[2 * i + 1] = grad.sum(axis=0)
+            if i > 0:
+                grad = grad @ params[2 * i].T
+                grad *= inputs > 0
+        self._grads = [grads[k] for k in range(len(params))]
+        for param, param_grad in zip(params, self._grads):
+            param -= self._lr * param_grad
+
+    def result(self) -> dict[str, np.ndarray]:
+        """Loss and gradients of the last run."""
+        names = parameter_names(len(self._params) // 2)
+        return {"loss": np.array(self._loss), **dict(zip(names, self._grads))}
+
+    def release_gradients(self) -> None:
+        """Drop the gradients kept for ``result()``."""
+        self._grads = []
+
+
+class NumpyTinyChain:
+    """Elementwise chain; only tanh outputs are kept, since only tanh's backward needs them."""
+
+    def __init__(self, x0: np.ndarray, n_ops: int) -> None:
+        self._x0 = x0.copy()
+        self._kinds = [tiny_op_kind(i) for i in range(n_ops)]
+        self._value = np.nan
+        self._grad = np.empty(0)
+
+    def run(self) -> None:
+        """Forward through the chain, sum, and backward to the leaf."""
+        x = self._x0
+        tanh_outputs = []
+        for kind in self._kinds:
+            if kind == "mul":
+                x = x * TINY_MUL
+            elif kind == "add":
+                x = x + TINY_ADD
+            else:
+                x = np.tanh(x)
+                tanh_outputs.append(x)
+        self._value = float(x.sum())
+        grad = np.ones_like(x)
+        for kind in reversed(self._kinds):
+            if kind == "mul":
+                grad *= TINY_MUL
+            elif kind == "tanh":
+                y = tanh_outputs.pop()
+                grad *= 1 - y * y
+            # add passes the gradient through unchanged
+        self._grad = grad
+
+    def result(self) -> dict[str, np.ndarray]:
+        """The summed output and the leaf's gradient."""
+        return {"value": np.array(self._value), "grad": self._grad}
+
+
+class NumpyDeepChain:
+    """``x = x * a + b`` repeated; the backward multiplies by ``a`` once per iteration."""
+
+    def __init__(self, x0: np.ndarray, n_iterations: int) -> None:
+        self._x0 = x0.copy()
+        self._n = n_iterations
+        self._value = np.empty(0)
+        self._grad = np.empty(0)
+
+    def run(self) -> None:
+        """Forward then backward, one NumPy op per engine op."""
+        x = self._x0
+        for _ in range(self._n):
+            x = x * DEEP_MUL
+            x += DEEP_ADD
+        grad = np.ones_like(x)
+        for _ in range(self._n):
+            grad *= DEEP_MUL
+        self._value, self._grad = x, grad
+
+    def result(self) -> dict[str, np.ndarray]:
+        """Final value (summed, as the engines' ``sum()`` gives it) and the leaf's gradient."""
+        return {"value": np.array(float(self._value.sum())), "grad": self._grad}
+
+
+class NumpyLimit:
+    """The hand-written NumPy system (the reference every other row is checked against)."""
+
+    numpy_based = True
+
+    def version(self) -> str:
+        """NumPy's version."""
+        return np.__version__
+
+    def set_threads(self, threads: int) -> None:
+        """Nothing beyond the BLAS limit the worker sets."""
+
+    def mlp(self, problem: MlpProblem) -> NumpyMlpStep:
+        """See ``NumpyMlpStep``."""
+        return NumpyMlpStep(problem)
+
+    def tiny_chain(self, x0: np.ndarray, n_ops: int) -> NumpyTinyChain:
+        """See ``NumpyTinyChain``."""
+        return NumpyTinyChain(x0, n_ops)
+
+    def deep_chain(self, x0: np.ndarray, n_iterations: int) -> NumpyDeepChain:
+        """See ``NumpyDeepChain``."""
+        return NumpyDeepChain(x0, n_iterations)

@@ -1,0 +1,147 @@
+"""Systems written against PyTorch's API: PyTorch itself and gradnb (``import gradnb as torch``).
+
+The same code drives both, so any difference in the numbers is the engine's, not the
+benchmark's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from benchmarks.data import DEEP_ADD, DEEP_MUL, TINY_ADD, TINY_MUL, MlpProblem, parameter_names
+from benchmarks.systems.base import Unsupported, tiny_op_kind
+
+
+def _to_numpy(tensor: Any) -> np.ndarray:
+    return np.array(tensor.detach().cpu().numpy())
+
+
+class TorchLikeMlpStep:
+    """``zero_grad``, forward through ``nn.Linear`` + ``F.relu``, ``F.cross_entropy``, ``step``."""
+
+    def __init__(self, torch: ModuleType, problem: MlpProblem) -> None:
+        self._torch = torch
+        self._layers = []
+        for weight, bias in zip(problem.weights[::2], problem.weights[1::2]):
+            layer = torch.nn.Linear(*weight.shape)
+            layer.weight = torch.nn.Parameter(torch.tensor(np.ascontiguousarray(weight.T)))
+            layer.bias = torch.nn.Parameter(torch.tensor(bias))
+            self._layers.append(layer)
+        self._params = [p for layer in self._layers for p in (layer.weight, layer.bias)]
+        self._optimizer = torch.optim.SGD(self._params, lr=problem.lr)
+        self._x = torch.tensor(problem.x)
+        self._y = torch.tensor(problem.y)
+        self._loss = float("nan")
+
+    def run(self) -> None:
+        """One training step; only the loss's float is kept, never the graph."""
+        functional = self._torch.nn.functional
+        self._optimizer.zero_grad()
+        h = self._x
+        for layer in self._layers[:-1]:
+            h = functional.relu(layer(h))
+        loss = functional.cross_entropy(self._layers[-1](h), self._y)
+        loss.backward()
+        self._optimizer.step()
+        self._loss = loss.item()
+
+    def result(self) -> dict[str, np.ndarray]:
+        """Loss and gradients; weight gradients transposed to the ``(fan_in, fan_out)`` layout."""
+        grads = [_to_numpy(p.grad) for p in self._params]
+        grads[::2] = [g.T for g in grads[::2]]
+        names = parameter_names(len(self._layers))
+        return {"loss": np.array(self._loss), **dict(zip(names, grads))}
+
+    def release_gradients(self) -> None:
+        """``zero_grad(set_to_none=True)``."""
+        self._optimizer.zero_grad(set_to_none=True)
+
+
+def _tiny_forward(torch: ModuleType, n_ops: int) -> Callable[[Any], Any]:
+    kinds = [tiny_op_kind(i) for i in range(n_ops)]
+
+    def forward(h: Any) -> Any:
+        for kind in kinds:
+            if kind == "mul":
+                h = h * TINY_MUL
+            elif kind == "add":
+                h = h + TINY_ADD
+            else:
+                h = torch.tanh(h)
+        return h
+
+    return forward
+
+
+def _deep_forward(n_iterations: int) -> Callable[[Any], Any]:
+    def forward(h: Any) -> Any:
+        for _ in range(n_iterations):
+            h = h * DEEP_MUL + DEEP_ADD
+        return h
+
+    return forward
+
+
+class TorchLikeChain:
+    """A chain of ops on one leaf, summed and back-propagated."""
+
+    def __init__(self, torch: ModuleType, x0: np.ndarray, forward: Callable[[Any], Any]) -> None:
+        self._leaf = torch.tensor(x0, requires_grad=True)
+        self._forward = forward
+        self._value = np.empty(0)
+
+    def run(self) -> None:
+        """Forward, ``sum()``, ``backward()``; the leaf's grad is reset first, not accumulated."""
+        self._leaf.grad = None
+        out = self._forward(self._leaf).sum()
+        out.backward()
+        self._value = np.array(out.item())
+
+    def result(self) -> dict[str, np.ndarray]:
+        """The summed output and the leaf's gradient."""
+        return {"value": self._value, "grad": _to_numpy(self._leaf.grad)}
+
+
+class TorchLikeSystem:
+    """A system behind PyTorch's API, given the module (``torch`` or ``gradnb``)."""
+
+    def __init__(self, module: ModuleType, *, numpy_based: bool) -> None:
+        self._torch = module
+        self.numpy_based = numpy_based
+
+    def version(self) -> str:
+        """``module.__version__``, else the installed distribution's version."""
+        version = getattr(self._torch, "__version__", None)
+        if version is None:
+            with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+                version = importlib.metadata.version(self._torch.__name__)
+        return str(version or "unknown")
+
+    def set_threads(self, threads: int) -> None:
+        """``set_num_threads`` where the module has it (PyTorch's intra-op pool)."""
+        if hasattr(self._torch, "set_num_threads"):
+            self._torch.set_num_threads(threads)
+
+    def mlp(self, problem: MlpProblem) -> TorchLikeMlpStep:
+        """See ``TorchLikeMlpStep``."""
+        return TorchLikeMlpStep(self._torch, problem)
+
+    def tiny_chain(self, x0: np.ndarray, n_ops: int) -> TorchLikeChain:
+        """See ``TorchLikeChain``."""
+        return TorchLikeChain(self._torch, x0, _tiny_forward(self._torch, n_ops))
+
+    def deep_chain(self, x0: np.ndarray, n_iterations: int) -> TorchLikeChain:
+        """See ``TorchLikeChain``; ``sum()`` of a one-element tensor is the value itself."""
+        return TorchLikeChain(self._torch, x0, _deep_forward(n_iterations))
+
+    def trace_context(self) -> contextlib.AbstractContextManager:
+        """The module's ``trace()`` context manager (gradnb's graph recorder)."""
+        if not hasattr(self._torch, "trace"):
+            raise Unsupported(f"{self._torch.__name__}.trace() does not exist")
+        return self._torch.trace()

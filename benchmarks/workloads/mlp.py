@@ -1,0 +1,53 @@
+"""Workload 1: an MLP training step (ReLU, stable softmax cross-entropy, SGD, float32)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from benchmarks.data import mlp_problem
+from benchmarks.rounds import TimedWorkload, Variant
+from benchmarks.settings import Settings
+from benchmarks.systems.base import System
+from benchmarks.timing import median_seconds
+
+# float32 with different BLAS blockings and summation orders: ~1e-6 relative is normal
+TOLERANCE = 1e-4
+
+
+def check_step(system: System, layers: tuple[int, ...], batch: int) -> dict[str, np.ndarray]:
+    """Worker: loss and gradients of one step from the shared initial weights."""
+    step = system.mlp(mlp_problem(layers, batch))
+    step.run()
+    return step.result()
+
+
+def time_step(
+    system: System, layers: tuple[int, ...], batch: int, iterations: int, budget_s: float
+) -> float:
+    """Worker: median seconds per training step (the weights keep training)."""
+    step = system.mlp(mlp_problem(layers, batch))
+    return median_seconds(step.run, iterations=iterations, budget_s=budget_s)
+
+
+def workload(settings: Settings) -> TimedWorkload:
+    """The MLP section, one variant per batch size."""
+    shape = "-".join(map(str, settings.layers))
+    variants = tuple(
+        Variant(
+            label=f"batch {batch}",
+            unit="ms/step",
+            seconds_to_unit=1e3,
+            check=check_step,
+            time=time_step,
+            kwargs={"layers": settings.layers, "batch": batch},
+            tolerance=TOLERANCE,
+        )
+        for batch in settings.mlp_batches
+    )
+    description = (
+        f"One training step of a {shape} MLP (ReLU, stable softmax cross-entropy, SGD, "
+        "float32): zero_grad, forward, backward, update. Same initial weights and batch for "
+        "every system; loss and every gradient of the first step are checked against the "
+        "NumPy limit (relative to each array's largest entry)."
+    )
+    return TimedWorkload("1. MLP training step", description, variants)

@@ -1,0 +1,59 @@
+"""gradnb: see ``backward()`` work.
+
+A reverse-mode autograd engine with PyTorch's semantics on NumPy (and CuPy): tutorial code
+written for PyTorch runs with ``import gradnb as torch``. The notebook toolkit lives in
+``gradnb.notebook`` and is loaded with ``%load_ext gradnb``; importing the engine never imports
+IPython, ipywidgets or matplotlib.
+"""
+
+from __future__ import annotations
+
+from . import _tensor_methods  # noqa: F401 - binds ops as Tensor methods
+from ._backend import device
+from ._dtype import (
+    bool, complex64, complex128, double, dtype, float, float16, float32, float64, get_default_dtype,
+    half, int, int8, int16, int32, int64, long, set_default_dtype, short, uint8,
+)
+from ._tensor import Size, Tensor
+from ._tensor_str import set_printoptions
+from .autograd import grad_mode as _grad_mode
+from .autograd.grad_mode import (
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
+)
+from .ops.arithmetic import add, div, mul, neg, pow, reciprocal, sub, true_divide
+from .ops.creation import (
+    Generator, arange, as_tensor, bernoulli, clone, default_generator, empty, empty_like, eye,
+    from_numpy, full, full_like, initial_seed, linspace, manual_seed, multinomial, normal, ones,
+    ones_like, rand, rand_like, randint, randn, randn_like, randperm, seed, tensor, zeros,
+    zeros_like,
+)
+from .ops.elementwise import (
+    abs, acos, allclose, asin, atan, bitwise_not, ceil, clamp, clamp_max, clamp_min, clip, cos,
+    cosh, eq, equal, erf, exp, exp2, expm1, floor, ge, gt, isclose, isfinite, isinf, isnan, le,
+    log, log1p, log2, log10, logical_and, logical_not, logical_or, logical_xor, lt, maximum,
+    minimum, ne, relu, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, tan, tanh, trunc, where,
+)
+from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.reductions import mean, sum
+from .ops.shape import expand, permute, reshape, t, transpose
+
+from . import autograd  # noqa: E402  (after Tensor exists)
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj) -> bool:
+    """True if ``obj`` is a gradnb tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()
+
+
+swapaxes = transpose
+multiply = mul
+divide = div
+subtract = sub
+negative = neg

@@ -1,0 +1,108 @@
+"""Where arrays live: NumPy on the CPU, CuPy on CUDA devices.
+
+This is the one place that knows about array modules. CuPy is imported lazily, on first use of a
+CUDA device, so ``import gradnb`` never imports it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_cupy = None
+
+
+def cupy_module():
+    """Import CuPy on first use, with an error that says what is missing."""
+    global _cupy
+    if _cupy is None:
+        try:
+            import cupy
+        except ImportError as exc:
+            raise RuntimeError(
+                "Torch not compiled with CUDA enabled: gradnb needs CuPy for device='cuda' "
+                "(pip install 'gradnb[gpu]')"
+            ) from exc
+        try:
+            count = cupy.cuda.runtime.getDeviceCount()
+        except Exception as exc:  # CuPy raises CUDARuntimeError without a driver
+            raise RuntimeError(f"Found no NVIDIA driver on your system: {exc}") from exc
+        if count == 0:
+            raise RuntimeError("No CUDA GPUs are available")
+        _cupy = cupy
+    return _cupy
+
+
+def cuda_is_available() -> bool:
+    """True when CuPy imports and sees at least one GPU."""
+    try:
+        cupy_module()
+    except RuntimeError:
+        return False
+    return True
+
+
+def get_array_module(arr):
+    """NumPy for NumPy arrays, CuPy for CuPy arrays."""
+    if type(arr) is np.ndarray or _cupy is None:
+        return np
+    return _cupy if isinstance(arr, _cupy.ndarray) else np
+
+
+class device:  # noqa: N801 - matches torch.device
+    """A device: ``device('cpu')``, ``device('cuda')``, ``device('cuda:1')``."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, spec, index: int | None = None) -> None:
+        if isinstance(spec, device):
+            self.type, self.index = spec.type, spec.index
+            return
+        spec = str(spec)
+        kind, _, idx = spec.partition(":")
+        if kind not in ("cpu", "cuda"):
+            raise RuntimeError(
+                f"Expected one of cpu, cuda device type at start of device string: {spec}"
+            )
+        self.type = kind
+        self.index = int(idx) if idx else index
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        if not isinstance(other, device):
+            return NotImplemented
+        if self.type != other.type:
+            return False
+        return self.type == "cpu" or (self.index or 0) == (other.index or 0)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index or 0))
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+
+CPU = device("cpu")
+
+
+def device_of(arr) -> device:
+    """The device an array lives on."""
+    if type(arr) is np.ndarray:
+        return CPU
+    return device("cuda", int(arr.device.id))
+
+
+def to_device(arr, dev: device):
+    """Copy an array to a device (no copy when it already lives there)."""
+    if dev.type == "cpu":
+        if type(arr) is np.ndarray:
+            return arr
+        return arr.get()
+    cp = cupy_module()
+    with cp.cuda.Device(dev.index or 0):
+        return cp.asarray(arr)

@@ -1,0 +1,98 @@
+"""Tensor dtypes: thin named wrappers around NumPy dtypes, spelled as PyTorch spells them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["dtype", "float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
+           "uint8", "bool", "get_default_dtype", "set_default_dtype", "as_dtype"]
+
+
+class dtype:  # noqa: N801 - the public name matches torch.dtype
+    """A tensor element type (``gradnb.float32``, ``gradnb.int64`` ...).
+
+    Each gradnb dtype wraps exactly one NumPy dtype; ``np`` is that dtype.
+    """
+
+    __slots__ = ("name", "np", "is_floating_point", "is_complex", "itemsize", "is_signed")
+
+    def __init__(self, name: str, np_dtype) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = self.np.kind == "f"
+        self.is_complex = self.np.kind == "c"
+        self.is_signed = self.np.kind in "fic"
+        self.itemsize = self.np.itemsize
+
+    def __repr__(self) -> str:
+        return f"gradnb.{self.name}"
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+
+float16 = dtype("float16", np.float16)
+half = float16
+float32 = dtype("float32", np.float32)
+float = float32  # noqa: A001 - torch.float is float32
+float64 = dtype("float64", np.float64)
+double = float64
+# NumPy has no bfloat16; it is not offered rather than silently aliased to another type.
+complex64 = dtype("complex64", np.complex64)
+complex128 = dtype("complex128", np.complex128)
+int8 = dtype("int8", np.int8)
+int16 = dtype("int16", np.int16)
+short = int16
+int32 = dtype("int32", np.int32)
+int = int32  # noqa: A001 - torch.int is int32
+int64 = dtype("int64", np.int64)
+long = int64
+uint8 = dtype("uint8", np.uint8)
+bool = dtype("bool", np.bool_)  # noqa: A001 - torch.bool
+
+_ALL = [float16, float32, float64, complex64, complex128, int8, int16, int32, int64, uint8, bool]
+_BY_NP = {d.np: d for d in _ALL}
+_BY_NAME = {d.name: d for d in _ALL}
+_BY_NAME.update(half=float16, float=float32, double=float64, short=int16, int=int32, long=int64)
+
+_default_float = float32
+
+
+def get_default_dtype() -> dtype:
+    """The dtype of floating-point tensors created from Python floats (``float32`` unless changed)."""
+    return _default_float
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating-point dtype, as ``torch.set_default_dtype``.
+
+    >>> import gradnb
+    >>> gradnb.set_default_dtype(gradnb.float64); gradnb.tensor(1.5).dtype
+    gradnb.float64
+    >>> gradnb.set_default_dtype(gradnb.float32)
+    """
+    global _default_float
+    d = as_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _default_float = d
+
+
+def as_dtype(d) -> dtype:
+    """Accept a gradnb dtype, a NumPy dtype/type or a name and return the gradnb dtype."""
+    if type(d) is dtype:
+        return d
+    if isinstance(d, str):
+        try:
+            return _BY_NAME[d]
+        except KeyError:
+            raise TypeError(f"unknown dtype {d!r}") from None
+    try:
+        return _BY_NP[np.dtype(d)]
+    except (KeyError, TypeError):
+        raise TypeError(f"gradnb has no dtype for {d!r}") from None
+
+
+def from_numpy_dtype(np_dtype) -> dtype:
+    """The gradnb dtype of a NumPy array's dtype (fast path for the engine)."""
+    return _BY_NP[np_dtype]

@@ -1,0 +1,364 @@
+"""The Tensor: an array (NumPy or CuPy) plus its place in the autograd graph.
+
+Math lives in ``gradnb.ops`` (one module per op family, forward and derivative side by side);
+``gradnb._tensor_methods`` binds those functions as methods and operators. This module holds
+the state and the autograd API: ``requires_grad``, ``grad``, ``grad_fn``, ``is_leaf``,
+``backward``, hooks, ``detach``, conversion and ``repr``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import _backend, _dtype
+from .autograd import graph
+from .autograd.grad_mode import state as _grad_state
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``gradnb.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"gradnb.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it.
+
+    >>> import gradnb
+    >>> x = gradnb.tensor([1.0, 2.0], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([2., 4.])
+    """
+
+    __slots__ = ("_data", "_requires_grad", "grad_fn", "_output_nr", "_version", "_base",
+                 "_grad", "_hooks", "_post_hooks", "_retains_grad", "_accumulator",
+                 "_is_param", "_inference", "__weakref__", "__dict__")
+
+    # NumPy defers to us in mixed expressions such as ``np.float64(2) * tensor``.
+    __array_priority__ = 1000
+
+    def __init__(self, *args, **kwargs) -> None:
+        raise TypeError("use gradnb.tensor(data) (or a factory like gradnb.zeros) to make a tensor")
+
+    @classmethod
+    def _make(cls, data, requires_grad=False, grad_fn=None, output_nr=0, version=None):
+        """Wrap an array without copying. The engine's one constructor (hot path)."""
+        t = object.__new__(cls)
+        t._data = data
+        t._requires_grad = requires_grad
+        t.grad_fn = grad_fn
+        t._output_nr = output_nr
+        t._version = [0] if version is None else version
+        t._base = None
+        t._grad = None
+        t._hooks = None
+        t._post_hooks = None
+        t._retains_grad = False
+        t._accumulator = None
+        t._is_param = False
+        t._inference = _grad_state.inference
+        return t
+
+    # -- autograd state -----------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        """Whether gradients are computed for this tensor."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place on a leaf; returns ``self``."""
+        if self.grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors not produced by a recorded op (inputs, parameters, detached)."""
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        """The accumulated gradient (None until a backward reaches this tensor)."""
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+                "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+                "non-leaf Tensor.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError("attempting to assign a gradient with dtype "
+                                   f"'{value.dtype}' to a tensor with dtype '{self.dtype}'. "
+                                   "Please ensure that the gradient and the tensor have the same dtype")
+            if tuple(value.shape) != tuple(self.shape) and not getattr(value, "is_sparse", False):
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf tensor after backward (a no-op on leaves)."""
+        if self.grad_fn is None:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def register_hook(self, hook):
+        """``hook(grad) -> Tensor | None`` runs when the gradient for this tensor is computed;
+        a returned tensor replaces the gradient. Returns a handle with ``remove()``."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._hooks is None:
+            self._hooks = {}
+        handle = graph._register(self._hooks, hook)
+        if self.grad_fn is not None:
+            fn = self.grad_fn
+            if fn._tensor_hooks is None:
+                fn._tensor_hooks = {}
+            fn._tensor_hooks.setdefault(self._output_nr, []).append((self._hooks, handle.id))
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs on a leaf after its ``.grad`` was accumulated."""
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return graph._register(self._post_hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+        """Compute the gradient of this tensor w.r.t. graph leaves and accumulate it in ``.grad``.
+
+        ``gradient`` is required for non-scalar tensors (it is the vector of the vector-Jacobian
+        product). Without ``retain_graph`` the graph's saved tensors are freed.
+        """
+        from .autograd.engine import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """A new leaf sharing this tensor's data (and version counter), cut from the graph."""
+        t = Tensor._make(self._data, False, None, 0, self._version)
+        t._base = self._base
+        return t
+
+    def detach_(self) -> Tensor:
+        """Cut this tensor from the graph in place; it becomes a leaf."""
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> Tensor:
+        """The tensor's data as a new leaf that autograd does not track (like ``detach()``)."""
+        return self.detach()
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data if isinstance(value, Tensor) else value
+
+    # -- metadata -----------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        """The shape, or the size of one dimension."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self) -> _dtype.dtype:
+        return _dtype.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def device(self) -> _backend.device:
+        return _backend.device_of(self._data)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    def nelement(self) -> int:
+        return int(self._data.size)
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._data.nbytes)
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_inference(self) -> bool:
+        """True for tensors created inside ``inference_mode``."""
+        return self._inference
+
+    is_sparse = False
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # -- conversion ---------------------------------------------------------------------------
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The data as a NumPy array sharing memory (CPU tensors without grad only)."""
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        if type(self._data) is not np.ndarray:
+            if not force:
+                raise TypeError(
+                    f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
+                    "copy the tensor to host memory first."
+                )
+            return self._data.get()
+        return self._data
+
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        """The data as (nested) Python lists."""
+        data = self._data if type(self._data) is np.ndarray else self._data.get()
+        return data.tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous"
+            )
+        return bool(self.item())
+
+    def __array__(self, dtype=None, copy=None):
+        data = self.numpy(force=True) if not self._requires_grad else self._data
+        if type(data) is not np.ndarray:
+            data = data.get()
+        return data if dtype is None else data.astype(dtype)
+
+    def __repr__(self) -> str:
+        from ._tensor_str import format_tensor
+
+        suffixes = []
+        if self.device.type != "cpu":
+            suffixes.append(f"device='{self.device}'")
+        if self.grad_fn is not None:
+            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self._requires_grad:
+            suffixes.append("requires_grad=True")
+        data = self._data if type(self._data) is np.ndarray else self._data.get()
+        return format_tensor(data, default_dtype_name=_dtype.get_default_dtype().name,
+                             dtype_name=self.dtype.name, suffixes=suffixes)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("gradnb tensors are not pickled; save arrays with gradnb.save (npz)")
+
+    # -- devices ------------------------------------------------------------------------------
+    def to(self, *args, **kwargs) -> Tensor:
+        """Move and/or cast: ``t.to('cuda')``, ``t.to(gradnb.float64)``, ``t.to(other)``."""
+        from .ops.creation import to
+
+        return to(self, *args, **kwargs)
+
+    def cpu(self) -> Tensor:
+        return self.to("cpu")
+
+    def cuda(self, device=None) -> Tensor:
+        return self.to("cuda" if device is None else _backend.device("cuda", device)
+                       if isinstance(device, int) else device)
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim % n
+
+
+graph.TensorType = Tensor

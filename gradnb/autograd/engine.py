@@ -1,0 +1,469 @@
+"""The backward pass.
+
+One iterative loop, no recursion: discover the graph reachable from the roots (counting, for
+each node, how many edges point at it), then run nodes from a ready heap ordered newest-first
+(PyTorch's order), each exactly once, when every consumer of its outputs has run. Gradients are
+summed per node input as they arrive and dropped as soon as the node consumed them.
+
+Two promises beyond the math:
+- Nothing half-applied: everything that can be checked before running (a freed graph, a saved
+  tensor modified in place, bad root gradients) is checked before any node runs, and leaf
+  ``.grad`` writes are applied only after the whole pass succeeded.
+- Memory: without ``retain_graph`` each node releases its saved tensors right after its backward
+  ran, so activations go back to the allocator during the pass, and the pass reports the bytes.
+"""
+
+from __future__ import annotations
+
+import heapq
+import sys
+
+import numpy as np
+
+from . import events, memory
+from .grad_mode import state as _grad_state
+from .graph import SECOND_BACKWARD_MESSAGE, AccumulateGrad, _hooks_state, accumulator, check_versions
+
+__all__ = ["backward", "grad"]
+
+
+def _tensor_cls():
+    from .._tensor import Tensor
+
+    return Tensor
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    if isinstance(x, (list, tuple)):
+        return tuple(x)
+    return (x,)
+
+
+def _edge(t):
+    if t.grad_fn is not None:
+        return (t.grad_fn, t._output_nr)
+    return (accumulator(t), 0)
+
+
+def _root_grads(tensors, grads, create_graph, Tensor):
+    """Validate roots and their seed gradients; return gradients as arrays or tensors."""
+    if len(grads) != len(tensors):
+        raise RuntimeError(
+            f"got {len(grads)} tensors and {len(tensors)} gradients"
+        )
+    out = []
+    for i, (t, g) in enumerate(zip(tensors, grads)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"backward expects tensors, got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if t._data.dtype.kind != "f":
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
+                )
+            xp = _xp(t._data)
+            arr = xp.ones(t._data.shape, dtype=t._data.dtype)
+        else:
+            if not isinstance(g, Tensor):
+                raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+            if g._data.shape != t._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and output[{i}] "
+                    f"has a shape of {t.shape!r}."
+                )
+            if type(g._data) is not type(t._data):
+                raise RuntimeError(
+                    f"invalid gradient at index {i} - expected device {t.device} but got {g.device}"
+                )
+            if create_graph:
+                out.append(g if g._data.dtype == t._data.dtype else g.to(t.dtype))
+                continue
+            arr = g._data if g._data.dtype == t._data.dtype else g._data.astype(t._data.dtype)
+        out.append(Tensor._make(arr) if create_graph else arr)
+    return out
+
+
+def _xp(arr):
+    from .._backend import get_array_module
+
+    return get_array_module(arr)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None) -> None:
+    """Accumulate gradients of ``tensors`` into the ``.grad`` of graph leaves (or of ``inputs``).
+
+    >>> import gradnb
+    >>> x = gradnb.tensor(3.0, requires_grad=True)
+    >>> gradnb.autograd.backward(x * x)
+    >>> x.grad
+    tensor(6.)
+    """
+    Tensor = _tensor_cls()
+    tensors = _as_tuple(tensors)
+    grads = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
+    if not grads:
+        grads = (None,) * len(tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        for t in inputs:
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+    root_grads = _root_grads(tensors, grads, create_graph, Tensor)
+    _run(tensors, root_grads, retain_graph, create_graph, inputs, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return the gradients of ``outputs`` w.r.t. ``inputs`` without touching any ``.grad``.
+
+    >>> import gradnb
+    >>> x = gradnb.tensor(2.0, requires_grad=True)
+    >>> gradnb.autograd.grad(x ** 3, x)
+    (tensor(12.),)
+    """
+    Tensor = _tensor_cls()
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    grads = _as_tuple(grad_outputs)
+    if not grads:
+        grads = (None,) * len(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"grad expects tensors as inputs, got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    root_grads = _root_grads(outputs, grads, create_graph, Tensor)
+    captured = _run(outputs, root_grads, retain_graph, create_graph, inputs, accumulate=False)
+    result = []
+    for t, g in zip(inputs, captured):
+        if g is None:
+            if materialize_grads:
+                g = Tensor._make(_xp(t._data).zeros_like(t._data))
+            elif not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+        result.append(g)
+    return tuple(result)
+
+
+def _discover(root_nodes, targets):
+    """Walk the graph from the roots; count dependencies; check it can run.
+
+    Returns ``deps`` (node -> number of edges into it from nodes that will run). With
+    ``targets`` (capture or ``inputs=``), only nodes from which a target is reachable run.
+    """
+    deps: dict = {}
+    seen = set(root_nodes)
+    stack = list(root_nodes)
+    parents: dict | None = {} if targets is not None else None
+    while stack:
+        node = stack.pop()
+        if node._saved is None:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        if node._saved:
+            check_versions(node)
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            if parents is not None:
+                parents.setdefault(nxt, []).append(node)
+            else:
+                deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    if targets is None:
+        return deps, None
+    needed = set()
+    frontier = [node for node, _ in targets if node in seen]
+    while frontier:
+        node = frontier.pop()
+        if node in needed:
+            continue
+        needed.add(node)
+        frontier.extend(parents.get(node, ()))
+    for node in needed:
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt in needed:
+                deps[nxt] = deps.get(nxt, 0) + 1
+    return deps, needed
+
+
+def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
+    Tensor = _tensor_cls()
+    tensor_mode = create_graph
+    root_edges = [_edge(t) for t in roots]
+    targets = None
+    target_index: dict = {}
+    if inputs is not None:
+        targets = []
+        for i, t in enumerate(inputs):
+            edge = _edge(t)
+            targets.append(edge)
+            target_index.setdefault(edge, []).append(i)
+    root_nodes = list(dict.fromkeys(node for node, _ in root_edges))
+    deps, needed = _discover(root_nodes, targets)
+
+    observed = bool(events.observers)
+    if observed:
+        events.emit("backward_started", tuple(roots), tuple(root_grads))
+
+    buffers: dict = {}
+    for (node, nr), g in zip(root_edges, root_grads):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node.num_outputs
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+    captured = [None] * len(inputs) if inputs is not None else None
+    pending_leaves = []  # (leaf, grad) applied after the pass succeeded
+    tracker = None if retain_graph else memory.ReleaseTracker()
+    report = memory.BackwardReport(retain_graph=retain_graph)
+    ready = [node for node in root_nodes if deps.get(node, 0) == 0
+             and (needed is None or node in needed)]
+    heapq.heapify(ready)
+    anomaly = _hooks_state.anomaly
+    prev_mode = _grad_state.enabled
+    _grad_state.enabled = create_graph
+    try:
+        while ready:
+            node = heapq.heappop(ready)
+            grads = buffers.pop(node, None)
+            report.nodes_executed += 1
+            if grads is not None and node._tensor_hooks:
+                grads = _run_tensor_hooks(node, grads, tensor_mode, Tensor)
+            if grads is not None and node._pre_hooks:
+                grads = _run_node_prehooks(node, grads, tensor_mode, Tensor)
+            if targets is not None and grads is not None:
+                for nr in range(node.num_outputs):
+                    for i in target_index.get((node, nr), ()):
+                        if accumulate:
+                            pending_leaves.append((inputs[i], grads[nr]))
+                        else:
+                            captured[i] = _to_tensor(grads[nr], Tensor)
+            if type(node) is AccumulateGrad:
+                if accumulate and grads is not None and grads[0] is not None and targets is None:
+                    g = grads[0]
+                    leaf = node.variable
+                    if leaf._hooks:
+                        g = _run_leaf_hooks(leaf, g, tensor_mode, Tensor)
+                    pending_leaves.append((leaf, g))
+                continue
+            if grads is None:
+                results = (None,) * len(node.next_functions)
+            else:
+                try:
+                    results = node.backward(*grads)
+                except Exception:
+                    if anomaly:
+                        from .anomaly import report_failure
+
+                        report_failure(node)
+                    raise
+                if anomaly:
+                    from .anomaly import check_nan
+
+                    check_nan(node, results)
+                if node._hooks:
+                    results = _run_node_hooks(node, results, grads, tensor_mode, Tensor)
+            if observed:
+                events.emit("node_executed", node, tuple(grads or ()), tuple(results))
+            if tracker is not None and node._saved:
+                arrays = node.release()
+                tracker.add(node, arrays)
+            meta = node._meta
+            for i, (nxt, nr) in enumerate(node.next_functions):
+                if nxt is None or (needed is not None and nxt not in needed):
+                    continue
+                g = results[i]
+                if g is not None:
+                    if meta is not None:
+                        g = _fit(g, meta[i], tensor_mode)
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt.num_outputs
+                    prev = buf[nr]
+                    buf[nr] = g if prev is None else prev + g
+                remaining = deps[nxt] - 1
+                deps[nxt] = remaining
+                if remaining == 0:
+                    heapq.heappush(ready, nxt)
+            del results, grads
+    finally:
+        _grad_state.enabled = prev_mode
+    _apply_leaf_grads(pending_leaves, create_graph, observed, Tensor)
+    if tracker is not None:
+        tracker.finish(report)
+    else:
+        report.retained_bytes = memory.graph_bytes(root_nodes)
+    memory.record_report(report)
+    if observed:
+        for seq, freed in report.freed_by_node.items():
+            events.emit("buffers_freed", seq, freed)
+        events.emit("backward_finished", report)
+    return captured
+
+
+def _fit(g, meta, tensor_mode):
+    """Central unbroadcast and cast: make ``g`` match its input's shape and dtype."""
+    shape, dtype = meta
+    if tensor_mode:
+        if tuple(g._data.shape) != shape:
+            from ..ops.dual import sum_to
+
+            g = sum_to(g, shape)
+        if g._data.dtype != dtype:
+            g = g.to(dtype=_dtype_of(dtype))
+        return g
+    if type(g) is not np.ndarray and isinstance(g, np.generic):
+        g = np.asarray(g)
+    if g.shape != shape:
+        from ..ops.dual import sum_to
+
+        g = sum_to(g, shape)
+        if g.shape != shape:
+            raise AssertionError(f"gradient of shape {g.shape} cannot be reduced to {shape}")
+    if g.dtype != dtype:
+        g = g.astype(dtype)
+    return g
+
+
+def _dtype_of(np_dtype):
+    from .._dtype import from_numpy_dtype
+
+    return from_numpy_dtype(np_dtype)
+
+
+def _to_tensor(g, Tensor):
+    if g is None or isinstance(g, Tensor):
+        return g
+    return Tensor._make(g)
+
+
+def _from_tensor(g, tensor_mode):
+    return g if tensor_mode else g._data
+
+
+def _run_tensor_hooks(node, grads, tensor_mode, Tensor):
+    grads = list(grads)
+    for nr, entries in node._tensor_hooks.items():
+        if grads[nr] is None:
+            continue
+        g = _to_tensor(grads[nr], Tensor)
+        retains = []
+        for kind, a, b in entries:
+            if kind == "retain":
+                retains.append(a)
+                continue
+            fn = a.get(b)
+            if fn is None:
+                continue
+            out = fn(g)
+            if out is not None:
+                g = out
+        for ref in retains:
+            t = ref()
+            if t is not None:
+                new = g if tensor_mode else Tensor._make(g._data.copy())
+                t._grad = new if t._grad is None else t._grad + new
+        grads[nr] = _from_tensor(g, tensor_mode)
+    return grads
+
+
+def _run_leaf_hooks(leaf, g, tensor_mode, Tensor):
+    t = _to_tensor(g, Tensor)
+    for fn in list(leaf._hooks.values()):
+        out = fn(t)
+        if out is not None:
+            t = out
+    return _from_tensor(t, tensor_mode)
+
+
+def _run_node_prehooks(node, grads, tensor_mode, Tensor):
+    gts = tuple(_to_tensor(g, Tensor) for g in grads)
+    for fn in list(node._pre_hooks.values()):
+        out = fn(gts)
+        if out is not None:
+            gts = tuple(out)
+    return [None if g is None else _from_tensor(g, tensor_mode) for g in gts]
+
+
+def _run_node_hooks(node, results, grads, tensor_mode, Tensor):
+    gin = tuple(_to_tensor(g, Tensor) for g in results)
+    gout = tuple(_to_tensor(g, Tensor) for g in grads)
+    for fn in list(node._hooks.values()):
+        out = fn(gin, gout)
+        if out is not None:
+            gin = tuple(out)
+    return tuple(None if g is None else _from_tensor(g, tensor_mode) for g in gin)
+
+
+def _apply_leaf_grads(pending, create_graph, observed, Tensor):
+    """Add each leaf's gradient into ``.grad`` (in place when no graph is being built, as
+    PyTorch does), then run post-accumulate hooks."""
+    merged: dict = {}
+    order = []
+    for leaf, g in pending:
+        key = id(leaf)
+        if key in merged:
+            merged[key] = (leaf, merged[key][1] + g)
+        else:
+            merged[key] = (leaf, g)
+            order.append(key)
+    pending.clear()
+    for key in order:
+        leaf, g = merged.pop(key)
+        old = leaf._grad
+        if create_graph:
+            g = _to_tensor(g, Tensor)
+            leaf._grad = g if old is None else old + g
+        elif old is None:
+            if isinstance(g, Tensor):
+                g = g._data
+            if getattr(g, "is_sparse", False):
+                leaf._grad = g
+            else:
+                leaf._grad = Tensor._make(_owned(g))
+        elif getattr(old, "is_sparse", False) or getattr(g, "is_sparse", False) or old._requires_grad:
+            leaf._grad = old + (g if getattr(g, "is_sparse", False) else _to_tensor(g, Tensor))
+        else:
+            data = g._data if isinstance(g, Tensor) else g
+            old._data += data
+            old._version[0] += 1
+        if observed:
+            events.emit("grad_accumulated", leaf, leaf._grad, old is not None)
+        if leaf._post_hooks:
+            for fn in list(leaf._post_hooks.values()):
+                fn(leaf)
+
+
+# The references to a gradient array while ``_owned`` inspects it: the caller's local, the
+# argument, and getrefcount's own. More means someone else (a user's tensor, another leaf's
+# gradient from the same ``AddBackward``) shares it, so it must be copied.
+_OWNED_REFS = 3
+
+
+def _owned(g):
+    """``g`` if nobody else can see it, else a copy: a ``.grad`` never aliases other memory."""
+    if g.base is None and sys.getrefcount(g) <= _OWNED_REFS and g.flags.writeable:
+        return g
+    return g.copy()
+

@@ -1,0 +1,324 @@
+"""Graph nodes: what a forward op leaves behind for backward.
+
+Ownership follows one rule, so a graph never forms a reference cycle: a tensor holds its
+``grad_fn`` strongly, a node holds the nodes of its inputs strongly (``next_functions``), and
+nothing points back. A node that needs its own output for backward (``exp``, ``tanh``) saves the
+output's *array*, not the output tensor, and rebuilds a tensor around it on demand. So when the
+last reference to a loss goes, the whole graph is freed by reference counting alone.
+
+Saved values live in ``node._saved``, a tuple of entries, so that a node can release all of them
+in one step after its backward ran and report how many bytes that gave back.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+
+from . import events
+from .grad_mode import state as _grad_state
+
+__all__ = ["Node", "AccumulateGrad", "record", "NO_EDGE", "saved_input", "saved_output",
+           "saved_const", "SECOND_BACKWARD_MESSAGE"]
+
+NO_EDGE = (None, 0)
+
+# Set by gradnb._tensor once the Tensor class exists (graph.py is imported first).
+TensorType: type = type(None)
+_sequence = itertools.count()
+_RELEASED = None  # ``node._saved`` after release
+
+SECOND_BACKWARD_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+# Saved-entry kinds. An entry is a small tuple so that saving costs one allocation.
+_INPUT, _OUTPUT, _CONST, _PACKED = 0, 1, 2, 3
+
+
+class Node:
+    """A backward function in the graph (``MulBackward0``, ``AccumulateGrad``, ...).
+
+    Subclasses implement ``backward(self, *grad_outputs) -> tuple`` returning one gradient (or
+    ``None``) per entry of ``next_functions``. Rules are written with operators and the helpers of
+    ``gradnb.ops.dual``, so the same code runs on raw arrays in a first-order backward and on
+    tensors (recording a graph) under ``create_graph=True``.
+    """
+
+    __slots__ = ("next_functions", "_saved", "_meta", "_seq", "_pre_hooks", "_hooks",
+                 "_tensor_hooks", "metadata", "__weakref__")
+    num_outputs = 1
+
+    def name(self) -> str:
+        """The node's name as PyTorch prints it, e.g. ``MulBackward0``."""
+        return type(self).__name__
+
+    def backward(self, *grad_outputs):  # pragma: no cover - every op defines it
+        raise NotImplementedError
+
+    # -- saved values -------------------------------------------------------------------------
+    def saved(self, like):
+        """The saved values as arrays, or as tensors when ``like`` (a gradient) is a tensor.
+
+        Raises PyTorch's errors when the graph was already freed or a saved tensor was modified
+        in place after it was saved.
+        """
+        entries = self._saved
+        if entries is _RELEASED:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        as_tensor = isinstance(like, TensorType)
+        return [_unpack(self, entry, as_tensor) for entry in entries]
+
+    def needs(self, i: int) -> bool:
+        """Whether input ``i`` wants a gradient (PyTorch's ``needs_input_grad[i]``)."""
+        return self.next_functions[i][0] is not None
+
+    @property
+    def released(self) -> bool:
+        """True once backward freed this node's saved tensors."""
+        return self._saved is _RELEASED
+
+    def saved_arrays(self):
+        """The arrays this node keeps alive for backward (for memory accounting)."""
+        if self._saved is _RELEASED:
+            return []
+        arrays = []
+        for entry in self._saved:
+            arr = _entry_array(entry)
+            if arr is not None:
+                arrays.append(arr)
+        return arrays
+
+    def release(self) -> list:
+        """Drop the saved values; return the arrays that were held (caller does accounting)."""
+        arrays = self.saved_arrays()
+        self._saved = _RELEASED
+        return arrays
+
+    # -- hooks --------------------------------------------------------------------------------
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node's backward; it may return new
+        ``grad_inputs``."""
+        if self._hooks is None:
+            self._hooks = {}
+        return _register(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node's backward; it may return new grads."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return _register(self._pre_hooks, fn)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object #{self._seq}>"
+
+    # Nodes are compared by identity and ordered by creation, newest first, in the ready heap.
+    def __lt__(self, other: Node) -> bool:
+        return self._seq > other._seq
+
+
+class AccumulateGrad(Node):
+    """The node that adds a gradient into a leaf's ``.grad``; ``variable`` is that leaf."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable) -> None:
+        self.variable = variable
+        self.next_functions = ()
+        self._saved = ()
+        self._meta = ()
+        self._seq = next(_sequence)
+        self._pre_hooks = self._hooks = self._tensor_hooks = None
+        self.metadata = None
+
+    def backward(self, grad):
+        return ()
+
+
+class RemovableHandle:
+    """Returned by every ``register_*hook``; ``remove()`` unregisters the hook."""
+
+    _ids = itertools.count()
+    __slots__ = ("_table", "id")
+
+    def __init__(self, table: dict) -> None:
+        self._table = weakref.ref(table) if hasattr(table, "__weakref__") else (lambda: table)
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self) -> None:
+        table = self._table()
+        if table is not None:
+            table.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+def _register(table: dict, fn) -> RemovableHandle:
+    handle = RemovableHandle(table)
+    table[handle.id] = fn
+    return handle
+
+
+# -- recording ------------------------------------------------------------------------------------
+def accumulator(leaf) -> AccumulateGrad:
+    """The leaf's AccumulateGrad node. The leaf holds it weakly, so the graph owns it and a leaf
+    that outlives its graph does not keep the node alive; within one graph it is shared."""
+    ref = leaf._accumulator
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        leaf._accumulator = weakref.ref(node)
+    return node
+
+
+def record(cls, inputs, meta=True):
+    """Create a ``cls`` node whose inputs are ``inputs`` (tensors or None for constants).
+
+    Callers check first that grad mode is on and some input requires grad.
+    """
+    node = object.__new__(cls)
+    edges = []
+    for t in inputs:
+        if t is None or not t._requires_grad:
+            edges.append(NO_EDGE)
+        elif t.grad_fn is not None:
+            edges.append((t.grad_fn, t._output_nr))
+        else:
+            edges.append((accumulator(t), 0))
+    node.next_functions = tuple(edges)
+    if meta:
+        node._meta = tuple(
+            None if t is None or not t._requires_grad else (t._data.shape, t._data.dtype)
+            for t in inputs
+        )
+    else:
+        node._meta = None
+    node._seq = next(_sequence)
+    node._saved = ()
+    node._pre_hooks = node._hooks = node._tensor_hooks = None
+    node.metadata = None
+    if _hooks_state.anomaly:
+        from .anomaly import remember_forward_stack
+
+        remember_forward_stack(node)
+    return node
+
+
+class _HookState:
+    """Engine-wide switches read on the hot path (anomaly mode, saved-tensor hooks)."""
+
+    anomaly = False
+    saved_tensor_hooks: list = []
+
+
+_hooks_state = _HookState()
+
+
+# -- saved entries ------------------------------------------------------------------------------
+def saved_input(t):
+    """Save an input tensor for backward (with its version, to detect later in-place edits)."""
+    if _hooks_state.saved_tensor_hooks:
+        return _pack(t, is_output=False)
+    return (_INPUT, t, t._version[0])
+
+
+def saved_output(t):
+    """Save an output of the node being recorded, without holding the output tensor itself."""
+    if _hooks_state.saved_tensor_hooks:
+        return _pack(t, is_output=True)
+    return (_OUTPUT, t._data, t._version, t._version[0], t._output_nr)
+
+
+def saved_const(value):
+    """Save a constant (a Python scalar or an array that is not a tensor)."""
+    return (_CONST, value)
+
+
+def _pack(t, is_output):
+    pack, unpack = _hooks_state.saved_tensor_hooks[-1]
+    if is_output:
+        t = t.detach()  # the hook must not see (and keep) the output's own grad_fn
+    return (_PACKED, pack(t), unpack, is_output)
+
+
+def _version_error(node, t_version, saved_version, shape, dtype, output_nr):
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{dtype} {list(shape)}], which is output {output_nr} of {node.name()}, is at "
+        f"version {t_version}; expected version {saved_version} instead. Hint: the backtrace "
+        "further above can show the operation that failed to compute its gradient."
+    )
+
+
+def check_versions(node) -> None:
+    """Raise PyTorch's in-place error if a tensor this node saved was modified since."""
+    entries = node._saved
+    if not entries:
+        return
+    for entry in entries:
+        kind = entry[0]
+        if kind == _INPUT:
+            t, v = entry[1], entry[2]
+            if t._version[0] != v:
+                fn = t.grad_fn
+                raise _version_error(fn or node, t._version[0], v, t._data.shape,
+                                     t._data.dtype, t._output_nr)
+        elif kind == _OUTPUT and entry[2][0] != entry[3]:
+            raise _version_error(node, entry[2][0], entry[3], entry[1].shape, entry[1].dtype,
+                                 entry[4])
+
+
+def _unpack(node, entry, as_tensor):
+    kind = entry[0]
+    if kind == _INPUT:
+        t = entry[1]
+        if t._version[0] != entry[2]:
+            check_versions(node)
+        return t if as_tensor else t._data
+    if kind == _OUTPUT:
+        if entry[2][0] != entry[3]:
+            check_versions(node)
+        if not as_tensor:
+            return entry[1]
+        return TensorType._make(entry[1], True, node, entry[4], entry[2])
+    if kind == _CONST:
+        value = entry[1]
+        if as_tensor and hasattr(value, "shape") and not isinstance(value, TensorType):
+            return TensorType._make(value, False, None, 0, None)
+        return value
+    t = entry[2](entry[1])  # a saved_tensors_hooks unpack
+    if entry[3] and as_tensor:
+        return TensorType._make(t._data, True, node, 0, None)
+    return t if as_tensor else t._data
+
+
+def _entry_array(entry):
+    kind = entry[0]
+    if kind == _INPUT:
+        return entry[1]._data
+    if kind == _OUTPUT:
+        return entry[1]
+    if kind == _CONST:
+        value = entry[1]
+        return value if hasattr(value, "nbytes") and hasattr(value, "base") else None
+    packed = entry[1]
+    if hasattr(packed, "_data"):
+        return packed._data
+    return packed if hasattr(packed, "nbytes") and hasattr(packed, "base") else None
+
+
+def is_recording() -> bool:
+    """Whether forward ops record graph nodes right now (grad mode on)."""
+    return _grad_state.enabled
+
+
+def emit_op(node, outputs) -> None:
+    """Tell observers about a recorded op (callers check ``events.observers`` first)."""
+    events.emit("op_recorded", node, outputs)

@@ -1,0 +1,142 @@
+"""What a graph holds in memory and what each backward gave back.
+
+Every figure here is an exact sum of array sizes, so it is identical run to run. "Freed" means
+the memory really went back to the allocator: after backward released a node's saved tensors, an
+array counts as freed only if nothing else (a leaf, a named intermediate the user still holds)
+keeps it alive. Views count their base array once.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+
+__all__ = ["BackwardReport", "last_backward", "history", "totals", "graph_bytes", "reset"]
+
+
+@dataclass
+class BackwardReport:
+    """What one backward (or ``autograd.grad``) call did to memory.
+
+    ``freed_bytes``: saved buffers released and actually deallocated.
+    ``released_bytes``: saved buffers released by the graph but still alive elsewhere.
+    ``retained_bytes``: bytes the graph still saves after the call (``retain_graph=True``).
+    """
+
+    freed_bytes: int = 0
+    released_bytes: int = 0
+    retained_bytes: int = 0
+    nodes_executed: int = 0
+    device: str = "cpu"
+    retain_graph: bool = False
+    freed_by_node: dict = field(default_factory=dict, repr=False)
+
+
+class ReleaseTracker:
+    """Collects arrays released during one backward; at the end tells freed from still-held."""
+
+    __slots__ = ("_arrays", "_by_node")
+
+    def __init__(self) -> None:
+        self._arrays: dict[int, tuple] = {}
+        self._by_node: dict[int, list[int]] = {}
+
+    def add(self, node, arrays) -> None:
+        if not arrays:
+            return
+        keys = []
+        for arr in arrays:
+            owner = owner_of(arr)
+            key = id(owner)
+            if key not in self._arrays:
+                self._arrays[key] = (weakref.ref(owner), int(owner.nbytes))
+                keys.append(key)
+        if keys:
+            self._by_node[node._seq] = keys
+
+    def finish(self, report: BackwardReport) -> None:
+        alive = {}
+        for key, (ref, nbytes) in self._arrays.items():
+            is_alive = ref() is not None
+            alive[key] = is_alive
+            if is_alive:
+                report.released_bytes += nbytes
+            else:
+                report.freed_bytes += nbytes
+        for seq, keys in self._by_node.items():
+            report.freed_by_node[seq] = sum(
+                self._arrays[k][1] for k in keys if not alive[k]
+            )
+
+
+def owner_of(arr):
+    """The array that owns the memory behind ``arr`` (a view's base, recursively)."""
+    base = getattr(arr, "base", None)
+    while base is not None and hasattr(base, "nbytes"):
+        arr = base
+        base = getattr(arr, "base", None)
+    return arr
+
+
+def graph_bytes(roots) -> int:
+    """Bytes of saved tensors that the graph behind ``roots`` (tensors or nodes) still holds.
+
+    Each underlying buffer is counted once even if several nodes save it.
+    """
+    from .graph import Node
+
+    if not isinstance(roots, (list, tuple)):
+        roots = [roots]
+    stack = []
+    for r in roots:
+        node = r if isinstance(r, Node) else getattr(r, "grad_fn", None)
+        if node is not None:
+            stack.append(node)
+    seen_nodes = set()
+    seen_arrays = {}
+    while stack:
+        node = stack.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        for arr in node.saved_arrays():
+            owner = owner_of(arr)
+            seen_arrays[id(owner)] = int(owner.nbytes)
+        for nxt, _ in node.next_functions:
+            if nxt is not None and id(nxt) not in seen_nodes:
+                stack.append(nxt)
+    return sum(seen_arrays.values())
+
+
+_history: list[BackwardReport] = []
+_HISTORY_LIMIT = 10_000
+
+
+def record_report(report: BackwardReport) -> None:
+    _history.append(report)
+    if len(_history) > _HISTORY_LIMIT:
+        del _history[: len(_history) - _HISTORY_LIMIT]
+
+
+def last_backward() -> BackwardReport | None:
+    """The report of the most recent backward in this process (None before the first)."""
+    return _history[-1] if _history else None
+
+
+def history() -> list[BackwardReport]:
+    """Reports of recent backward calls, oldest first (bounded to the last 10,000)."""
+    return list(_history)
+
+
+def totals() -> dict:
+    """Sums over the reports in :func:`history`."""
+    return {
+        "backward_calls": len(_history),
+        "freed_bytes": sum(r.freed_bytes for r in _history),
+        "released_bytes": sum(r.released_bytes for r in _history),
+    }
+
+
+def reset() -> None:
+    """Forget the report history."""
+    _history.clear()

@@ -1,0 +1,1 @@
+"""Op families, one module each; every forward function sits beside its derivative node."""

@@ -1,0 +1,164 @@
+"""What every op needs: unwrapping operands, PyTorch's type promotion, device checks, wrapping.
+
+Forward ops run on raw arrays; ``wrap`` turns a result into a tensor and, when grad mode is on
+and an input requires grad, the caller attaches a node made by ``graph.record``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd import events
+from ..autograd.grad_mode import state as grad_state
+
+__all__ = ["Tensor", "grad_state", "wrap", "as_tensor_operand", "binary_operands", "check_same_device",
+           "result_type", "emit", "events"]
+
+_make = Tensor._make
+
+# Category of a dtype kind for promotion: bool < integer < floating < complex.
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def wrap(data, node=None) -> Tensor:
+    """A tensor around ``data`` (NumPy 0-d scalars are turned back into arrays)."""
+    if not hasattr(data, "base"):
+        data = np.asarray(data)
+    elif type(data) is not np.ndarray and isinstance(data, np.generic):
+        data = np.asarray(data)
+    return _make(data, node is not None, node)
+
+
+def emit(node, out) -> None:
+    """Tell observers an op was recorded (call only when ``events.observers`` is non-empty)."""
+    events.emit("op_recorded", node, (out,))
+
+
+def _scalar_category(x) -> int:
+    if isinstance(x, bool):
+        return 0
+    if isinstance(x, int):
+        return 1
+    if isinstance(x, complex):
+        return 3
+    return 2
+
+
+def _default_for_category(cat: int):
+    if cat == 0:
+        return np.dtype(np.bool_)
+    if cat == 1:
+        return np.dtype(np.int64)
+    if cat == 2:
+        return _dtype.get_default_dtype().np
+    return np.dtype(np.complex64)
+
+
+def result_type(a, b):
+    """PyTorch's result dtype (a NumPy dtype) for a binary op between tensors/Python scalars."""
+    a_t, b_t = isinstance(a, Tensor), isinstance(b, Tensor)
+    if a_t and b_t:
+        da, db = a._data.dtype, b._data.dtype
+        if da == db:
+            return da
+        ca, cb = _CATEGORY[da.kind], _CATEGORY[db.kind]
+        za, zb = a._data.ndim == 0, b._data.ndim == 0
+        if za != zb:  # a 0-d tensor only wins if it is of a higher category
+            dim_t, zero_t = (db, da) if za else (da, db)
+            if _CATEGORY[zero_t.kind] > _CATEGORY[dim_t.kind]:
+                return zero_t
+            return dim_t
+        if ca != cb:
+            return da if ca > cb else db
+        return np.promote_types(da, db)
+    t, s = (a, b) if a_t else (b, a)
+    dt = t._data.dtype
+    cat = _scalar_category(s)
+    if cat > _CATEGORY[dt.kind]:
+        return _default_for_category(cat)
+    return dt
+
+
+def check_same_device(a_data, b_data) -> None:
+    if type(a_data) is not type(b_data):
+        from .._backend import device_of
+
+        da, db = device_of(a_data), device_of(b_data)
+        raise RuntimeError(
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            f"{db} and {da}!"
+        )
+
+
+def binary_operands(a, b):
+    """Unwrap two operands (at least one a tensor) to arrays of the promoted dtype.
+
+    Returns ``(ta, tb, xa, xb)``: the tensor operands (None for Python scalars) and the arrays
+    (or scalars) to compute with.
+    """
+    a_t = type(a) is Tensor or isinstance(a, Tensor)
+    b_t = type(b) is Tensor or isinstance(b, Tensor)
+    if a_t and b_t:
+        xa, xb = a._data, b._data
+        if type(xa) is not type(xb):
+            check_same_device(xa, xb)
+        if xa.dtype != xb.dtype:
+            rt = result_type(a, b)
+            if xa.dtype != rt:
+                xa = xa.astype(rt)
+            if xb.dtype != rt:
+                xb = xb.astype(rt)
+        return a, b, xa, xb
+    if a_t:
+        xa = a._data
+        if not isinstance(b, (int, float, bool, complex)):
+            return a, *_coerce_other(a, b, first=True)
+        rt = result_type(a, b)
+        if xa.dtype != rt:
+            return a, None, xa.astype(rt), _scalar_array(b, rt)
+        return a, None, xa, b
+    if b_t:
+        xb = b._data
+        if not isinstance(a, (int, float, bool, complex)):
+            ta, xa, xb2 = _coerce_other(b, a, first=False)
+            return ta, b, xa, xb2
+        rt = result_type(b, a)
+        if xb.dtype != rt:
+            return None, b, _scalar_array(a, rt), xb.astype(rt)
+        return None, b, a, xb
+    raise TypeError("expected at least one tensor operand")
+
+
+def _scalar_array(value, dtype):
+    return np.asarray(value, dtype=dtype)[()]
+
+
+def _coerce_other(t, other, first):
+    """A non-scalar, non-tensor operand (a NumPy array or a list): treat it as a constant tensor."""
+    if isinstance(other, np.generic):
+        other = other.item()
+        rt = result_type(t, other)
+        x = t._data if t._data.dtype == rt else t._data.astype(rt)
+        return (None, x, other) if first else (None, other, x)
+    o = _make(np.asarray(other, dtype=None))
+    if o._data.dtype.kind == "f" and o._data.dtype != _dtype.get_default_dtype().np and not isinstance(other, np.ndarray):
+        o = _make(o._data.astype(_dtype.get_default_dtype().np))
+    a, b = (t, o) if first else (o, t)
+    _, _, xa, xb = binary_operands(a, b)
+    if first:
+        return None, xa, xb
+    return None, xa, xb
+
+
+def as_tensor_operand(x, like: Tensor) -> Tensor:
+    """Turn a Python number or array into a tensor on ``like``'s device (no grad)."""
+    if isinstance(x, Tensor):
+        return x
+    from .._backend import get_array_module
+
+    xp = get_array_module(like._data)
+    if isinstance(x, (bool, int, float)):
+        return _make(xp.asarray(x, dtype=result_type(like, x)))
+    return _make(xp.asarray(x))

@@ -1,0 +1,402 @@
+"""Making tensors: ``tensor``, factories, random numbers, ``from_numpy``, ``to``/``clone``.
+
+Random numbers come from one NumPy ``Generator`` seeded by ``manual_seed``, so a seeded program
+is reproducible (the streams differ from PyTorch's; values are not expected to match torch's).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _backend, _dtype
+from ..autograd.graph import Node, record
+from ._common import Tensor, emit, events, grad_state, wrap
+
+_make = Tensor._make
+
+
+def _resolve(dtype, device):
+    d = None if dtype is None else _dtype.as_dtype(dtype)
+    dev = _backend.device("cpu") if device is None else _backend.device(device)
+    return d, dev
+
+
+def _xp_for(dev):
+    return np if dev.type == "cpu" else _backend.cupy_module()
+
+
+def _place(arr: np.ndarray, dev):
+    return arr if dev.type == "cpu" else _backend.to_device(arr, dev)
+
+
+def _finish(arr, requires_grad: bool) -> Tensor:
+    t = _make(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer_array(data):
+    """NumPy array from Python data with PyTorch's dtype inference (floats -> default dtype)."""
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+        data = _tensors_to_lists(data)
+    arr = np.asarray(data)
+    if arr.dtype.kind == "f" and not isinstance(data, np.ndarray):
+        arr = arr.astype(_dtype.get_default_dtype().np)
+    elif arr.dtype.kind == "f" and arr.dtype == np.float64 and isinstance(data, np.ndarray):
+        pass
+    elif arr.dtype.kind in "iu" and not isinstance(data, np.ndarray):
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind == "c" and not isinstance(data, np.ndarray):
+        arr = arr.astype(np.complex64 if _dtype.get_default_dtype() is not _dtype.float64
+                         else np.complex128)
+    elif arr.dtype.kind not in "biufc":
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    return arr
+
+
+def _flat(data):
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        else:
+            yield x
+
+
+def _tensors_to_lists(data):
+    if isinstance(data, Tensor):
+        return data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_tensors_to_lists(x) for x in data]
+    return data
+
+
+def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A new tensor that copies ``data`` (a number, nested lists, an array or a tensor).
+
+    >>> import gradnb
+    >>> gradnb.tensor([1.0, 2.0], requires_grad=True)
+    tensor([1., 2.], requires_grad=True)
+    """
+    d, dev = _resolve(dtype, device)
+    if isinstance(data, Tensor):
+        arr = data._data.copy()
+        if type(arr) is not np.ndarray and dev.type == "cpu" and device is None:
+            dev = data.device
+    else:
+        arr = np.array(_infer_array(data), copy=True)
+    if d is not None:
+        arr = arr.astype(d.np, copy=False)
+    if type(arr) is np.ndarray:
+        arr = _place(arr, dev)
+    return _finish(arr, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Like ``tensor`` but shares memory with a NumPy array (or returns a tensor) when it can."""
+    if isinstance(data, Tensor) and dtype is None and device is None:
+        return data
+    if isinstance(data, np.ndarray) and device is None:
+        d = None if dtype is None else _dtype.as_dtype(dtype)
+        return _make(data if d is None else data.astype(d.np, copy=False))
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing memory with ``array`` (changes to one show in the other)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    _dtype.as_dtype(array.dtype)
+    return _make(array)
+
+
+def _shape(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    out = tuple(int(s) for s in size)
+    if any(s < 0 for s in out):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(out)}")
+    return out
+
+
+def _filled(fill, size, dtype, device, requires_grad, default_np=None):
+    d, dev = _resolve(dtype, device)
+    np_dtype = d.np if d is not None else (default_np or _dtype.get_default_dtype().np)
+    xp = _xp_for(dev)
+    if fill == 0:
+        arr = xp.zeros(_shape(size), dtype=np_dtype)
+    elif fill == 1:
+        arr = xp.ones(_shape(size), dtype=np_dtype)
+    else:
+        arr = xp.full(_shape(size), fill, dtype=np_dtype)
+    return _finish(arr, requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``."""
+    return _filled(0, size, dtype, device, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor of ones."""
+    return _filled(1, size, dtype, device, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """An uninitialised tensor (zeros here: NumPy's ``empty`` would leak old memory into demos)."""
+    return _filled(0, size, dtype, device, requires_grad)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor filled with ``fill_value`` (dtype inferred from it, as in PyTorch)."""
+    default = None
+    if dtype is None:
+        if isinstance(fill_value, bool):
+            default = np.dtype(np.bool_)
+        elif isinstance(fill_value, int):
+            default = np.dtype(np.int64)
+    return _filled(fill_value, tuple(size) if isinstance(size, (tuple, list)) else (size,),
+                   dtype, device, requires_grad, default)
+
+
+def _like(fill, input: Tensor, dtype, device, requires_grad):
+    d = input.dtype if dtype is None else dtype
+    dev = input.device if device is None else device
+    return _filled(fill, input._data.shape, d, dev, requires_grad)
+
+
+def zeros_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _like(0, input, dtype, device, requires_grad)
+
+
+def ones_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _like(1, input, dtype, device, requires_grad)
+
+
+def empty_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _like(0, input, dtype, device, requires_grad)
+
+
+def full_like(input: Tensor, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _like(fill_value, input, dtype, device, requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """``[start, end)`` in steps; integer arguments give int64, any float the default dtype."""
+    if end is None:
+        start, end = 0, start
+    vals = [start, end, step]
+    is_float = any(isinstance(v, float) for v in vals)
+    d, dev = _resolve(dtype, device)
+    np_dtype = d.np if d is not None else (_dtype.get_default_dtype().np if is_float else np.int64)
+    arr = np.arange(start, end, step, dtype=np.float64 if is_float else np.int64).astype(np_dtype)
+    return _finish(_place(arr, dev), requires_grad)
+
+
+def linspace(start, end, steps: int, dtype=None, device=None, requires_grad=False) -> Tensor:
+    d, dev = _resolve(dtype, device)
+    np_dtype = d.np if d is not None else _dtype.get_default_dtype().np
+    arr = np.linspace(start, end, steps).astype(np_dtype)
+    return _finish(_place(arr, dev), requires_grad)
+
+
+def eye(n: int, m: int | None = None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    d, dev = _resolve(dtype, device)
+    np_dtype = d.np if d is not None else _dtype.get_default_dtype().np
+    return _finish(_place(np.eye(n, m, dtype=np_dtype), dev), requires_grad)
+
+
+# -- random --------------------------------------------------------------------------------------
+class Generator:
+    """A seeded source of random numbers (wraps ``numpy.random.Generator``)."""
+
+    def __init__(self, device="cpu") -> None:
+        self._rng = np.random.default_rng()
+        self._seed = None
+
+    def manual_seed(self, seed: int) -> Generator:
+        self._seed = int(seed)
+        self._rng = np.random.default_rng(int(seed))
+        return self
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self):
+        return self._rng.bit_generator.state
+
+    def set_state(self, state) -> None:
+        self._rng.bit_generator.state = state
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed gradnb's random number generator (``rand``, ``randn``, ``nn.init``, dropout)."""
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    s = int(np.random.SeedSequence().entropy % (2**63))
+    manual_seed(s)
+    return s
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def _rng(generator):
+    return (generator or default_generator)._rng
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Uniform samples in ``[0, 1)``."""
+    d, dev = _resolve(dtype, device)
+    np_dtype = d.np if d is not None else _dtype.get_default_dtype().np
+    arr = _rng(generator).random(_shape(size)).astype(np_dtype)
+    return _finish(_place(arr, dev), requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Standard normal samples."""
+    d, dev = _resolve(dtype, device)
+    np_dtype = d.np if d is not None else _dtype.get_default_dtype().np
+    arr = _rng(generator).standard_normal(_shape(size)).astype(np_dtype)
+    return _finish(_place(arr, dev), requires_grad)
+
+
+def randint(low, high=None, size=(), generator=None, dtype=None, device=None) -> Tensor:
+    """Integers in ``[low, high)``."""
+    if high is None:
+        low, high = 0, low
+    d, dev = _resolve(dtype, device)
+    arr = _rng(generator).integers(low, high, size=tuple(size)).astype(
+        d.np if d is not None else np.int64)
+    return _finish(_place(arr, dev), False)
+
+
+def randperm(n: int, generator=None, dtype=None, device=None) -> Tensor:
+    d, dev = _resolve(dtype, device)
+    arr = _rng(generator).permutation(n).astype(d.np if d is not None else np.int64)
+    return _finish(_place(arr, dev), False)
+
+
+def rand_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return rand(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)
+
+
+def randn_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return randn(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                 requires_grad=requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=(), generator=None, dtype=None) -> Tensor:
+    d = _dtype.as_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+    arr = _rng(generator).normal(mean, std, size=tuple(size)).astype(d.np)
+    return _make(arr)
+
+
+def bernoulli(input: Tensor, p=None, generator=None) -> Tensor:
+    probs = input._data if p is None else np.full(input._data.shape, p)
+    arr = (_rng(generator).random(probs.shape) < probs).astype(input._data.dtype)
+    return _make(arr)
+
+
+def multinomial(input: Tensor, num_samples: int, replacement=False, generator=None) -> Tensor:
+    probs = np.asarray(input._data, dtype=np.float64)
+    rng = _rng(generator)
+    rows = probs.reshape(-1, probs.shape[-1])
+    out = np.stack([rng.choice(rows.shape[1], size=num_samples, replace=replacement,
+                               p=r / r.sum()) for r in rows])
+    return _make(out.reshape(probs.shape[:-1] + (num_samples,)).astype(np.int64))
+
+
+# -- copies, casts and moves ---------------------------------------------------------------------
+class CloneBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (g,)
+
+
+def clone(input: Tensor, *, memory_format=None) -> Tensor:
+    """A copy that stays in the graph (gradient passes through unchanged)."""
+    out = input._data.copy()
+    if grad_state.enabled and input._requires_grad:
+        node = record(CloneBackward0, (input,))
+        t = wrap(out, node)
+        if events.observers:
+            emit(node, t)
+        return t
+    return wrap(out)
+
+
+class ToCopyBackward0(Node):
+    """Gradient of a dtype cast or device move: cast/move the gradient back (the engine's
+    central cast to the input's dtype does the dtype half)."""
+
+    __slots__ = ("src_device",)
+
+    def backward(self, g):
+        if self.src_device is None:
+            return (g,)
+        if isinstance(g, Tensor):
+            return (g.to(self.src_device),)
+        return (_backend.to_device(g, self.src_device),)
+
+
+def to(input: Tensor, *args, dtype=None, device=None, non_blocking=False, copy=False,
+       memory_format=None) -> Tensor:
+    """Cast and/or move: ``to('cuda')``, ``to(gradnb.float64)``, ``to(other)``,
+    ``to('cpu', gradnb.float32)``. Returns ``input`` itself when nothing changes."""
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, (_dtype.dtype, np.dtype)) or (isinstance(a, type) and issubclass(a, np.generic)):
+            dtype = a
+        elif isinstance(a, (str, _backend.device, int)):
+            device = _backend.device("cuda", a) if isinstance(a, int) else a
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
+    data = input._data
+    src_dev = _backend.device_of(data)
+    dst_dev = src_dev if device is None else _backend.device(device)
+    if dst_dev.type == "cuda" and dst_dev.index is None:
+        dst_dev = _backend.device("cuda", 0)
+    d = None if dtype is None else _dtype.as_dtype(dtype)
+    same_dev = dst_dev == src_dev
+    same_dtype = d is None or d.np == data.dtype
+    if same_dev and same_dtype and not copy:
+        return input
+    out = data if same_dev else _backend.to_device(data, dst_dev)
+    if not same_dtype:
+        out = out.astype(d.np)
+    elif out is data:
+        out = data.copy()
+    if grad_state.enabled and input._requires_grad and (d is None or d.is_floating_point):
+        node = record(ToCopyBackward0, (input,))
+        node.src_device = None if same_dev else src_dev
+        t = wrap(out, node)
+        if events.observers:
+            emit(node, t)
+        return t
+    return wrap(out)
+
+
+TENSOR_METHODS = dict(
+    clone=clone,
+    type_as=lambda self, other: to(self, dtype=other.dtype),
+    float=lambda self: to(self, dtype="float32"),
+    double=lambda self: to(self, dtype="float64"),
+    half=lambda self: to(self, dtype="float16"),
+    long=lambda self: to(self, dtype="int64"),
+    int=lambda self: to(self, dtype="int32"),
+    bool=lambda self: to(self, dtype="bool"),
+)

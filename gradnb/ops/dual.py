@@ -1,0 +1,131 @@
+"""Math for derivative rules that works on raw arrays *and* on tensors.
+
+A rule is written once. In a first-order backward the engine hands it raw arrays, so it runs at
+NumPy speed with no wrappers; under ``create_graph=True`` it gets tensors, the same code records
+a graph, and higher-order gradients come for free. Operators (``+ - * / **``, comparisons) work
+on both already; this module adds the few functions whose spelling differs.
+"""
+
+from __future__ import annotations
+
+from .._backend import get_array_module
+from .._tensor import Tensor
+
+
+def is_tensor(x) -> bool:
+    return isinstance(x, Tensor)
+
+
+def xp_of(x):
+    """The array module (NumPy or CuPy) of an array or tensor."""
+    return get_array_module(x._data if isinstance(x, Tensor) else x)
+
+
+def sum_to(g, shape):
+    """Sum ``g`` over the dimensions that broadcasting added or stretched, down to ``shape``."""
+    shape = tuple(shape)
+    gshape = tuple(g.shape)
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(shape) if n == 1 and gshape[i + lead] != 1
+    )
+    if isinstance(g, Tensor):
+        from .reductions import sum as tsum
+
+        out = tsum(g, dim=axes, keepdim=True) if axes else g
+        return out.reshape(shape)
+    out = g.sum(axis=axes, keepdims=True) if axes else g
+    return out.reshape(shape)
+
+
+def _unary(name):
+    def fn(x):
+        if isinstance(x, Tensor):
+            from . import elementwise
+
+            return getattr(elementwise, name)(x)
+        return getattr(get_array_module(x), name)(x)
+
+    fn.__name__ = name
+    return fn
+
+
+exp = _unary("exp")
+log = _unary("log")
+sqrt = _unary("sqrt")
+sin = _unary("sin")
+cos = _unary("cos")
+tanh = _unary("tanh")
+sign = _unary("sign")
+abs = _unary("abs")  # noqa: A001
+
+
+def where(cond, a, b):
+    """Select ``a`` where ``cond`` else ``b`` (``cond`` is always a raw boolean array or tensor)."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        from .elementwise import where as twhere
+
+        return twhere(cond, a, b)
+    c = cond._data if isinstance(cond, Tensor) else cond
+    return get_array_module(c).where(c, a, b)
+
+
+def zeros_like(x):
+    if isinstance(x, Tensor):
+        from .creation import zeros_like as tz
+
+        return tz(x)
+    return get_array_module(x).zeros_like(x)
+
+
+def data(x):
+    """The raw array behind ``x`` (for masks and indices, which carry no gradient)."""
+    return x._data if isinstance(x, Tensor) else x
+
+
+def matmul(a, b):
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        from .linalg import matmul as tm
+
+        return tm(a, b)
+    return a @ b
+
+
+def mT(x):  # noqa: N802 - mirrors Tensor.mT
+    """Swap the last two dimensions."""
+    if isinstance(x, Tensor):
+        return x.transpose(-2, -1)
+    return x.swapaxes(-1, -2)
+
+
+def reshape(x, shape):
+    return x.reshape(tuple(shape))
+
+
+def expand(x, shape):
+    if isinstance(x, Tensor):
+        return x.expand(*shape)
+    return get_array_module(x).broadcast_to(x, tuple(shape))
+
+
+def sum(x, axis=None, keepdims=False):  # noqa: A001
+    if isinstance(x, Tensor):
+        from .reductions import sum as tsum
+
+        return tsum(x, dim=axis, keepdim=keepdims)
+    return x.sum(axis=axis, keepdims=keepdims)
+
+
+def permute(x, axes):
+    if isinstance(x, Tensor):
+        return x.permute(*axes)
+    return x.transpose(axes)
+
+
+def astype(x, like):
+    """Cast ``x`` to the dtype of ``like``."""
+    if isinstance(x, Tensor):
+        return x.to(dtype=like.dtype if isinstance(like, Tensor) else None)
+    return x.astype(like.dtype, copy=False)

@@ -1,0 +1,600 @@
+"""Elementwise math: exp/log/trig/activations, clamp, maximum/minimum, where, comparisons.
+
+Each derivative sits right below its function. Unary rules save either the input or the output
+(whichever the derivative is cheaper in), never both.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _dtype
+from .._backend import get_array_module
+from ..autograd.graph import Node, record, saved_const, saved_input, saved_output
+from . import dual
+from ._common import Tensor, binary_operands, emit, events, grad_state, wrap
+
+_INPUT, _OUTPUT, _NOTHING = 0, 1, 2
+
+
+def _float_data(x: Tensor):
+    """The input as floating point: float-only functions promote integers like PyTorch."""
+    d = x._data
+    if d.dtype.kind in "iub":
+        return d.astype(_dtype.get_default_dtype().np)
+    return d
+
+
+def _unary(x: Tensor, out, cls, save: int) -> Tensor:
+    if not (grad_state.enabled and x._requires_grad):
+        return wrap(out)
+    node = record(cls, (x,))
+    t = wrap(out, node)
+    if save == _INPUT:
+        node._saved = (saved_input(x),)
+    elif save == _OUTPUT:
+        node._saved = (saved_output(t),)
+    if events.observers:
+        emit(node, t)
+    return t
+
+
+def _xp(x: Tensor):
+    return get_array_module(x._data)
+
+
+class ExpBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (y,) = self.saved(g)
+        return (g * y,)
+
+
+def exp(input: Tensor) -> Tensor:
+    """``e ** input``."""
+    return _unary(input, _xp(input).exp(_float_data(input)), ExpBackward0, _OUTPUT)
+
+
+class Exp2Backward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (y,) = self.saved(g)
+        return (g * y * math.log(2.0),)
+
+
+def exp2(input: Tensor) -> Tensor:
+    return _unary(input, _xp(input).exp2(_float_data(input)), Exp2Backward0, _OUTPUT)
+
+
+class Expm1Backward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (y,) = self.saved(g)
+        return (g * (y + 1),)
+
+
+def expm1(input: Tensor) -> Tensor:
+    return _unary(input, _xp(input).expm1(_float_data(input)), Expm1Backward0, _OUTPUT)
+
+
+class LogBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (g / x,)
+
+
+def log(input: Tensor) -> Tensor:
+    """Natural logarithm."""
+    return _unary(input, _xp(input).log(_float_data(input)), LogBackward0, _INPUT)
+
+
+class Log2Backward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (g / (x * math.log(2.0)),)
+
+
+def log2(input: Tensor) -> Tensor:
+    return _unary(input, _xp(input).log2(_float_data(input)), Log2Backward0, _INPUT)
+
+
+class Log10Backward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (g / (x * math.log(10.0)),)
+
+
+def log10(input: Tensor) -> Tensor:
+    return _unary(input, _xp(input).log10(_float_data(input)), Log10Backward0, _INPUT)
+
+
+class Log1PBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (g / (x + 1),)
+
+
+def log1p(input: Tensor) -> Tensor:
+    return _unary(input, _xp(input).log1p(_float_data(input)), Log1PBackward0, _INPUT)
+
+
+class SqrtBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (y,) = self.saved(g)
+        return (g / (2 * y),)
+
+
+def sqrt(input: Tensor) -> Tensor:
+    return _unary(input, _xp(input).sqrt(_float_data(input)), SqrtBackward0, _OUTPUT)
+
+
+class RsqrtBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (y,) = self.saved(g)
+        return (g * -0.5 * y * y * y,)
+
+
+def rsqrt(input: Tensor) -> Tensor:
+    return _unary(input, 1.0 / _xp(input).sqrt(_float_data(input)), RsqrtBackward0, _OUTPUT)
+
+
+class SinBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (g * dual.cos(x),)
+
+
+def sin(input: Tensor) -> Tensor:
+    return _unary(input, _xp(input).sin(_float_data(input)), SinBackward0, _INPUT)
+
+
+class CosBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (-g * dual.sin(x),)
+
+
+def cos(input: Tensor) -> Tensor:
+    return _unary(input, _xp(input).cos(_float_data(input)), CosBackward0, _INPUT)
+
+
+class TanBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (y,) = self.saved(g)
+        return (g * (1 + y * y),)
+
+
+def tan(input: Tensor) -> Tensor:
+    return _unary(input, _xp(input).tan(_float_data(input)), TanBackward0, _OUTPUT)
+
+
+class TanhBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (y,) = self.saved(g)
+        return (g * (1 - y * y),)
+
+
+def tanh(input: Tensor) -> Tensor:
+    return _unary(input, _xp(input).tanh(_float_data(input)), TanhBackward0, _OUTPUT)
+
+
+class SinhBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (g * (dual.exp(x) + dual.exp(-x)) * 0.5,)
+
+
+def sinh(input: Tensor) -> Tensor:
+    return _unary(input, _xp(input).sinh(_float_data(input)), SinhBackward0, _INPUT)
+
+
+class CoshBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (g * (dual.exp(x) - dual.exp(-x)) * 0.5,)
+
+
+def cosh(input: Tensor) -> Tensor:
+    return _unary(input, _xp(input).cosh(_float_data(input)), CoshBackward0, _INPUT)
+
+
+class AsinBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (g / dual.sqrt(1 - x * x),)
+
+
+def asin(input: Tensor) -> Tensor:
+    return _unary(input, _xp(input).arcsin(_float_data(input)), AsinBackward0, _INPUT)
+
+
+class AcosBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (-g / dual.sqrt(1 - x * x),)
+
+
+def acos(input: Tensor) -> Tensor:
+    return _unary(input, _xp(input).arccos(_float_data(input)), AcosBackward0, _INPUT)
+
+
+class AtanBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (g / (1 + x * x),)
+
+
+def atan(input: Tensor) -> Tensor:
+    return _unary(input, _xp(input).arctan(_float_data(input)), AtanBackward0, _INPUT)
+
+
+class SigmoidBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (y,) = self.saved(g)
+        return (g * y * (1 - y),)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """``1 / (1 + exp(-x))``, computed without overflow for large ``|x|``."""
+    d = _float_data(input)
+    xp = _xp(input)
+    # exp of a non-positive number never overflows: use e^x/(1+e^x) for x < 0.
+    e = xp.exp(-xp.abs(d))
+    out = xp.where(d >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(d.dtype, copy=False)
+    return _unary(input, out, SigmoidBackward0, _OUTPUT)
+
+
+class ReluBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (y,) = self.saved(g)
+        return (g * (dual.data(y) > 0),)
+
+
+def relu(input: Tensor) -> Tensor:
+    """``max(x, 0)``; the gradient at 0 is 0, as in PyTorch."""
+    d = input._data
+    return _unary(input, _xp(input).maximum(d, 0).astype(d.dtype, copy=False), ReluBackward0,
+                  _OUTPUT)
+
+
+class AbsBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (g * dual.sign(dual.data(x)),)
+
+
+def abs(input: Tensor) -> Tensor:  # noqa: A001
+    return _unary(input, _xp(input).abs(input._data), AbsBackward0, _INPUT)
+
+
+class SignBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (g * 0,)
+
+
+def sign(input: Tensor) -> Tensor:
+    return _unary(input, _xp(input).sign(input._data), SignBackward0, _NOTHING)
+
+
+class ErfBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (g * (2.0 / math.sqrt(math.pi)) * dual.exp(-(x * x)),)
+
+
+def erf(input: Tensor) -> Tensor:
+    d = _float_data(input)
+    vec = np.vectorize(math.erf, otypes=[d.dtype])
+    return _unary(input, vec(d) if d.size else d.copy(), ErfBackward0, _INPUT)
+
+
+def _zero_grad_unary(name: str, numpy_name: str | None = None):
+    """Piecewise-constant functions (floor, ceil, round, trunc): gradient zero everywhere."""
+    cls = type(f"{name.capitalize()}Backward0", (Node,),
+               {"__slots__": (), "backward": lambda self, g: (g * 0,)})
+
+    def fn(input: Tensor) -> Tensor:
+        return _unary(input, getattr(_xp(input), numpy_name or name)(input._data), cls, _NOTHING)
+
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name} (zero gradient)."
+    return fn, cls
+
+
+floor, FloorBackward0 = _zero_grad_unary("floor")
+ceil, CeilBackward0 = _zero_grad_unary("ceil")
+trunc, TruncBackward0 = _zero_grad_unary("trunc")
+_round_half_even, RoundBackward0 = _zero_grad_unary("round")
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
+    """Round half to even, like PyTorch."""
+    if decimals == 0:
+        return _round_half_even(input)
+    return _unary(input, _xp(input).round(input._data, decimals), RoundBackward0, _NOTHING)
+
+
+# -- clamp -----------------------------------------------------------------------------------
+class ClampBackward1(Node):
+    """Gradient passes where min <= x <= max (bounds included, as in PyTorch)."""
+
+    __slots__ = ("lo", "hi")
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        xd = dual.data(x)
+        mask = True
+        if self.lo is not None:
+            mask = xd >= self.lo
+        if self.hi is not None:
+            mask = (xd <= self.hi) & mask
+        return (g * mask,)
+
+
+class ClampMinBackward0(ClampBackward1):
+    __slots__ = ()
+
+
+class ClampMaxBackward0(ClampBackward1):
+    __slots__ = ()
+
+
+def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
+    """Limit values to ``[min, max]`` (either bound may be None; bounds may be tensors)."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = input
+        if min is not None:
+            out = maximum(out, min if isinstance(min, Tensor) else _like(min, input))
+        if max is not None:
+            out = minimum(out, max if isinstance(max, Tensor) else _like(max, input))
+        return out
+    xp = _xp(input)
+    d = input._data
+    out = d
+    if min is not None:
+        out = xp.maximum(out, min)
+    if max is not None:
+        out = xp.minimum(out, max)
+    if min is not None and max is not None and min > max:
+        out = xp.full_like(d, max)
+    out = out.astype(d.dtype, copy=False) if d.dtype.kind == "f" else out
+    cls = ClampBackward1 if (min is not None and max is not None) else (
+        ClampMinBackward0 if min is not None else ClampMaxBackward0)
+    t = _unary(input, out, cls, _INPUT)
+    if t.grad_fn is not None:
+        t.grad_fn.lo, t.grad_fn.hi = min, max
+    return t
+
+
+clip = clamp
+
+
+def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
+    return clamp(input, min=min)
+
+
+def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
+    return clamp(input, max=max)
+
+
+def _like(value, t: Tensor) -> Tensor:
+    return wrap(_xp(t).asarray(value, dtype=t._data.dtype))
+
+
+# -- binary elementwise ----------------------------------------------------------------------
+class MaximumBackward0(Node):
+    """Ties split the gradient equally between both inputs, as PyTorch does."""
+
+    __slots__ = ("pick_b",)
+
+    def backward(self, g):
+        a, b = self.saved(g)
+        ad, bd = dual.data(a), dual.data(b)
+        if self.pick_b:
+            ad, bd = bd, ad
+        wa = (ad > bd) + (ad == bd) * 0.5
+        wb = (bd > ad) + (ad == bd) * 0.5
+        wa = wa.astype(_grad_dtype(g), copy=False)
+        wb = wb.astype(_grad_dtype(g), copy=False)
+        return g * wa, g * wb
+
+
+class MinimumBackward0(MaximumBackward0):
+    __slots__ = ()
+
+
+def _grad_dtype(g):
+    return g._data.dtype if isinstance(g, Tensor) else g.dtype
+
+
+def _extremum(cls, np_name, input, other):
+    ta, tb, a, b = binary_operands(input, other)
+    out = getattr(get_array_module(a), np_name)(a, b)
+    node = None
+    if grad_state.enabled and ((ta is not None and ta._requires_grad)
+                               or (tb is not None and tb._requires_grad)):
+        node = record(cls, (ta, tb))
+        node.pick_b = cls is MinimumBackward0
+        node._saved = (saved_input(ta) if ta is not None else saved_const(a),
+                       saved_input(tb) if tb is not None else saved_const(b))
+    t = wrap(out, node)
+    if node is not None and events.observers:
+        emit(node, t)
+    return t
+
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise maximum (NaN propagates)."""
+    return _extremum(MaximumBackward0, "maximum", input, other)
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise minimum (NaN propagates)."""
+    return _extremum(MinimumBackward0, "minimum", input, other)
+
+
+class WhereBackward0(Node):
+    __slots__ = ("cond",)
+
+    def backward(self, g):
+        c = self.cond
+        zero = 0.0
+        return (None, dual.where(c, g, zero), dual.where(c, zero, g))
+
+
+def where(condition, input=None, other=None):
+    """``input`` where ``condition`` else ``other``; with one argument, ``nonzero(as_tuple=True)``."""
+    if input is None and other is None:
+        from .indexing import nonzero
+
+        return nonzero(condition, as_tuple=True)
+    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    if cond.dtype != np.bool_:
+        cond = cond.astype(bool)
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        like = condition if isinstance(condition, Tensor) else None
+        input = _scalar_tensor(input, like)
+    ta, tb, a, b = binary_operands(input, other)
+    out = get_array_module(cond).where(cond, a, b)
+    node = None
+    if grad_state.enabled and ((ta is not None and ta._requires_grad)
+                               or (tb is not None and tb._requires_grad)):
+        node = record(WhereBackward0, (None, ta, tb))
+        node.cond = cond
+    t = wrap(out, node)
+    if node is not None and events.observers:
+        emit(node, t)
+    return t
+
+
+def _scalar_tensor(value, like):
+    xp = get_array_module(like._data) if like is not None else np
+    if isinstance(value, float):
+        return wrap(xp.asarray(value, dtype=_dtype.get_default_dtype().np))
+    return wrap(xp.asarray(value))
+
+
+# -- comparisons and logic (no gradient) -----------------------------------------------------
+def _compare(np_name):
+    def fn(input, other) -> Tensor:
+        _, _, a, b = binary_operands(input, other)
+        return wrap(getattr(get_array_module(a if hasattr(a, "shape") else b), np_name)(a, b))
+
+    fn.__name__ = np_name
+    fn.__doc__ = f"Elementwise ``{np_name}`` comparison; a bool tensor without gradient."
+    return fn
+
+
+eq = _compare("equal")
+ne = _compare("not_equal")
+lt = _compare("less")
+le = _compare("less_equal")
+gt = _compare("greater")
+ge = _compare("greater_equal")
+logical_and = _compare("logical_and")
+logical_or = _compare("logical_or")
+logical_xor = _compare("logical_xor")
+bitwise_and = _compare("bitwise_and")
+bitwise_or = _compare("bitwise_or")
+bitwise_xor = _compare("bitwise_xor")
+
+
+def logical_not(input: Tensor) -> Tensor:
+    return wrap(_xp(input).logical_not(input._data))
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    if input._data.dtype.kind == "f":
+        raise TypeError("bitwise_not is only supported for integer and boolean tensors")
+    return wrap(_xp(input).invert(input._data))
+
+
+def isnan(input: Tensor) -> Tensor:
+    return wrap(_xp(input).isnan(input._data))
+
+
+def isinf(input: Tensor) -> Tensor:
+    return wrap(_xp(input).isinf(input._data))
+
+
+def isfinite(input: Tensor) -> Tensor:
+    return wrap(_xp(input).isfinite(input._data))
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """True if both tensors have the same shape and elements."""
+    return input.shape == other.shape and bool((input._data == other._data).all())
+
+
+def allclose(input: Tensor, other: Tensor, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    return bool(_xp(input).allclose(input._data, other._data, rtol=rtol, atol=atol,
+                                     equal_nan=equal_nan))
+
+
+def isclose(input: Tensor, other: Tensor, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
+    return wrap(_xp(input).isclose(input._data, other._data, rtol=rtol, atol=atol,
+                                    equal_nan=equal_nan))
+
+
+TENSOR_METHODS = dict(
+    __eq__=eq, __ne__=ne, __lt__=lt, __le__=le, __gt__=gt, __ge__=ge,
+    eq=eq, ne=ne, lt=lt, le=le, gt=gt, ge=ge,
+    __and__=bitwise_and, __or__=bitwise_or, __xor__=bitwise_xor, __invert__=bitwise_not,
+    logical_not=logical_not, logical_and=logical_and, logical_or=logical_or,
+    logical_xor=logical_xor, bitwise_not=bitwise_not,
+    __abs__=abs, abs=abs, exp=exp, exp2=exp2, expm1=expm1, log=log, log2=log2, log10=log10,
+    log1p=log1p, sqrt=sqrt, rsqrt=rsqrt, sin=sin, cos=cos, tan=tan, tanh=tanh, sinh=sinh,
+    cosh=cosh, asin=asin, acos=acos, atan=atan, sigmoid=sigmoid, relu=relu, sign=sign, erf=erf,
+    floor=floor, ceil=ceil, trunc=trunc, round=round,
+    clamp=clamp, clip=clamp, clamp_min=clamp_min, clamp_max=clamp_max,
+    maximum=maximum, minimum=minimum, isnan=isnan, isinf=isinf, isfinite=isfinite,
+    equal=equal, allclose=allclose, isclose=isclose,
+    where=lambda self, condition, other: where(condition, self, other),
+)

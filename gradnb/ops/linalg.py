@@ -1,0 +1,172 @@
+"""Matrix products: ``matmul``/``@`` with NumPy's broadcasting of batch dimensions, ``mm``,
+``bmm``, ``dot``, ``outer``.
+
+The backward of ``a @ b`` is ``g @ b^T`` and ``a^T @ g`` with the vector cases (1-d operands)
+handled by promoting to matrices first, exactly as the forward does.
+"""
+
+from __future__ import annotations
+
+from ..autograd.graph import Node, record, saved_const, saved_input
+from . import dual
+from ._common import Tensor, binary_operands, emit, events, grad_state, wrap
+
+
+class MmBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        a, b = self.saved(g)
+        ga = dual.matmul(g, dual.mT(b)) if self.next_functions[0][0] is not None else None
+        gb = dual.matmul(dual.mT(a), g) if self.next_functions[1][0] is not None else None
+        return ga, gb
+
+
+class MvBackward0(Node):
+    """matrix @ vector."""
+
+    __slots__ = ()
+
+    def backward(self, g):
+        a, b = self.saved(g)
+        ga = gb = None
+        if self.next_functions[0][0] is not None:
+            ga = dual.reshape(g, (-1, 1)) * dual.reshape(b, (1, -1)) if len(a.shape) == 2 else \
+                dual.matmul(dual.reshape(g, tuple(g.shape) + (1,)), dual.reshape(b, (1, -1)))
+        if self.next_functions[1][0] is not None:
+            gb = dual.matmul(dual.mT(a), dual.reshape(g, tuple(g.shape) + (1,)))
+            gb = dual.reshape(gb, tuple(gb.shape[:-1]))
+        return ga, gb
+
+
+class DotBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        a, b = self.saved(g)
+        return (g * b if self.next_functions[0][0] is not None else None,
+                g * a if self.next_functions[1][0] is not None else None)
+
+
+class UnsafeViewBackward0(Node):
+    """``vector @ matrix`` and batched products: PyTorch records these through a reshape; we
+    compute the product directly and keep the name users see in PyTorch."""
+
+    __slots__ = ()
+
+    def backward(self, g):
+        a, b = self.saved(g)
+        a2 = dual.reshape(a, (1,) + tuple(a.shape)) if len(a.shape) == 1 else a
+        b2 = dual.reshape(b, tuple(b.shape) + (1,)) if len(b.shape) == 1 else b
+        g2 = g
+        if len(a.shape) == 1:
+            g2 = dual.reshape(g2, tuple(g2.shape[:-1]) + (1,) + tuple(g2.shape[-1:])) \
+                if len(b.shape) > 1 else g2
+        if len(b.shape) == 1:
+            g2 = dual.reshape(g2, tuple(g2.shape) + (1,))
+        ga = gb = None
+        if self.next_functions[0][0] is not None:
+            ga = dual.matmul(g2, dual.mT(b2))
+            if len(a.shape) == 1:
+                ga = dual.reshape(ga, tuple(ga.shape[:-2]) + tuple(ga.shape[-1:]))
+        if self.next_functions[1][0] is not None:
+            gb = dual.matmul(dual.mT(a2), g2)
+            if len(b.shape) == 1:
+                gb = dual.reshape(gb, tuple(gb.shape[:-1]))
+        return ga, gb
+
+
+class BmmBackward0(UnsafeViewBackward0):
+    __slots__ = ()
+
+
+def matmul(input, other) -> Tensor:
+    """Matrix product with NumPy/PyTorch broadcasting over batch dimensions."""
+    ta, tb, a, b = binary_operands(input, other)
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
+        )
+    try:
+        out = a @ b
+    except ValueError:
+        raise RuntimeError(_shape_error(a, b)) from None
+    node = None
+    if grad_state.enabled and ((ta is not None and ta._requires_grad)
+                               or (tb is not None and tb._requires_grad)):
+        if a.ndim == 2 and b.ndim == 2:
+            cls = MmBackward0
+        elif a.ndim == 1 and b.ndim == 1:
+            cls = DotBackward0
+        elif a.ndim == 2 and b.ndim == 1:
+            cls = MvBackward0
+        else:
+            cls = UnsafeViewBackward0
+        node = record(cls, (ta, tb))
+        need_a = node.next_functions[0][0] is not None
+        need_b = node.next_functions[1][0] is not None
+        # Save each operand only if the *other* one needs its gradient (shape-only otherwise).
+        node._saved = (
+            (saved_input(ta) if ta is not None else saved_const(a)) if need_b or cls is not MmBackward0
+            else saved_const(_Shape(a)),
+            (saved_input(tb) if tb is not None else saved_const(b)) if need_a or cls is not MmBackward0
+            else saved_const(_Shape(b)),
+        )
+    t = wrap(out, node)
+    if node is not None and events.observers:
+        emit(node, t)
+    return t
+
+
+class _Shape:
+    """Stands in for an operand whose values backward does not need (only its shape)."""
+
+    __slots__ = ("shape",)
+
+    def __init__(self, arr) -> None:
+        self.shape = arr.shape
+
+
+def _shape_error(a, b) -> str:
+    if a.ndim == 2 and b.ndim == 2:
+        return (f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                f"{b.shape[0]}x{b.shape[1]})")
+    if a.ndim == 1 and b.ndim == 1:
+        return (f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
+                "to have the same number of elements, but got "
+                f"{a.shape[0]} and {b.shape[0]} elements respectively")
+    return f"Expected size for first two dimensions of batch2 tensor to match, got {a.shape} and {b.shape}"
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Matrix product of two 2-d tensors."""
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    return matmul(input, mat2)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched matrix product of two 3-d tensors."""
+    if input.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    return matmul(input, mat2)
+
+
+def dot(input: Tensor, other: Tensor) -> Tensor:
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    return matmul(input, other)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    return matmul(input, vec)
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    return input.reshape(-1, 1) * vec2.reshape(1, -1)
+
+
+TENSOR_METHODS = dict(
+    __matmul__=matmul, __rmatmul__=lambda self, other: matmul(other, self), matmul=matmul,
+    mm=mm, bmm=bmm, dot=dot, mv=mv, outer=outer,
+)
