@@ -19,9 +19,9 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gradnb.notebook.graphmodel import Graph, GraphNode  # noqa: E402
-from gradnb.notebook.layout import LayoutOptions, layout_graph  # noqa: E402
-from gradnb.notebook.render_svg import to_svg  # noqa: E402
+from gradnb.notebook.graphmodel import Graph, GraphNode
+from gradnb.notebook.layout import LayoutOptions, layout_graph
+from gradnb.notebook.render_svg import to_svg
 
 NODE_COUNT = 2_000
 SEED = 20_240_601

@@ -29,6 +29,7 @@ True
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -392,7 +393,7 @@ class _Vertices:
             for layer in range(layers[edge.src] + 1, layers[edge.dst]):
                 chain.append(self._add_dummy(layer))
             chain.append(index[edge.dst])
-            for upper, lower in zip(chain, chain[1:]):
+            for upper, lower in itertools.pairwise(chain):
                 self.down[upper].append(lower)
                 self.up[lower].append(upper)
             self.chains.append((edge, chain))
@@ -404,9 +405,6 @@ class _Vertices:
         self.up.append([])
         self.down.append([])
         return len(self.layer) - 1
-
-    def is_real(self, vertex: int) -> bool:
-        return vertex < self.real_count
 
 
 def _place(
@@ -437,11 +435,10 @@ def _place(
 
 def _order_rows(vertices: _Vertices, sweeps: int) -> list[list[int]]:
     """Vertices of each layer, left to right, after barycenter crossing reduction."""
-    layer_count = max(vertices.layer, default=-1) - min(vertices.layer, default=0) + 1
-    base = min(vertices.layer, default=0)
-    rows: list[list[int]] = [[] for _ in range(layer_count)]
+    # assign_layers numbers layers 0, 1, 2, ... with none empty (a longest path spans them).
+    rows: list[list[int]] = [[] for _ in range(max(vertices.layer, default=-1) + 1)]
     for v, layer in enumerate(vertices.layer):
-        rows[layer - base].append(v)
+        rows[layer].append(v)
     position = [0] * len(vertices.layer)
     _number(rows, position)
     best = [row[:] for row in rows]
@@ -581,10 +578,9 @@ def _assign_rows(
     row_top: dict[int, float] = {}
     row_height: dict[int, float] = {}
     y = options.margin
-    base = min(vertices.layer, default=0)
-    for index, row in enumerate(rows):
+    for layer, row in enumerate(rows):
         height = max((vertices.height[v] for v in row), default=0.0)
-        row_top[base + index], row_height[base + index] = y, height
+        row_top[layer], row_height[layer] = y, height
         y += height + options.layer_gap
     return row_top, row_height
 

@@ -32,8 +32,10 @@ def to_dot(graph: Graph, *, name: str = "gradnb") -> str:
     lines = [
         f"digraph {_quote(name)} {{",
         '  graph [rankdir=TB, nodesep=0.25, ranksep=0.35, fontname="monospace"];',
-        '  node [shape=box, style="rounded,filled", fontname="monospace", fontsize=10, '
-        "height=0.2, penwidth=1.2];",
+        (
+            '  node [shape=box, style="rounded,filled", fontname="monospace", fontsize=10, '
+            "height=0.2, penwidth=1.2];"
+        ),
         f'  edge [color="{EDGE_COLOUR}", arrowsize=0.6];',
     ]
     for node in graph.ordered_nodes():

@@ -97,15 +97,20 @@ def to_svg(
     legend_rows = (
         _legend_rows(list(nodes.values()), max(layout.width, _MIN_LEGEND_WIDTH)) if legend else []
     )
-    width = max(layout.width, _MIN_WIDTH)
+    legend_width = max(
+        (sum(_legend_entry_width(text) for _, text in row) for row in legend_rows), default=0.0
+    )
+    width = max(layout.width, _MIN_WIDTH, legend_width + 2 * _LEGEND_LEFT)
     height = (
         layout.height + top + len(legend_rows) * _LEGEND_ROW_HEIGHT + (6.0 if legend_rows else 0.0)
     )
 
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" height="{_num(height)}" '
-        f'viewBox="0 0 {_num(width)} {_num(height)}" font-family="{FONT_FAMILY}" '
-        f'font-size="{_num(LABEL_FONT_PX)}" class="gradnb-graph">',
+        (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" '
+            f'height="{_num(height)}" viewBox="0 0 {_num(width)} {_num(height)}" '
+            f'font-family="{FONT_FAMILY}" font-size="{_num(LABEL_FONT_PX)}" class="gradnb-graph">'
+        ),
     ]
     if title:
         out.append(f"<title>{escape(title)}</title>")
@@ -159,9 +164,11 @@ def _node(node: GraphNode, box: Box) -> str:
     lines = [
         f'<g class="gradnb-node gradnb-{node.kind}" data-node-id="{node.id}"{highlight}>',
         f"<title>{escape(tooltip)}</title>",
-        f'<rect x="{_num(box.x)}" y="{_num(box.y)}" width="{_num(box.w)}" height="{_num(box.h)}" '
-        f'rx="{_num(_CORNER_RADIUS)}" fill="{style.fill}" stroke="{stroke}" '
-        f'stroke-width="{_num(stroke_width)}"{dash}/>',
+        (
+            f'<rect x="{_num(box.x)}" y="{_num(box.y)}" width="{_num(box.w)}" '
+            f'height="{_num(box.h)}" rx="{_num(_CORNER_RADIUS)}" fill="{style.fill}" '
+            f'stroke="{stroke}" stroke-width="{_num(stroke_width)}"{dash}/>'
+        ),
     ]
     label_y = box.y + (15.5 if node.sublabel else box.h / 2 + 4.2)
     lines.append(
@@ -243,8 +250,10 @@ def _legend_entry_width(text: str) -> float:
 
 def _legend(rows: list[list[tuple[str, str]]], y: float) -> str:
     parts = [
-        f'<g class="gradnb-legend" font-size="11" '
-        f'transform="translate({_num(_LEGEND_LEFT)},{_num(y)})">'
+        (
+            f'<g class="gradnb-legend" font-size="11" '
+            f'transform="translate({_num(_LEGEND_LEFT)},{_num(y)})">'
+        )
     ]
     for row_number, row in enumerate(rows):
         row_y = row_number * _LEGEND_ROW_HEIGHT

@@ -19,19 +19,30 @@ from gradnb.notebook.render_svg import NODE_STYLES, to_svg
 SVG = "{http://www.w3.org/2000/svg}"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-# Runs both here and in fresh interpreters, so it must build the graph on its own.
-RENDER_SCRIPT = """
-from gradnb.notebook.graphmodel import Graph, GraphNode
-from gradnb.notebook.render_svg import to_svg
+# A fresh interpreter imports this file and prints seed_svg(), to compare across processes.
+PRINT_SEED_SVG = """
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("render_case", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+sys.stdout.write(module.seed_svg())
+"""
 
-def build():
+
+def seed_graph() -> Graph:
+    """The seed example with a saved tensor, a constant, AccumulateGrad and highlights."""
     g = Graph()
     specs = [
-        ("leaf_grad", "x", "(3,) float32"), ("leaf_grad", "w", "(3,) float32"),
-        ("leaf_grad", "b", "(3,) float32"), ("op", "MulBackward0", ""),
-        ("op", "AddBackward0", ""), ("op", "MulBackward0", ""),
-        ("output", "loss", "() float32"), ("saved", "self", "12 B"),
-        ("leaf", "<c & d>", "() int64"), ("accumulate", "AccumulateGrad", ""),
+        ("leaf_grad", "x", "(3,) float32"),
+        ("leaf_grad", "w", "(3,) float32"),
+        ("leaf_grad", "b", "(3,) float32"),
+        ("op", "MulBackward0", ""),
+        ("op", "AddBackward0", ""),
+        ("op", "MulBackward0", ""),
+        ("output", "loss", "() float32"),
+        ("saved", "self", "12 B"),
+        ("leaf", "<c & d>", "() int64"),
+        ("accumulate", "AccumulateGrad", ""),
     ]
     for node_id, (kind, label, sublabel) in enumerate(specs):
         g.add_node(GraphNode(node_id, kind, label, sublabel, detail=f"{label}: tooltip"))
@@ -42,14 +53,13 @@ def build():
     g.set_highlight([4], "active")
     return g
 
-SVG_TEXT = to_svg(build(), title="seed: x * w + b", legend=True)
-"""
+
+def seed_svg() -> str:
+    return to_svg(seed_graph(), title="seed: x * w + b", legend=True)
 
 
 def build_seed() -> tuple[Graph, str]:
-    namespace: dict[str, object] = {}
-    exec(RENDER_SCRIPT, namespace)
-    return namespace["build"](), namespace["SVG_TEXT"]  # type: ignore[operator, return-value]
+    return seed_graph(), seed_svg()
 
 
 def node_groups(svg: str) -> dict[int, ET.Element]:
@@ -99,7 +109,7 @@ def test_svg_is_identical_across_runs_and_processes() -> None:
         env = dict(os.environ, PYTHONHASHSEED=hash_seed)
         env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), env.get("PYTHONPATH", "")])
         result = subprocess.run(
-            [sys.executable, "-c", RENDER_SCRIPT + "\nimport sys\nsys.stdout.write(SVG_TEXT)"],
+            [sys.executable, "-c", PRINT_SEED_SVG, str(Path(__file__).resolve())],
             capture_output=True,
             text=True,
             check=True,
@@ -174,3 +184,12 @@ def test_empty_graph_renders() -> None:
     svg = to_svg(Graph(), layout_graph(Graph(), LayoutOptions(node_limit=None)))
     assert node_groups(svg) == {}
     assert to_dot(Graph()).startswith("digraph")
+
+
+def test_a_narrow_graph_widens_to_fit_its_legend() -> None:
+    graph = Graph([GraphNode(0, "leaf_grad", "x"), GraphNode(1, "op", "ExpBackward0")])
+    graph.add_edge(0, 1)
+    narrow = layout_graph(graph)
+    root = ET.fromstring(to_svg(graph, narrow, legend=True))
+    assert float(root.get("width")) > narrow.width
+    assert float(root.get("width")) >= len("leaf, requires grad") * 6.6
