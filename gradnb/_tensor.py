@@ -330,9 +330,10 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        # As in PyTorch, a 0-d tensor formats as its Python number: f"{loss}" prints 49.0.
+        if self._data.ndim == 0:
             return format(self.item(), spec)
-        return repr(self)
+        return format(repr(self), spec)
 
     def __reduce_ex__(self, protocol):
         raise TypeError("gradnb tensors are not pickled; save arrays with gradnb.save (npz)")
