@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
-from . import events, graph, grad_mode, memory
+from . import events, grad_mode, graph, memory
 from .engine import backward, grad
 from .grad_mode import (
-    enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
 )
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "events", "graph", "grad_mode", "memory"]
+__all__ = [
+    "GradcheckError",
+    "backward",
+    "enable_grad",
+    "events",
+    "grad",
+    "grad_mode",
+    "gradcheck",
+    "gradgradcheck",
+    "graph",
+    "inference_mode",
+    "is_grad_enabled",
+    "memory",
+    "no_grad",
+    "set_grad_enabled",
+]
