@@ -9,6 +9,7 @@ the state and the autograd API: ``requires_grad``, ``grad``, ``grad_fn``, ``is_l
 from __future__ import annotations
 
 import warnings
+import weakref
 
 import numpy as np
 
@@ -135,7 +136,15 @@ class Tensor:
             if not self._requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return
+        if self._retains_grad:
+            return
         self._retains_grad = True
+        # The node refers to this tensor weakly: tensor -> grad_fn is the only strong direction.
+        fn = self.grad_fn
+        if fn._tensor_hooks is None:
+            fn._tensor_hooks = {}
+        fn._tensor_hooks.setdefault(self._output_nr, []).append(
+            ("retain", weakref.ref(self), None))
 
     @property
     def retains_grad(self) -> bool:
@@ -153,7 +162,7 @@ class Tensor:
             fn = self.grad_fn
             if fn._tensor_hooks is None:
                 fn._tensor_hooks = {}
-            fn._tensor_hooks.setdefault(self._output_nr, []).append((self._hooks, handle.id))
+            fn._tensor_hooks.setdefault(self._output_nr, []).append(("user", self._hooks, handle.id))
         return handle
 
     def register_post_accumulate_grad_hook(self, hook):

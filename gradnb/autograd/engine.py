@@ -309,6 +309,8 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
             del results, grads
     finally:
         _grad_state.enabled = prev_mode
+    # Drop this frame's last references to gradients so _owned can hand buffers to .grad uncopied.
+    g = grads = results = None
     _apply_leaf_grads(pending_leaves, create_graph, observed, Tensor)
     if tracker is not None:
         tracker.finish(report)

@@ -9,6 +9,7 @@ keeps it alive. Views count their base array once.
 from __future__ import annotations
 
 import weakref
+from collections import deque
 from dataclasses import dataclass, field
 
 __all__ = ["BackwardReport", "last_backward", "history", "totals", "graph_bytes", "reset"]
@@ -108,14 +109,18 @@ def graph_bytes(roots) -> int:
     return sum(seen_arrays.values())
 
 
-_history: list[BackwardReport] = []
-_HISTORY_LIMIT = 10_000
+# A short window of recent reports plus running totals: the engine must not grow with the number
+# of steps a training loop runs. Tools that want every report subscribe to ``backward_finished``.
+_HISTORY_LIMIT = 32
+_history: deque[BackwardReport] = deque(maxlen=_HISTORY_LIMIT)
+_totals = {"backward_calls": 0, "freed_bytes": 0, "released_bytes": 0}
 
 
 def record_report(report: BackwardReport) -> None:
     _history.append(report)
-    if len(_history) > _HISTORY_LIMIT:
-        del _history[: len(_history) - _HISTORY_LIMIT]
+    _totals["backward_calls"] += 1
+    _totals["freed_bytes"] += report.freed_bytes
+    _totals["released_bytes"] += report.released_bytes
 
 
 def last_backward() -> BackwardReport | None:
@@ -124,19 +129,17 @@ def last_backward() -> BackwardReport | None:
 
 
 def history() -> list[BackwardReport]:
-    """Reports of recent backward calls, oldest first (bounded to the last 10,000)."""
+    """Reports of the most recent backward calls (at most 32), oldest first."""
     return list(_history)
 
 
 def totals() -> dict:
-    """Sums over the reports in :func:`history`."""
-    return {
-        "backward_calls": len(_history),
-        "freed_bytes": sum(r.freed_bytes for r in _history),
-        "released_bytes": sum(r.released_bytes for r in _history),
-    }
+    """Backward calls and bytes freed/released since start (or the last :func:`reset`)."""
+    return dict(_totals)
 
 
 def reset() -> None:
-    """Forget the report history."""
+    """Forget the recent reports and zero the totals."""
     _history.clear()
+    for key in _totals:
+        _totals[key] = 0
