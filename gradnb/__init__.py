@@ -35,8 +35,8 @@ from .ops.elementwise import (
     minimum, ne, relu, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, tan, tanh, trunc, where,
 )
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
-from .ops.reductions import mean, sum
-from .ops.shape import expand, permute, reshape, t, transpose
+from .ops.reductions import *
+from .ops.shape import *
 
 from . import autograd  # noqa: E402  (after Tensor exists)
 
