@@ -357,6 +357,8 @@ def _dtype_of(np_dtype):
 def _to_tensor(g, Tensor):
     if g is None or isinstance(g, Tensor):
         return g
+    if isinstance(g, np.generic):
+        g = np.asarray(g)
     return Tensor._make(g)
 
 

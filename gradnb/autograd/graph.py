@@ -15,6 +15,8 @@ from __future__ import annotations
 import itertools
 import weakref
 
+import numpy as np
+
 from . import events
 from .grad_mode import state as _grad_state
 
@@ -291,6 +293,8 @@ def _unpack(node, entry, as_tensor):
     if kind == _CONST:
         value = entry[1]
         if as_tensor and hasattr(value, "shape") and not isinstance(value, TensorType):
+            if not hasattr(value, "base"):  # a NumPy scalar: tensors always hold arrays
+                value = np.asarray(value)
             return TensorType._make(value, False, None, 0, None)
         return value
     t = entry[2](entry[1])  # a saved_tensors_hooks unpack

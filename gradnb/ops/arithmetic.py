@@ -52,16 +52,28 @@ class SubBackward0(Node):
 
 def sub(input, other, *, alpha=1) -> Tensor:
     """``input - alpha * other`` with broadcasting."""
+    _reject_bool_subtraction(input, other)
     ta, tb, a, b = binary_operands(input, other)
-    if a.dtype.kind == "b" if hasattr(a, "dtype") else isinstance(a, bool):
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
     out = a - b if alpha == 1 else a - alpha * b
     node = None
     if _needs(ta, tb):
         node = record(SubBackward0, (ta, tb))
         node.alpha = alpha
     return _finish(node, out)
+
+
+def _is_bool(x) -> bool:
+    return isinstance(x, bool) or (isinstance(x, Tensor) and x._data.dtype.kind == "b")
+
+
+def _reject_bool_subtraction(a, b) -> None:
+    if _is_bool(a) and _is_bool(b):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
 
 
 class RsubBackward1(Node):
@@ -244,16 +256,33 @@ def pow(input, exponent) -> Tensor:  # noqa: A001
     return _finish(node, out)
 
 
+class PowBackward2(Node):
+    """d(c ** b)/db for a Python-number base ``c``: ``c**b * log(c)``."""
+
+    __slots__ = ("log_base",)
+
+    def backward(self, g):
+        (out,) = self.saved(g)
+        return (g * out * self.log_base,)
+
+
 def rpow(input: Tensor, base) -> Tensor:
     """``base ** input`` for a Python-number base (``2 ** x``)."""
-    return pow(base, input) if isinstance(base, Tensor) else _scalar_pow(base, input)
+    import math
 
+    from ..autograd.graph import saved_output
 
-def _scalar_pow(base, exponent: Tensor) -> Tensor:
-    from ._common import as_tensor_operand
-
-    # A Python-number base becomes a 0-d tensor so the rule always sees arrays.
-    return pow(as_tensor_operand(base, exponent), exponent)
+    _, tb, a, b = binary_operands(base, input)
+    out = a ** b
+    if not _needs(None, tb):
+        return wrap(out)
+    node = record(PowBackward2, (tb,))
+    node.log_base = math.log(base) if base > 0 else float("nan")
+    t = wrap(out, node)
+    node._saved = (saved_output(t),)
+    if events.observers:
+        emit(node, t)
+    return t
 
 
 class ReciprocalBackward0(Node):

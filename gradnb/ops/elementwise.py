@@ -384,7 +384,7 @@ class ClampMaxBackward0(ClampBackward1):
     __slots__ = ()
 
 
-def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
+def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:  # noqa: A002
     """Limit values to ``[min, max]`` (either bound may be None; bounds may be tensors)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -405,9 +405,7 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
     if min is not None and max is not None and min > max:
         out = xp.full_like(d, max)
     out = out.astype(d.dtype, copy=False) if d.dtype.kind == "f" else out
-    cls = ClampBackward1 if (min is not None and max is not None) else (
-        ClampMinBackward0 if min is not None else ClampMaxBackward0)
-    t = _unary(input, out, cls, _INPUT)
+    t = _unary(input, out, _cls, _INPUT)
     if t.grad_fn is not None:
         t.grad_fn.lo, t.grad_fn.hi = min, max
     return t
@@ -417,11 +415,11 @@ clip = clamp
 
 
 def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
-    return clamp(input, min=min)
+    return clamp(input, min=min, _cls=ClampMinBackward0)
 
 
 def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
-    return clamp(input, max=max)
+    return clamp(input, max=max, _cls=ClampMaxBackward0)
 
 
 def _like(value, t: Tensor) -> Tensor:

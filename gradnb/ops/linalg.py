@@ -7,6 +7,8 @@ handled by promoting to matrices first, exactly as the forward does.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..autograd.graph import Node, record, saved_const, saved_input
 from . import dual
 from ._common import Tensor, binary_operands, emit, events, grad_state, wrap
@@ -80,6 +82,37 @@ class BmmBackward0(UnsafeViewBackward0):
     __slots__ = ()
 
 
+class SqueezeBackward4(UnsafeViewBackward0):
+    """``vector @ matrix`` (PyTorch computes it as an unsqueeze, mm and squeeze)."""
+
+    __slots__ = ()
+
+
+class CloneBackward0(UnsafeViewBackward0):
+    """Batched products whose batch dimensions come only from ``other`` (PyTorch copies)."""
+
+    __slots__ = ()
+
+
+def _node_class(a, b):
+    """The node PyTorch's ``matmul`` would leave for these operand ranks and batch shapes."""
+    if a.ndim == 2 and b.ndim == 2:
+        return MmBackward0
+    if a.ndim == 1 and b.ndim == 1:
+        return DotBackward0
+    if a.ndim == 2 and b.ndim == 1:
+        return MvBackward0
+    if a.ndim == 1 and b.ndim == 2:
+        return SqueezeBackward4
+    batch_a = int(np.prod(a.shape[:-2])) if a.ndim >= 3 else 1
+    batch_b = int(np.prod(b.shape[:-2])) if b.ndim >= 3 else 1
+    if b.ndim >= 3 and a.ndim >= 2 and batch_a == 1 and batch_b > 1:
+        return CloneBackward0
+    if a.ndim == 2 and b.ndim >= 3:
+        return CloneBackward0
+    return UnsafeViewBackward0
+
+
 def matmul(input, other) -> Tensor:
     """Matrix product with NumPy/PyTorch broadcasting over batch dimensions."""
     ta, tb, a, b = binary_operands(input, other)
@@ -94,14 +127,7 @@ def matmul(input, other) -> Tensor:
     node = None
     if grad_state.enabled and ((ta is not None and ta._requires_grad)
                                or (tb is not None and tb._requires_grad)):
-        if a.ndim == 2 and b.ndim == 2:
-            cls = MmBackward0
-        elif a.ndim == 1 and b.ndim == 1:
-            cls = DotBackward0
-        elif a.ndim == 2 and b.ndim == 1:
-            cls = MvBackward0
-        else:
-            cls = UnsafeViewBackward0
+        cls = _node_class(a, b)
         node = record(cls, (ta, tb))
         need_a = node.next_functions[0][0] is not None
         need_b = node.next_functions[1][0] is not None

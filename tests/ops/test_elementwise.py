@@ -1,0 +1,97 @@
+"""Elementwise math: values, gradients (gradcheck + PyTorch), second order, bounds and ties."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import gradnb
+
+FAST = settings(max_examples=15, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture])
+SHAPES = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4)
+
+# name -> (domain low, high)
+UNARY = {
+    "exp": (-3, 3), "expm1": (-2, 2), "log": (0.2, 4), "log2": (0.2, 4), "log10": (0.2, 4),
+    "log1p": (-0.5, 3), "sqrt": (0.2, 4), "rsqrt": (0.2, 4), "sin": (-3, 3), "cos": (-3, 3),
+    "tan": (-1.2, 1.2), "tanh": (-3, 3), "sinh": (-2, 2), "cosh": (-2, 2), "asin": (-0.9, 0.9),
+    "acos": (-0.9, 0.9), "atan": (-3, 3), "sigmoid": (-5, 5), "relu": (-3, 3), "abs": (-3, 3),
+    "erf": (-2, 2), "exp2": (-2, 2), "reciprocal": (0.5, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@FAST
+@given(shape=SHAPES, seed=st.integers(0, 2**16))
+def test_unary(check, name, shape, seed):
+    low, high = UNARY[name]
+    x = np.random.default_rng(seed).uniform(low, high, shape)
+    if name in ("relu", "abs"):
+        x = np.where(np.abs(x) < 1e-3, 0.5, x)  # away from the kink for finite differences
+    check(lambda m, t: getattr(m, name)(t), [x])
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "tan"])
+def test_unary_second_order(check, name):
+    low, high = UNARY[name]
+    x = np.random.default_rng(0).uniform(low, high, (3,))
+    check(lambda m, t: getattr(m, name)(t), [x], gradgrad=True)
+
+
+@pytest.mark.parametrize("kwargs", [dict(min=-0.5, max=0.5), dict(min=0.0), dict(max=0.1)])
+def test_clamp(check, kwargs):
+    x = np.array([-1.0, -0.3, 0.05, 0.4, 2.0])
+    check(lambda m, t: m.clamp(t, **kwargs), [x])
+
+
+def test_clamp_gradient_passes_at_bounds_like_pytorch():
+    x = gradnb.tensor([-1.0, 0.0, 1.0, 2.0], requires_grad=True)
+    x.clamp(0.0, 1.0).sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 1.0, 0.0]
+
+
+def test_relu_gradient_at_zero_is_zero():
+    x = gradnb.tensor([0.0, 1.0], requires_grad=True)
+    x.relu().sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0]
+
+
+def test_sigmoid_is_stable_for_huge_inputs():
+    x = gradnb.tensor([-1e4, 1e4], requires_grad=True)
+    y = x.sigmoid()
+    y.sum().backward()
+    assert y.tolist() == [0.0, 1.0]
+    assert np.isfinite(x.grad.numpy()).all()
+
+
+@FAST
+@given(shapes=hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3,
+                                                 max_side=3).map(lambda r: r.input_shapes),
+       seed=st.integers(0, 2**16))
+def test_where(check, shapes, seed):
+    rng = np.random.default_rng(seed)
+    cond = rng.random(shapes[0]) > 0.5
+    a, b = rng.standard_normal(shapes[1]), rng.standard_normal(shapes[2])
+    check(lambda m, x, y: m.where(m.tensor(cond), x, y), [a, b])
+
+
+def test_comparisons_have_no_grad():
+    x = gradnb.tensor([1.0, 2.0], requires_grad=True)
+    for y in (x > 1, x == 2, x <= 1.5, x != 1):
+        assert y.dtype is gradnb.bool and not y.requires_grad
+
+
+def test_integer_inputs_promote_to_default_float():
+    assert gradnb.exp(gradnb.tensor([1, 2])).dtype is gradnb.float32
+    assert gradnb.sqrt(gradnb.tensor([4])).tolist() == [2.0]
+
+
+@pytest.mark.parametrize("fn", ["floor", "ceil", "round", "trunc", "sign"])
+def test_piecewise_constant_have_zero_grad(fn):
+    x = gradnb.tensor([0.3, 1.7, -2.5], requires_grad=True)
+    getattr(x, fn)().sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
