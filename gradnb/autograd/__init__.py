@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import events, grad_mode, graph, memory
 from .engine import backward, grad
+from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
     enable_grad,
     inference_mode,
@@ -14,6 +15,8 @@ from .grad_mode import (
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [
+    "Function",
+    "FunctionCtx",
     "GradcheckError",
     "backward",
     "enable_grad",
@@ -27,5 +30,6 @@ __all__ = [
     "is_grad_enabled",
     "memory",
     "no_grad",
+    "once_differentiable",
     "set_grad_enabled",
 ]
