@@ -1,0 +1,46 @@
+"""The notebook toolkit: ``%load_ext gradnb`` and the views behind its magics.
+
+Views (usable without magics, in any IPython display):
+
+- :class:`GraphView`: a computation graph (from a ``trace()``, tensors, or a Graph) as SVG,
+  DOT and text;
+- :class:`GradTable`: ``.grad`` of named tensors;
+- :class:`MemoryMeter`: freed/released/retained bytes of each backward, with a plot;
+- :class:`GradFlow`: per-parameter gradient statistics across a model's layers.
+
+Importing this package does not import IPython or ipywidgets; the magics module does, and is
+loaded only by ``%load_ext gradnb``.
+"""
+
+from __future__ import annotations
+
+from gradnb.autograd.trace import Trace, trace
+from gradnb.notebook.grad_flow import GradFlow
+from gradnb.notebook.grad_table import GradTable
+from gradnb.notebook.graph_view import GraphView
+from gradnb.notebook.memory_meter import MemoryMeter
+
+__all__ = [
+    "GradFlow",
+    "GradTable",
+    "GraphView",
+    "MemoryMeter",
+    "Trace",
+    "load_ipython_extension",
+    "trace",
+    "unload_ipython_extension",
+]
+
+
+def load_ipython_extension(ipython) -> None:
+    """Called by ``%load_ext gradnb``: register magics, tensor HTML and the memory log."""
+    from gradnb.notebook import extension
+
+    extension.load(ipython)
+
+
+def unload_ipython_extension(ipython) -> None:
+    """Called by ``%unload_ext gradnb``: remove what loading registered."""
+    from gradnb.notebook import extension
+
+    extension.unload(ipython)

@@ -1,0 +1,150 @@
+"""``GradFlow``: per-parameter gradient statistics across a model's layers.
+
+The plot people otherwise hand-roll with matplotlib to spot vanishing or exploding gradients:
+for each parameter (in the model's order) the norm, mean absolute value and largest absolute
+value of its ``.grad``, as a table and a bar chart on a log scale.
+
+>>> import gradnb
+>>> w1 = gradnb.tensor([1.0, 2.0], requires_grad=True)
+>>> w2 = gradnb.tensor([3.0], requires_grad=True)
+>>> ((w1 * 2).sum() * w2).sum().backward()
+>>> print(GradFlow([("w1", w1), ("w2", w2)]).text())
+GradFlow: 2 parameters with gradients
+name  shape  norm   mean |g|  max |g|  flags
+w1    (2,)   8.485  6         6
+w2    (1,)   6      6         6
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from html import escape
+
+import numpy as np
+
+from gradnb._tensor import Tensor
+from gradnb.notebook.formatting import (
+    array_flags,
+    format_number,
+    format_shape,
+    host_array,
+    html_table,
+    l2_norm,
+    text_table,
+)
+from gradnb.notebook.naming import Names, caller_namespace
+
+HEADER = ["name", "shape", "norm", "mean |g|", "max |g|", "flags"]
+
+
+@dataclass(frozen=True)
+class FlowRow:
+    """One parameter's gradient statistics (None where it has no gradient yet)."""
+
+    name: str
+    shape: tuple[int, ...]
+    norm: float | None
+    mean_abs: float | None
+    max_abs: float | None
+    flags: tuple[str, ...]
+
+    def cells(self) -> list[str]:
+        """The row's cells in :data:`HEADER` order."""
+        stats = [self.norm, self.mean_abs, self.max_abs]
+        return [self.name, format_shape(self.shape),
+                *("None" if s is None else format_number(s) for s in stats), ", ".join(self.flags)]
+
+
+def flow_row(name: str, param: Tensor) -> FlowRow:
+    """Statistics of ``param.grad``."""
+    grad = param._grad
+    if grad is None:
+        return FlowRow(name, tuple(param.shape), None, None, None, ())
+    data = np.abs(host_array(grad._data).astype(np.float64))
+    return FlowRow(name, tuple(param.shape), l2_norm(grad._data),
+                   float(data.mean()) if data.size else 0.0,
+                   float(data.max()) if data.size else 0.0, tuple(array_flags(grad._data)))
+
+
+class GradFlow:
+    """Gradient flow of a model (anything with ``named_parameters()``), of ``(name, tensor)``
+    pairs or a mapping, or (None) of every leaf tensor in the namespace that requires grad."""
+
+    def __init__(
+        self,
+        source: object | Sequence[tuple[str, Tensor]] | Mapping[str, Tensor] | None = None,
+        *,
+        namespace: Mapping[str, object] | None = None,
+    ) -> None:
+        if source is None:  # fix the namespace now, so a refreshed view sees the same one
+            source = Names(caller_namespace(1) if namespace is None else namespace)
+        self.source = source
+        self.rows = [flow_row(n, t) for n, t in _parameters(source)]
+
+    def text(self) -> str:
+        """Headline and table."""
+        with_grad = sum(1 for r in self.rows if r.norm is not None)
+        head = f"GradFlow: {with_grad} parameter{'s' if with_grad != 1 else ''} with gradients"
+        if not self.rows:
+            return head
+        return f"{head}\n{text_table(HEADER, [r.cells() for r in self.rows])}"
+
+    def plot_svg(self) -> str:
+        """Max and mean |grad| per parameter as bars on a log scale (inline SVG)."""
+        from gradnb.notebook.plotting import figure_svg, new_figure
+
+        rows = [r for r in self.rows if r.max_abs is not None]
+        figure, axes = new_figure(max(4.0, 0.45 * len(rows) + 2.0), 3.0)
+        positions = list(range(len(rows)))
+        axes.bar(positions, [max(r.max_abs, 1e-30) for r in rows], color="#4a90c8", alpha=0.45,
+                 label="max |g|")
+        axes.bar(positions, [max(r.mean_abs, 1e-30) for r in rows], color="#1f4e79",
+                 label="mean |g|")
+        axes.set_xticks(positions, [r.name for r in rows], rotation=60, ha="right")
+        axes.set_yscale("log")
+        axes.set_ylabel("|gradient|")
+        axes.set_title("gradient flow")
+        if rows:
+            axes.legend(loc="upper right", fontsize=8, frameon=False)
+        return figure_svg(figure)
+
+    def to_html(self) -> str:
+        """Plot and table."""
+        if not self.rows:
+            return f"<p>{escape(self.text())}</p>"
+        plot = self.plot_svg() if any(r.max_abs is not None for r in self.rows) else ""
+        return (f'<div class="gradnb-grad-flow"><p><b>{escape(self.text().splitlines()[0])}'
+                f"</b></p>{plot}{html_table(HEADER, [r.cells() for r in self.rows], 'gradnb-flow')}"
+                "</div>")
+
+    def refreshed(self) -> GradFlow:
+        """A new view of the same parameters with their current gradients."""
+        if isinstance(self.source, Names):
+            return GradFlow(_parameters(self.source))
+        return GradFlow(self.source)
+
+    def widget(self):
+        """An HTML widget that redraws after every backward call (needs ``%load_ext``)."""
+        from gradnb.notebook import extension
+        from gradnb.notebook.widgets import refreshing_widget
+
+        return refreshing_widget(lambda: self.refreshed().to_html(), extension.session_log())
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        return {"text/html": self.to_html(), "text/plain": self.text()}
+
+    def __repr__(self) -> str:
+        return self.text()
+
+
+def _parameters(source) -> list[tuple[str, Tensor]]:
+    if isinstance(source, Names):
+        return [(n, t) for n, t in source.tensors() if t.requires_grad and t.is_leaf]
+    if isinstance(source, Mapping):
+        return list(source.items())
+    if callable(getattr(source, "named_parameters", None)):
+        return list(source.named_parameters())
+    if isinstance(source, Tensor):
+        raise TypeError("GradFlow needs a model or (name, tensor) pairs, not a single tensor")
+    return list(source)

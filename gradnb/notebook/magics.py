@@ -1,0 +1,200 @@
+"""The magics: ``%%trace``, ``%backward``, ``%grad``, ``%memory`` and ``%gradflow``.
+
+Each parses its options with IPython's ``magic_arguments`` (so ``%backward?`` shows help),
+checks every input before doing anything (a bad name, a non-tensor, a tensor that needs no
+grad or a malformed option is a one-line ``UsageError``, and no graph is freed, no ``.grad``
+touched) and shows its view with an explicit ``display()``.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import display
+
+from gradnb._tensor import Tensor
+from gradnb.autograd.trace import Trace
+from gradnb.notebook import extension
+from gradnb.notebook.backward_run import backward_problem, watched_backward
+from gradnb.notebook.backward_view import BackwardView
+from gradnb.notebook.grad_flow import GradFlow
+from gradnb.notebook.grad_table import GradTable
+from gradnb.notebook.graph_view import GraphView
+from gradnb.notebook.memory_meter import MemoryMeter
+from gradnb.notebook.naming import Names
+from gradnb.notebook.step_view import StepThrough
+from gradnb.notebook.widgets import LiveGraph, WithStaticForm, widgets_available
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+@magics_class
+class GradnbMagics(Magics):
+    """gradnb's notebook magics (registered by ``%load_ext gradnb``)."""
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _evaluate(self, magic: str, source: str):
+        """Evaluate ``source`` in the user's namespace; any failure is a UsageError."""
+        try:
+            return self.shell.ev(source)
+        except Exception as error:  # noqa: BLE001 - every failure becomes the one-line message
+            raise UsageError(f"%{magic}: cannot evaluate {source!r}: {_one_line(error)}") from None
+
+    def _show(self, view, live_widget=None) -> None:
+        if live_widget is not None and widgets_available(self.shell):
+            display(WithStaticForm(live_widget(), view))
+        else:
+            display(view)
+
+    # -- %%trace --------------------------------------------------------------------------------
+    @magic_arguments()
+    @argument("-o", "--store", metavar="VAR",
+              help="store the trace's GraphView in the variable VAR")
+    @argument("-q", "--quiet", action="store_true", help="do not display the graph")
+    @argument("--no-saved", action="store_true", help="do not draw the saved-tensor boxes")
+    @argument("--no-live", action="store_true",
+              help="do not redraw the graph while the cell runs (only at the end)")
+    @cell_magic
+    def trace(self, line: str, cell: str):
+        """Run the cell and show the computation graph of every op it ran.
+
+        The graph grows live while the cell runs (in a notebook with ipywidgets) and settles on
+        the final graph. Boxes carry your variable names, op names as in ``grad_fn``, shapes and
+        dtypes. The cell's last expression is its result, as without the magic; an error in the
+        cell is a normal cell error (the graph so far is still shown).
+        """
+        args = parse_argstring(self.trace, line)
+        if args.store is not None and not args.store.isidentifier():
+            raise UsageError(f"%%trace: --store needs a variable name, got {args.store!r}")
+        body, last = self._compile_cell(cell)
+        namespace = self.shell.user_ns
+        recording = Trace()
+
+        def view() -> GraphView:
+            return GraphView(recording, namespace=namespace, show_saved=not args.no_saved)
+
+        live = None
+        if not args.quiet and not args.no_live and widgets_available(self.shell):
+            live = LiveGraph(lambda: view().to_svg())
+            recording.listeners.append(live)
+            display(live.widget)
+        try:
+            with recording:
+                exec(body, namespace)  # noqa: S102 - running the cell is the point
+                result = eval(last, namespace) if last is not None else None
+        finally:
+            final = view()
+            if live is not None:
+                live.close()
+            if args.store is not None:
+                namespace[args.store] = final
+            if not args.quiet:
+                self._show(final, final.widget if live is not None else None)
+        return result
+
+    def _compile_cell(self, cell: str):
+        """Parse and transform the cell as IPython would; split off a last expression."""
+        shell = self.shell
+        source = shell.transform_cell(cell)
+        tree = shell.transform_ast(shell.compile.ast_parse(source))
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = shell.compile(ast.Expression(tree.body[-1].value), "<trace>", "eval")
+            tree.body = tree.body[:-1]
+        return shell.compile(tree, "<trace>", "exec"), last
+
+    # -- %backward ------------------------------------------------------------------------------
+    @magic_arguments()
+    @argument("expr", nargs="+", help="the tensor to differentiate (an expression)")
+    @argument("--gradient", metavar="EXPR",
+              help="the gradient w.r.t. EXPR (needed when it is not a scalar)")
+    @argument("--retain-graph", action="store_true", help="keep the graph for another backward")
+    @argument("--create-graph", action="store_true",
+              help="record the backward pass itself, for higher-order gradients")
+    @argument("--step", action="store_true", help="step through the pass node by node")
+    @argument("--no-saved", action="store_true", help="do not draw the saved-tensor boxes")
+    @line_magic
+    def backward(self, line: str) -> None:
+        """Run ``EXPR.backward()`` and show what it did.
+
+        The report shows the graph with the path the gradient took, the ``.grad`` table of every
+        leaf it reached (values or summary, norm, NaN/Inf/zero flags, fresh or accumulated) and
+        the bytes the call freed. ``--step`` plays the pass node by node. Bad input changes
+        nothing: no graph is freed and no ``.grad`` is touched.
+        """
+        args = parse_argstring(self.backward, line)
+        label = " ".join(args.expr)
+        root = self._evaluate("backward", label)
+        gradient = None
+        if args.gradient is not None:
+            gradient = self._evaluate("backward", args.gradient)
+        problem = backward_problem(root, gradient, label)
+        if problem is not None:
+            raise UsageError(f"%backward: {problem}")
+        try:
+            run = watched_backward(root, gradient, retain_graph=args.retain_graph or None,
+                                   create_graph=args.create_graph, keep_steps=args.step)
+        except RuntimeError as error:
+            raise UsageError(f"%backward: {_one_line(error)}") from None
+        view = BackwardView(run, self.shell.user_ns, label, show_saved=not args.no_saved)
+        if args.step:
+            stepper = StepThrough(view)
+            self._show(stepper, stepper.widget)
+        else:
+            display(view)
+
+    # -- %grad ----------------------------------------------------------------------------------
+    @magic_arguments()
+    @argument("names", nargs="*", help="tensors to show (default: all that require grad)")
+    @line_magic
+    def grad(self, line: str) -> None:
+        """Show the ``.grad`` table of the named tensors, or of every tensor in the namespace
+        that requires grad."""
+        args = parse_argstring(self.grad, line)
+        if not args.names:
+            display(GradTable(namespace=self.shell.user_ns))
+            return
+        pairs = []
+        for name in args.names:
+            value = self._evaluate("grad", name)
+            if not isinstance(value, Tensor):
+                raise UsageError(f"%grad: {name} is a {type(value).__name__}, not a tensor")
+            if not value.requires_grad:
+                raise UsageError(f"%grad: {name} does not require grad, so it has no .grad")
+            pairs.append((name, value))
+        display(GradTable(pairs))
+
+    # -- %memory --------------------------------------------------------------------------------
+    @magic_arguments()
+    @argument("--live", action="store_true", help="a widget that redraws after every backward")
+    @line_magic
+    def memory(self, line: str) -> None:
+        """Show freed, released and retained bytes of every backward since ``%load_ext``."""
+        args = parse_argstring(self.memory, line)
+        meter = MemoryMeter(extension.session_log())
+        self._show(meter, meter.widget if args.live else None)
+
+    # -- %gradflow ------------------------------------------------------------------------------
+    @magic_arguments()
+    @argument("model", nargs="?", help="a model (default: every tensor that requires grad)")
+    @argument("--live", action="store_true", help="a widget that redraws after every backward")
+    @line_magic
+    def gradflow(self, line: str) -> None:
+        """Show per-parameter gradient norm, mean and max across a model's layers."""
+        args = parse_argstring(self.gradflow, line)
+        if args.model is None:
+            flow = GradFlow(Names(self.shell.user_ns))
+        else:
+            model = self._evaluate("gradflow", args.model)
+            if not callable(getattr(model, "named_parameters", None)):
+                raise UsageError(
+                    f"%gradflow: {args.model} is a {type(model).__name__}, not a model "
+                    "(it has no named_parameters())")
+            flow = GradFlow(model)
+        self._show(flow, flow.widget if args.live else None)
