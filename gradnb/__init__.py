@@ -43,6 +43,23 @@ from . import autograd  # noqa: E402  (after Tensor exists)
 __version__ = "0.1.0"
 
 
+from .autograd.trace import trace  # noqa: F401 - the public gradnb.trace()
+
+
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext gradnb``: register the notebook toolkit (magics, tensor HTML, memory log)."""
+    from .notebook import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython) -> None:
+    """``%unload_ext gradnb``: remove what ``%load_ext gradnb`` registered."""
+    from .notebook import unload_ipython_extension as unload
+
+    unload(ipython)
+
+
 def is_tensor(obj) -> bool:
     """True if ``obj`` is a gradnb tensor."""
     return isinstance(obj, Tensor)
