@@ -402,15 +402,18 @@ class MulConst(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, out = ctx.saved_tensors
+        _, out = ctx.saved_tensors
+        ctx.seen_output = out.tolist()
         return grad * ctx.k, None
 
 
 def test_setup_context_style():
     x = leaf([1.0, 2.0])
     y = MulConst.apply(x, 3.0)
-    assert y.grad_fn.name() == "MulConstBackward"
+    node = y.grad_fn
+    assert node.name() == "MulConstBackward"
     y.sum().backward()
+    assert node.seen_output == [3.0, 6.0]
     assert x.grad.tolist() == [3.0, 3.0]
     z = MulConst.apply(x, k=4.0)
     assert z.tolist() == [4.0, 8.0]
