@@ -1,0 +1,65 @@
+"""Plumbing shared by the fused ops of ``nn.functional``.
+
+A fused op computes its forward on raw arrays and records one node whose derivative is written
+by hand (for speed, memory, or numerical stability), exactly like the ops in ``gradnb.ops``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd.graph import record
+from ...ops._common import Tensor, emit, events, grad_state, wrap
+
+__all__ = [
+    "Tensor",
+    "const_like",
+    "finish",
+    "first_order_only",
+    "index_add_at",
+    "needs_grad",
+    "record_node",
+]
+
+
+def needs_grad(*tensors) -> bool:
+    """Whether an op on ``tensors`` (None entries are constants) must record a node."""
+    return grad_state.enabled and any(t is not None and t._requires_grad for t in tensors)
+
+
+def record_node(cls, inputs, meta: bool = True):
+    """A ``cls`` node for ``inputs`` when grad mode is on and one of them needs grad, else None."""
+    return record(cls, inputs, meta) if needs_grad(*inputs) else None
+
+
+def finish(node, out) -> Tensor:
+    """Wrap the forward result, attach ``node`` and tell observers."""
+    t = wrap(out, node)
+    if node is not None and events.observers:
+        emit(node, t)
+    return t
+
+
+def const_like(array, like):
+    """``array`` as a constant operand in the mode of ``like``: a tensor under
+    ``create_graph=True``, the raw array in a first-order backward."""
+    return Tensor._make(array) if isinstance(like, Tensor) else array
+
+
+def first_order_only(node, g) -> None:
+    """Refuse a double backward through ``node`` (its rule runs on raw arrays only)."""
+    if isinstance(g, Tensor):
+        raise RuntimeError(  # noqa: TRY004 - PyTorch's error type for a missing derivative
+            f"double backward through {node.name()} is not implemented in gradnb "
+            "(create_graph=True is supported for the other nn.functional ops)"
+        )
+
+
+def index_add_at(target, index, values) -> None:
+    """``target[index] += values`` where repeated indices all add (NumPy's ``add.at``)."""
+    if type(target) is np.ndarray:
+        np.add.at(target, index, values)
+    else:
+        import cupyx
+
+        cupyx.scatter_add(target, index, values)

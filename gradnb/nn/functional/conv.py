@@ -1,0 +1,218 @@
+"""conv2d (im2col + one matrix product) and max_pool2d, on NCHW arrays.
+
+Both read their sliding windows through a strided view of the (padded) input, so gathering the
+windows is a single copy and no Python loop runs over output positions. Their backward passes
+run on raw arrays only (double backward through them is refused with a clear error).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._backend import get_array_module
+from ...autograd.graph import Node, saved_const, saved_input
+from ._fused import Tensor, finish, first_order_only, index_add_at, record_node
+
+__all__ = ["conv2d", "max_pool2d"]
+
+
+def _pair(v) -> tuple[int, int]:
+    if isinstance(v, (tuple, list)):
+        return int(v[0]), int(v[1])
+    return int(v), int(v)
+
+
+def _out_size(size: int, kernel: int, stride: int, dilation: int, pad_total: int) -> int:
+    return (size + pad_total - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def _windows(x, kernel, stride, dilation, out_hw):
+    """A strided view ``(N, C, kh, kw, oh, ow)`` of the windows of a padded NCHW array."""
+    xp = get_array_module(x)
+    n, c = x.shape[:2]
+    s_n, s_c, s_h, s_w = x.strides
+    shape = (n, c, kernel[0], kernel[1], out_hw[0], out_hw[1])
+    strides = (s_n, s_c, s_h * dilation[0], s_w * dilation[1], s_h * stride[0], s_w * stride[1])
+    return xp.lib.stride_tricks.as_strided(x, shape=shape, strides=strides)
+
+
+def _pad(x, pads, value=0.0):
+    """Pad the last two dims by ``(top, bottom, left, right)``."""
+    top, bottom, left, right = pads
+    if not any(pads):
+        return x
+    xp = get_array_module(x)
+    return xp.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=value)
+
+
+def _conv_pads(padding, kernel, dilation):
+    if padding == "valid":
+        return (0, 0, 0, 0)
+    if padding == "same":
+        th, tw = dilation[0] * (kernel[0] - 1), dilation[1] * (kernel[1] - 1)
+        return (th // 2, th - th // 2, tw // 2, tw - tw // 2)
+    ph, pw = _pair(padding)
+    return (ph, ph, pw, pw)
+
+
+class ConvolutionBackward0(Node):
+    """im2col backward: ``dW = g . cols``, ``dcols = W.T @ g`` folded back onto the input
+    (col2im, one strided add per kernel offset), ``db = sum(g)``."""
+
+    __slots__ = ("dilation", "groups", "in_shape", "out_hw", "pads", "stride", "w_shape")
+
+    def backward(self, g):
+        first_order_only(self, g)
+        x, w = self.saved(g)
+        xp = get_array_module(g)
+        n, c, h, wd = self.in_shape
+        o, cg, kh, kw = self.w_shape
+        groups, og, (oh, ow) = self.groups, o // self.groups, self.out_hw
+        top, bottom, left, right = self.pads
+        g2 = g.reshape(n, groups, og, oh * ow)
+        gx_pad = gw = None
+        if self.needs(0):
+            gx_pad = xp.zeros((n, c, h + top + bottom, wd + left + right), dtype=g.dtype)
+        if self.needs(1):
+            gw = xp.empty(self.w_shape, dtype=g.dtype)
+            xpad = _pad(x, self.pads)
+        for gi in range(groups):
+            gg = g2[:, gi]
+            if gw is not None:
+                cols = _windows(xpad[:, gi * cg:(gi + 1) * cg], (kh, kw), self.stride,
+                                self.dilation, (oh, ow)).reshape(n, cg * kh * kw, oh * ow)
+                gw[gi * og:(gi + 1) * og] = xp.tensordot(
+                    gg, cols, axes=([0, 2], [0, 2])).reshape(og, cg, kh, kw)
+            if gx_pad is not None:
+                wg = w[gi * og:(gi + 1) * og].reshape(og, cg * kh * kw)
+                gcols = (wg.T @ gg).reshape(n, cg, kh, kw, oh, ow)
+                self._col2im(gx_pad[:, gi * cg:(gi + 1) * cg], gcols, (oh, ow))
+        gx = None if gx_pad is None else gx_pad[:, :, top:top + h, left:left + wd]
+        gb = g.sum(axis=(0, 2, 3)) if len(self.next_functions) > 2 and self.needs(2) else None
+        return gx, gw, gb
+
+    def _col2im(self, target, gcols, out_hw):
+        (sh, sw), (dh, dw) = self.stride, self.dilation
+        oh, ow = out_hw
+        for i in range(gcols.shape[2]):
+            for j in range(gcols.shape[3]):
+                r0, c0 = i * dh, j * dw
+                target[:, :, r0:r0 + sh * (oh - 1) + 1:sh, c0:c0 + sw * (ow - 1) + 1:sw] += \
+                    gcols[:, :, i, j]
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+           dilation=1, groups: int = 1) -> Tensor:
+    """2-D cross-correlation of ``(N, C, H, W)`` (or ``(C, H, W)``) input with
+    ``(O, C/groups, kh, kw)`` filters."""
+    if input.ndim == 3:
+        out = conv2d(input.reshape(1, *input.shape), weight, bias, stride, padding, dilation,
+                     groups)
+        return out.reshape(*out.shape[1:])
+    x, w = input._data, weight._data
+    if x.ndim != 4:
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
+                           f"input of size: {list(x.shape)}")
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    if c != cg * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(w.shape)}, expected input"
+            f"{list(x.shape)} to have {cg * groups} channels, but got {c} channels instead")
+    stride, dilation = _pair(stride), _pair(dilation)
+    pads = _conv_pads(padding, (kh, kw), dilation)
+    oh = _out_size(h, kh, stride[0], dilation[0], pads[0] + pads[1])
+    ow = _out_size(wd, kw, stride[1], dilation[1], pads[2] + pads[3])
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError("Calculated output size is too small: the kernel is larger than the "
+                           "(padded) input")
+    xp = get_array_module(x)
+    xpad = _pad(x, pads)
+    og = o // groups
+    out = xp.empty((n, o, oh * ow), dtype=np.result_type(x.dtype, w.dtype))
+    for gi in range(groups):
+        cols = _windows(xpad[:, gi * cg:(gi + 1) * cg], (kh, kw), stride, dilation, (oh, ow))
+        cols = cols.reshape(n, cg * kh * kw, oh * ow)
+        out[:, gi * og:(gi + 1) * og] = w[gi * og:(gi + 1) * og].reshape(og, -1) @ cols
+    out = out.reshape(n, o, oh, ow)
+    if bias is not None:
+        out += bias._data.reshape(1, o, 1, 1)
+    node = record_node(ConvolutionBackward0, (input, weight, bias))
+    if node is not None:
+        node.stride, node.dilation, node.pads, node.groups = stride, dilation, pads, groups
+        node.in_shape, node.w_shape, node.out_hw = x.shape, w.shape, (oh, ow)
+        # The input is needed only for the weight's gradient, the weight only for the input's.
+        node._saved = (saved_input(input) if node.needs(1) else saved_const(None),
+                       saved_input(weight) if node.needs(0) else saved_const(None))
+    return finish(node, out)
+
+
+class MaxPool2DWithIndicesBackward0(Node):
+    """Each window's gradient goes to the element that was its maximum (summed where windows
+    overlap)."""
+
+    __slots__ = ("in_shape", "pads")
+
+    def backward(self, g):
+        first_order_only(self, g)
+        (flat_index,) = self.saved(g)
+        xp = get_array_module(g)
+        n, c, h, w = self.in_shape
+        top, bottom, left, right = self.pads
+        hp, wp = h + top + bottom, w + left + right
+        grad = xp.zeros((n * c, hp * wp), dtype=g.dtype)
+        rows = xp.arange(n * c).reshape(-1, 1)
+        index_add_at(grad, (rows, flat_index.reshape(n * c, -1)), g.reshape(n * c, -1))
+        grad = grad.reshape(n, c, hp, wp)[:, :, top:top + h, left:left + w]
+        return (grad,)
+
+
+def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+               ceil_mode: bool = False, return_indices: bool = False):
+    """The maximum of each ``kernel_size`` window of ``(N, C, H, W)`` (or ``(C, H, W)``)."""
+    if input.ndim == 3:
+        res = max_pool2d(input.reshape(1, *input.shape), kernel_size, stride, padding, dilation,
+                         ceil_mode, return_indices)
+        if return_indices:
+            return res[0].reshape(*res[0].shape[1:]), res[1].reshape(*res[1].shape[1:])
+        return res.reshape(*res.shape[1:])
+    kernel = _pair(kernel_size)
+    stride = kernel if stride is None or stride == [] else _pair(stride)
+    (ph, pw), dilation = _pair(padding), _pair(dilation)
+    if ph > kernel[0] // 2 or pw > kernel[1] // 2:
+        raise RuntimeError("pad should be at most half of effective kernel size, but got "
+                           f"pad={ph}, kernel_size={kernel[0]} and dilation={dilation[0]}")
+    x = input._data
+    n, c, h, w = x.shape
+    oh, extra_h = _pool_out(h, kernel[0], stride[0], dilation[0], ph, ceil_mode)
+    ow, extra_w = _pool_out(w, kernel[1], stride[1], dilation[1], pw, ceil_mode)
+    pads = (ph, ph + extra_h, pw, pw + extra_w)
+    xp = get_array_module(x)
+    xpad = _pad(x, pads, value=-xp.inf)
+    win = _windows(xpad, kernel, stride, dilation, (oh, ow))
+    win = win.transpose(0, 1, 4, 5, 2, 3).reshape(n, c, oh, ow, kernel[0] * kernel[1])
+    arg = win.argmax(axis=-1)
+    out = xp.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+    ki, kj = arg // kernel[1], arg % kernel[1]
+    row = xp.arange(oh).reshape(-1, 1) * stride[0] + ki * dilation[0]
+    col = xp.arange(ow).reshape(1, -1) * stride[1] + kj * dilation[1]
+    wp = w + pads[2] + pads[3]
+    node = record_node(MaxPool2DWithIndicesBackward0, (input,))
+    if node is not None:
+        node.in_shape = x.shape
+        node.pads = pads
+        node._saved = (saved_const(row * wp + col),)
+    t = finish(node, out)
+    if return_indices:
+        return t, Tensor._make((row - ph) * w + (col - pw))
+    return t
+
+
+def _pool_out(size: int, kernel: int, stride: int, dilation: int, pad: int, ceil_mode: bool):
+    """Output length and the extra right padding that ``ceil_mode`` needs."""
+    span = size + 2 * pad - dilation * (kernel - 1) - 1
+    out = (-(-span // stride) if ceil_mode else span // stride) + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    extra = max(0, (out - 1) * stride + dilation * (kernel - 1) + 1 - (size + 2 * pad))
+    return out, extra

@@ -1,0 +1,48 @@
+"""linear: ``x @ W.T + b`` as one ``addmm`` (PyTorch's graph: AddmmBackward0 over TBackward0)."""
+
+from __future__ import annotations
+
+from ...autograd.graph import Node, saved_const, saved_input
+from ...ops import dual
+from ...ops.linalg import matmul
+from ._fused import Tensor, finish, record_node
+
+__all__ = ["addmm", "linear"]
+
+
+class AddmmBackward0(Node):
+    """``d(bias + m1 @ m2)``: ``g`` for the bias (the engine sums it down to the bias's shape),
+    ``g @ m2.T`` for ``m1`` and ``m1.T @ g`` for ``m2``."""
+
+    __slots__ = ()
+
+    def backward(self, g):
+        m1, m2 = self.saved(g)
+        return (
+            g if self.needs(0) else None,
+            dual.matmul(g, dual.mT(m2)) if self.needs(1) else None,
+            dual.matmul(dual.mT(m1), g) if self.needs(2) else None,
+        )
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    """``input + mat1 @ mat2`` for 2-D ``mat1`` and ``mat2`` (``input`` broadcasts)."""
+    out = input._data + mat1._data @ mat2._data
+    node = record_node(AddmmBackward0, (input, mat1, mat2))
+    if node is not None:
+        # Each matrix is needed only for the other one's gradient.
+        node._saved = (saved_input(mat1) if node.needs(2) else saved_const(None),
+                       saved_input(mat2) if node.needs(1) else saved_const(None))
+    return finish(node, out)
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias`` over the last dimension of ``input``."""
+    wt = weight.t()
+    if bias is None:
+        return matmul(input, wt)
+    if input.ndim == 2:
+        return addmm(bias, input, wt)
+    lead = tuple(input.shape[:-1])
+    flat = input.reshape(-1, input.shape[-1])
+    return addmm(bias, flat, wt).reshape(*lead, weight.shape[0])

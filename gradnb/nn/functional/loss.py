@@ -1,0 +1,257 @@
+"""Losses: mse_loss, nll_loss, cross_entropy and binary_cross_entropy_with_logits.
+
+Cross entropy is ``nll_loss(log_softmax(x))``, so it inherits log_softmax's stability; BCE with
+logits never forms ``sigmoid(x)`` in the forward, so logits of magnitude 1e4 give finite losses.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ..._backend import get_array_module
+from ...autograd.graph import Node, saved_const, saved_input
+from ...ops import dual
+from ...ops._common import binary_operands
+from ._fused import Tensor, const_like, finish, record_node
+from .activation import log_softmax
+
+__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "mse_loss", "nll_loss"]
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _check_reduction(reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _reduce(loss, reduction: str):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _scale(g, reduction: str, count: int):
+    """The upstream gradient as seen by each element of an (unreduced) loss."""
+    return g / count if reduction == "mean" else g
+
+
+# -- mean squared error ---------------------------------------------------------------------------
+class MseLossBackward0(Node):
+    """``d/dx mean((x - y)^2) = 2 (x - y) / n``; the target gets the negation."""
+
+    __slots__ = ("count", "reduction")
+
+    def backward(self, g):
+        x, y = self.saved(g)
+        gx = 2 * (x - y) * _scale(g, self.reduction, self.count)
+        return (gx if self.needs(0) else None, -gx if self.needs(1) else None)
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+             reduction: str = "mean") -> Tensor:
+    """Mean (or summed, or elementwise) squared error."""
+    _check_reduction(reduction)
+    if tuple(input.shape) != tuple(target.shape):
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.", UserWarning, stacklevel=2)
+    ti, tt, x, y = binary_operands(input, target)
+    sq = (x - y) ** 2
+    out = _reduce(sq, reduction)
+    node = record_node(MseLossBackward0, (ti, tt))
+    if node is not None:
+        node.reduction = reduction
+        node.count = max(sq.size, 1)
+        node._saved = (saved_input(input), saved_input(target))
+    return finish(node, out)
+
+
+# -- negative log likelihood ----------------------------------------------------------------------
+def _canonical(x_shape, target_shape):
+    """``(N, C, R)`` for an input of shape ``(C,)``, ``(N, C)`` or ``(N, C, d1, ...)``."""
+    if len(x_shape) == 1:
+        if len(target_shape) != 0:
+            raise ValueError(f"Expected input batch_size (1) to match target batch_size "
+                             f"({target_shape[0]}).")
+        return 1, x_shape[0], 1
+    n, c = x_shape[0], x_shape[1]
+    if len(target_shape) == 0 or target_shape[0] != n:
+        got = target_shape[0] if target_shape else 0
+        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({got}).")
+    if tuple(target_shape[1:]) != tuple(x_shape[2:]):
+        raise RuntimeError(f"Expected target size {[n, *x_shape[2:]]}, got {list(target_shape)}")
+    r = 1
+    for d in x_shape[2:]:
+        r *= d
+    return n, c, r
+
+
+def _nll_weights(target, weight, ignore_index: int, num_classes: int, dtype):
+    """Per-element weights ``w[target]`` (0 where ignored) and the target made safe to index."""
+    xp = get_array_module(target)
+    valid = target != ignore_index
+    safe = xp.where(valid, target, 0)
+    bad = (safe < 0) | (safe >= num_classes)
+    if bad.any():
+        raise IndexError(f"Target {int(safe[bad].ravel()[0])} is out of bounds.")
+    w = valid.astype(dtype) if weight is None else weight[safe] * valid
+    return safe, w
+
+
+class NllLossBackward0(Node):
+    """``d loss / d x[n, target[n]] = -w[target[n]]`` (scaled by the reduction), zero elsewhere."""
+
+    __slots__ = ("canonical", "in_shape", "reduction")
+
+    def backward(self, g):
+        (onehot_weights, total) = self.saved(g)
+        n, _, r = self.canonical
+        if self.reduction == "none":
+            scale = dual.reshape(g, (n, 1, r))
+        elif self.reduction == "mean":
+            scale = g / total
+        else:
+            scale = g
+        grad = const_like(onehot_weights, g) * scale
+        return (dual.reshape(grad, self.in_shape), None, None)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of the target classes, given log-probabilities ``input``."""
+    _check_reduction(reduction)
+    x = input._data
+    t = target._data
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
+    n, c, r = _canonical(x.shape, t.shape)
+    xp = get_array_module(x)
+    x3 = x.reshape(n, c, r)
+    t2 = t.reshape(n, r)
+    safe, w = _nll_weights(t2, None if weight is None else weight._data, ignore_index, c, x.dtype)
+    picked = xp.take_along_axis(x3, safe[:, None, :], axis=1)[:, 0, :]
+    losses = -picked * w
+    total = w.sum()
+    if reduction == "none":
+        out = losses.reshape(t.shape)
+    elif reduction == "sum":
+        out = losses.sum()
+    else:
+        out = losses.sum() / total
+    node = record_node(NllLossBackward0, (input, None, None))
+    if node is not None:
+        onehot = xp.zeros((n, c, r), dtype=x.dtype)
+        xp.put_along_axis(onehot, safe[:, None, :], -w[:, None, :], axis=1)
+        node.reduction = reduction
+        node.canonical = (n, c, r)
+        node.in_shape = x.shape
+        node._saved = (saved_const(onehot), saved_const(float(total)))
+    return finish(node, out.astype(x.dtype, copy=False))
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Cross entropy between logits ``input`` (class dimension 1) and class indices or class
+    probabilities ``target``; ``nll_loss(log_softmax(input, 1))`` for indices."""
+    _check_reduction(reduction)
+    class_dim = 0 if input.ndim == 1 else 1
+    logp = log_softmax(input, class_dim)
+    num_classes = input.shape[class_dim]
+    w_view = None
+    if weight is not None:
+        shape = [1] * input.ndim
+        shape[class_dim] = num_classes
+        w_view = weight.reshape(*shape)
+    if target.is_floating_point():
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / num_classes
+        weighted = logp * target if w_view is None else logp * target * w_view
+        losses = -weighted.sum(class_dim)
+        return _reduce(losses, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing <= 0:
+        return nll
+    smooth = -(logp if w_view is None else logp * w_view).sum(class_dim)
+    valid = target._data != ignore_index
+    smooth = smooth * Tensor._make(valid.astype(logp._data.dtype))
+    if reduction == "mean":
+        if weight is None:
+            denom = float(valid.sum())
+        else:
+            denom = float((weight._data[target._data[valid]]).sum())
+        smooth = smooth.sum() / denom
+    else:
+        smooth = _reduce(smooth, reduction)
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / num_classes)
+
+
+# -- binary cross entropy with logits -------------------------------------------------------------
+def _sigmoid(x):
+    """A sigmoid that works on arrays and tensors and never overflows."""
+    return 0.5 * (1 + dual.tanh(0.5 * x))
+
+
+def _softplus_neg(x):
+    """``log(1 + exp(-x))`` without overflow."""
+    ax = dual.abs(x)
+    return dual.log(1 + dual.exp(-ax)) + 0.5 * (ax - x)
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """``dx = (l * sigmoid(x) - p * y) * w`` with ``l = 1 + (p - 1) y`` (``p`` the positive
+    weight, 1 by default); ``dy = (-x + (p - 1) softplus(-x)) * w``."""
+
+    __slots__ = ("count", "reduction")
+
+    def backward(self, g):
+        x, y, weight, pos_weight = self.saved(g)
+        scale = _scale(g, self.reduction, self.count)
+        if weight is not None:
+            scale = scale * weight
+        gx = gy = None
+        if self.needs(0):
+            if pos_weight is None:
+                gx = (_sigmoid(x) - y) * scale
+            else:
+                log_weight = 1 + (pos_weight - 1) * y
+                gx = (log_weight * _sigmoid(x) - pos_weight * y) * scale
+        if self.needs(1):
+            gy = -x if pos_weight is None else -x + (pos_weight - 1) * _softplus_neg(x)
+            gy = gy * scale
+        return gx, gy
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average=None, reduce=None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """Binary cross entropy on logits: ``-[y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))]``,
+    computed as ``(1 - y) x + softplus(-x)`` so it stays finite for any logit."""
+    _check_reduction(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    ti, tt, x, y = binary_operands(input, target)
+    xp = get_array_module(x)
+    ax = xp.abs(x)
+    softplus_neg = xp.log1p(xp.exp(-ax)) + xp.maximum(-x, 0)
+    w_arr = None if weight is None else weight._data
+    pw_arr = None if pos_weight is None else pos_weight._data
+    if pw_arr is None:
+        losses = (1 - y) * x + softplus_neg
+    else:
+        losses = (1 - y) * x + (1 + (pw_arr - 1) * y) * softplus_neg
+    if w_arr is not None:
+        losses = losses * w_arr
+    out = _reduce(losses, reduction)
+    node = record_node(BinaryCrossEntropyWithLogitsBackward0, (ti, tt))
+    if node is not None:
+        node.reduction = reduction
+        node.count = max(losses.size, 1)
+        node._saved = (saved_input(input), saved_input(target), saved_const(w_arr),
+                       saved_const(pw_arr))
+    return finish(node, out.astype(x.dtype, copy=False))

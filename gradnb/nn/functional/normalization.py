@@ -1,0 +1,187 @@
+"""layer_norm and batch_norm: one normalisation rule, two choices of axes.
+
+Both normalise ``x`` to zero mean and unit variance over some axes, then scale and shift. The
+backward recomputes the statistics from the saved input (cheap next to the matmuls around it),
+which keeps the rule valid on tensors too, so double backward works.
+"""
+
+from __future__ import annotations
+
+from ..._backend import get_array_module
+from ...autograd.graph import Node, saved_const, saved_input
+from ...ops import dual
+from ._fused import Tensor, finish, record_node
+
+__all__ = ["batch_norm", "layer_norm"]
+
+
+def _stats(x, axes, eps: float):
+    """Mean and reciprocal standard deviation (biased variance) over ``axes``, kept as dims."""
+    xp = get_array_module(x)
+    mean = x.mean(axis=axes, keepdims=True)
+    centered = x - mean
+    var = (centered * centered).mean(axis=axes, keepdims=True)
+    return mean, 1.0 / xp.sqrt(var + eps)
+
+
+def _param_view(w, ndim: int, channel_dim: int | None):
+    """``w`` shaped to broadcast against the input (per-channel for batch norm)."""
+    if w is None or channel_dim is None:
+        return w
+    shape = [1] * ndim
+    shape[channel_dim] = -1
+    return dual.reshape(w, shape) if isinstance(w, Tensor) else w.reshape(shape)
+
+
+class _NormBackward(Node):
+    """``dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))`` over the normalised
+    axes, with ``dxhat = g * weight``; ``dweight = sum(g * xhat)``, ``dbias = sum(g)`` over the
+    other axes."""
+
+    __slots__ = ("axes", "channel_dim", "count", "eps", "param_axes")
+
+    def _grads(self, g, x, weight):
+        axes, n = self.axes, self.count
+        centered = x - dual.sum(x, axes, True) / n
+        rstd = 1 / dual.sqrt(dual.sum(centered * centered, axes, True) / n + self.eps)
+        xhat = centered * rstd
+        w = _param_view(weight, len(x.shape), self.channel_dim)
+        gxhat = g if w is None else g * w
+        gx = gw = gb = None
+        if self.needs(0):
+            gx = rstd * (gxhat - dual.sum(gxhat, axes, True) / n
+                         - xhat * (dual.sum(gxhat * xhat, axes, True) / n))
+        if len(self.next_functions) > 1 and self.needs(1):
+            gw = dual.sum(g * xhat, self.param_axes)
+        if len(self.next_functions) > 2 and self.needs(2):
+            gb = dual.sum(g, self.param_axes)
+        return gx, gw, gb
+
+
+class NativeLayerNormBackward0(_NormBackward):
+    __slots__ = ()
+
+    def backward(self, g):
+        x, weight = self.saved(g)
+        return self._grads(g, x, weight)
+
+
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over the trailing ``normalized_shape`` dims, then ``* weight + bias``."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(normalized_shape)
+    x = input._data
+    k = len(normalized_shape)
+    if tuple(x.shape[x.ndim - k:]) != normalized_shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*, {', '.join(str(s) for s in normalized_shape)}], but got input of size"
+            f"{list(x.shape)}")
+    axes = tuple(range(x.ndim - k, x.ndim))
+    mean, rstd = _stats(x, axes, eps)
+    out = (x - mean) * rstd
+    if weight is not None:
+        out = out * weight._data
+    if bias is not None:
+        out = out + bias._data
+    node = record_node(NativeLayerNormBackward0, (input, weight, bias), meta=False)
+    if node is not None:
+        node.axes = axes
+        node.param_axes = tuple(range(x.ndim - k))
+        node.eps = eps
+        node.channel_dim = None
+        node.count = max(1, _prod(normalized_shape))
+        node._saved = (saved_input(input), _save_optional(weight))
+    return finish(node, out.astype(x.dtype, copy=False))
+
+
+class NativeBatchNormBackward0(_NormBackward):
+    __slots__ = ("training",)
+
+    def backward(self, g):
+        x, weight, mean, rstd = self.saved(g)
+        if self.training:
+            return self._grads(g, x, weight)
+        return self._eval_grads(g, x, weight, mean, rstd)
+
+    def _eval_grads(self, g, x, weight, mean, rstd):
+        """With running statistics the normalisation is affine: ``dx = g * weight * rstd``."""
+        xhat = (x - mean) * rstd
+        w = _param_view(weight, len(x.shape), self.channel_dim)
+        gx = gw = gb = None
+        if self.needs(0):
+            gx = g * rstd if w is None else g * w * rstd
+        if len(self.next_functions) > 1 and self.needs(1):
+            gw = dual.sum(g * xhat, self.param_axes)
+        if len(self.next_functions) > 2 and self.needs(2):
+            gb = dual.sum(g, self.param_axes)
+        return gx, gw, gb
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel (dim 1) over the batch (and spatial) dims.
+
+    In training the batch statistics normalise, and the running statistics are updated in
+    place (unbiased variance, ``momentum`` blend); in eval the running statistics normalise.
+    """
+    x = input._data
+    if x.ndim < 2:
+        raise ValueError(f"expected 2D or 3D input (got {x.ndim}D input)")
+    axes = (0,) + tuple(range(2, x.ndim))
+    count = x.size // x.shape[1] if x.shape[1] else 0
+    stat_shape = [1] * x.ndim
+    stat_shape[1] = -1
+    if training:
+        if count <= 1:
+            raise ValueError("Expected more than 1 value per channel when training, got input "
+                             f"size {list(x.shape)}")
+        mean, rstd = _stats(x, axes, eps)
+        if running_mean is not None:
+            _update_running(running_mean, running_var, x, mean, axes, count, momentum)
+    else:
+        mean = running_mean._data.reshape(stat_shape)
+        rstd = 1.0 / get_array_module(x).sqrt(running_var._data.reshape(stat_shape) + eps)
+    out = (x - mean) * rstd
+    if weight is not None:
+        out = out * weight._data.reshape(stat_shape)
+    if bias is not None:
+        out = out + bias._data.reshape(stat_shape)
+    node = record_node(NativeBatchNormBackward0, (input, weight, bias), meta=False)
+    if node is not None:
+        node.axes = axes
+        node.param_axes = axes
+        node.eps = eps
+        node.channel_dim = 1
+        node.count = count
+        node.training = training
+        node._saved = (saved_input(input), _save_optional(weight),
+                       saved_const(None if training else mean.copy()),
+                       saved_const(None if training else rstd))
+    return finish(node, out.astype(x.dtype, copy=False))
+
+
+def _update_running(running_mean: Tensor, running_var: Tensor, x, mean, axes, count: int,
+                    momentum: float) -> None:
+    """Blend the batch statistics into the running buffers, in place (a new version)."""
+    centered = x - mean
+    unbiased = (centered * centered).sum(axis=axes) / (count - 1)
+    m = momentum
+    running_mean._data[...] = (1 - m) * running_mean._data + m * mean.reshape(-1)
+    running_var._data[...] = (1 - m) * running_var._data + m * unbiased
+    running_mean._version[0] += 1
+    running_var._version[0] += 1
+
+
+def _save_optional(t):
+    return saved_const(None) if t is None else saved_input(t)
+
+
+def _prod(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n

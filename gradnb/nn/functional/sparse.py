@@ -1,0 +1,62 @@
+"""embedding: rows of a table picked by index, with a dense or a sparse gradient."""
+
+from __future__ import annotations
+
+from ..._backend import get_array_module
+from ...autograd.graph import Node, saved_const
+from ...sparse import SparseTensor
+from ._fused import Tensor, finish, first_order_only, index_add_at, record_node
+
+__all__ = ["embedding"]
+
+
+class EmbeddingBackward0(Node):
+    """The gradient of each looked-up row is added back to its row of the table: a dense
+    ``(num_embeddings, dim)`` array, or with ``sparse=True`` a ``SparseTensor`` holding only the
+    looked-up rows (so a step costs O(batch), not O(table))."""
+
+    __slots__ = ("num_weights", "padding_idx", "sparse")
+
+    def backward(self, g):
+        first_order_only(self, g)
+        (indices,) = self.saved(g)
+        xp = get_array_module(g)
+        dim = g.shape[-1]
+        rows = indices.reshape(-1)
+        grads = g.reshape(-1, dim)
+        if self.padding_idx is not None:
+            keep = rows != self.padding_idx
+            rows, grads = rows[keep], grads[keep]
+        if self.sparse:
+            # The values are a private copy: ``g`` may be a buffer the engine reuses.
+            return (SparseTensor(rows.reshape(1, -1).astype("int64"), grads.copy(),
+                                 (self.num_weights, dim)),)
+        out = xp.zeros((self.num_weights, dim), dtype=g.dtype)
+        index_add_at(out, rows, grads)
+        return (out,)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm=None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    """Look up rows of ``weight`` (``num_embeddings x dim``) at the integer ``input``."""
+    if max_norm is not None or scale_grad_by_freq:
+        raise NotImplementedError("embedding: max_norm and scale_grad_by_freq are not supported")
+    idx = input._data
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "
+                           f"scalar types: Long, Int; but got {input.dtype} instead (while checking "
+                           "arguments for embedding)")
+    num = weight.shape[0]
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += num
+    if idx.size and (idx.min() < -num or idx.max() >= num):
+        raise IndexError("index out of range in self")
+    out = weight._data[idx]
+    node = record_node(EmbeddingBackward0, (weight,), meta=False)
+    if node is not None:
+        node.num_weights = num
+        node.padding_idx = padding_idx
+        node.sparse = sparse
+        node._saved = (saved_const(idx % num),)
+    return finish(node, out)

@@ -1,0 +1,515 @@
+"""Module: the base class of every layer and model.
+
+A module owns parameters, buffers and sub-modules, registered by assigning them as attributes;
+everything else (``parameters()``, ``state_dict()``, ``to()``, ``train()``/``eval()``, hooks,
+``repr``) walks that tree, with PyTorch's names and behaviour.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
+from ..._backend import to_device
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ...autograd.graph import RemovableHandle, _register
+from ..parameter import Buffer, Parameter
+
+__all__ = ["Module", "zero_grads"]
+
+
+class _IncompatibleKeys(NamedTuple):
+    missing_keys: list
+    unexpected_keys: list
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return (f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
+                f"unexpected_keys={self.unexpected_keys})")
+
+
+def zero_grads(params, set_to_none: bool = True) -> None:
+    """Reset the ``.grad`` of each parameter: to None, or to zeros in place."""
+    for p in params:
+        g = p._grad
+        if g is None:
+            continue
+        if set_to_none:
+            p._grad = None
+        elif getattr(g, "is_sparse", False):
+            g.zero_()
+        else:
+            if g.grad_fn is not None:
+                g.detach_()
+            else:
+                g._requires_grad = False
+            g._data[...] = 0
+            g._version[0] += 1
+
+
+def _addindent(text: str, spaces: int) -> str:
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
+
+
+class Module:
+    """Base class for layers and models: subclass it, assign layers and ``Parameter``s in
+    ``__init__``, and write ``forward``. Call the module (not ``forward``) so hooks run.
+
+    >>> import gradnb
+    >>> from gradnb import nn
+    >>> class Net(nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.fc = nn.Linear(2, 1)
+    ...     def forward(self, x):
+    ...         return self.fc(x)
+    >>> [name for name, _ in Net().named_parameters()]
+    ['fc.weight', 'fc.bias']
+    """
+
+    training: bool
+
+    def __init__(self, *args, **kwargs) -> None:
+        if args or kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected argument")
+        setattr_ = object.__setattr__
+        setattr_(self, "training", True)
+        setattr_(self, "_parameters", {})
+        setattr_(self, "_buffers", {})
+        setattr_(self, "_non_persistent_buffers_set", set())
+        setattr_(self, "_modules", {})
+        setattr_(self, "_forward_hooks", {})
+        setattr_(self, "_forward_pre_hooks", {})
+
+    def forward(self, *args, **kwargs):
+        """The computation of this module; subclasses define it."""
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    def __call__(self, *args, **kwargs):
+        for hook in list(self._forward_pre_hooks.values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            result = hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
+    # -- registration ---------------------------------------------------------------------------
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add a parameter (or a None placeholder) under ``name``."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        self._check_name(name, "parameter", self._parameters)
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
+                            f"'{name}' (torch.nn.Parameter or None required)")
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Add a buffer: state that is saved and moved with the module but not trained."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        self._check_name(name, "buffer", self._buffers)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Add a child module under ``name``."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self._check_name(name, "module", self._modules)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def _check_name(self, name: str, kind: str, table: dict) -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in table:
+            raise KeyError(f"attribute '{name}' already exists")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        params = self.__dict__.get("_parameters")
+        buffers = self.__dict__.get("_buffers")
+        modules = self.__dict__.get("_modules")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._forget(name)
+            params[name] = value
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            params[name] = None
+        elif isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._forget(name)
+            modules[name] = value
+        elif modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
+                                f"'{name}' (torch.nn.Module or None expected)")
+            modules[name] = None
+        elif isinstance(value, Buffer):
+            self._forget(name)
+            self.register_buffer(name, value.data, value.persistent)
+        elif buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                                "(torch.Tensor or None expected)")
+            buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _forget(self, name: str) -> None:
+        self.__dict__.pop(name, None)
+        for table in ("_parameters", "_buffers", "_modules"):
+            self.__dict__[table].pop(name, None)
+        self._non_persistent_buffers_set.discard(name)
+
+    def __getattr__(self, name: str):
+        d = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            if table in d and name in d[table]:
+                return d[table][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for table in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__.get(table, {}):
+                del self.__dict__[table][name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
+                      | set(self._modules))
+
+    # -- traversal ------------------------------------------------------------------------------
+    def named_modules(self, memo: set | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        """This module and every descendant, each once, with dotted names."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            sub = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub, remove_duplicate)
+
+    def modules(self) -> Iterator[Module]:
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
+
+    def children(self) -> Iterator[Module]:
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, table: str, prefix: str, recurse: bool, remove_duplicate: bool):
+        seen = set()
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
+            if recurse else [(prefix, self)]
+        for module_prefix, module in modules:
+            for name, value in module.__dict__[table].items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield module_prefix + ("." if module_prefix else "") + name, value
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """``(name, parameter)`` pairs, shared parameters once."""
+        yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """Every parameter of this module and its descendants (what optimizers take)."""
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def get_submodule(self, target: str) -> Module:
+        """The descendant at dotted path ``target`` (``''`` is this module)."""
+        module = self
+        if target == "":
+            return module
+        for part in target.split("."):
+            if part not in module._modules:
+                raise AttributeError(f"{module._get_name()} has no attribute `{part}`")
+            module = module._modules[part]
+        return module
+
+    def get_parameter(self, target: str) -> Parameter:
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if name not in module._parameters:
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        return module._parameters[name]
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Call ``fn`` on every descendant, then on this module (e.g. to initialise weights)."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    # -- modes and gradients --------------------------------------------------------------------
+    def train(self, mode: bool = True) -> Module:
+        """Set training mode (dropout active, batch statistics) on this module and below."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")  # noqa: TRY004 - as PyTorch
+        for module in self.modules():
+            object.__setattr__(module, "training", mode)
+        return self
+
+    def eval(self) -> Module:
+        """Set evaluation mode: ``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Freeze (False) or unfreeze every parameter: frozen ones get no gradient, and the
+        backward pass skips the work that would only feed them."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of every parameter (to None by default)."""
+        zero_grads(self.parameters(), set_to_none)
+
+    # -- hooks ----------------------------------------------------------------------------------
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, args, output)`` runs after ``forward``; a non-None return replaces the
+        output. Returns a handle with ``remove()``."""
+        handle = _register(self._forward_hooks, hook)
+        if prepend:
+            self._move_first(self._forward_hooks, handle.id)
+        return handle
+
+    def register_forward_pre_hook(self, hook: Callable, *,
+                                  prepend: bool = False) -> RemovableHandle:
+        """``hook(module, args)`` runs before ``forward``; a non-None return replaces ``args``."""
+        handle = _register(self._forward_pre_hooks, hook)
+        if prepend:
+            self._move_first(self._forward_pre_hooks, handle.id)
+        return handle
+
+    @staticmethod
+    def _move_first(table: dict, key) -> None:
+        value = table.pop(key)
+        rest = dict(table)
+        table.clear()
+        table[key] = value
+        table.update(rest)
+
+    # -- state ----------------------------------------------------------------------------------
+    def state_dict(self, *, destination: dict | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> OrderedDict:
+        """Parameters and persistent buffers by dotted name (detached, sharing memory)."""
+        if destination is None:
+            destination = OrderedDict()
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".",
+                                  keep_vars=keep_vars)
+        return destination
+
+    def _own_state(self) -> dict:
+        state = {}
+        for module_prefix, module in self.named_modules(remove_duplicate=False):
+            dot = module_prefix + ("." if module_prefix else "")
+            for name, p in module._parameters.items():
+                if p is not None:
+                    state[dot + name] = p
+            for name, b in module._buffers.items():
+                if b is not None and name not in module._non_persistent_buffers_set:
+                    state[dot + name] = b
+        return state
+
+    def load_state_dict(self, state_dict: dict, strict: bool = True,
+                        assign: bool = False) -> _IncompatibleKeys:
+        """Copy values from ``state_dict`` into this module's parameters and buffers, in place.
+
+        With ``strict`` (the default), missing or unexpected keys are an error; a shape mismatch
+        always is. Returns the missing and unexpected keys.
+        """
+        own = self._own_state()
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            if tuple(value.shape) != tuple(target.shape):
+                errors.append(f"size mismatch for {key}: copying a param with shape "
+                              f"{_torch_size(value.shape)} from checkpoint, the shape in current "
+                              f"model is {_torch_size(target.shape)}.")
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in missing) + ". ")
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t"
+                               + "\n\t".join(errors))
+        with no_grad():
+            for key, target in own.items():
+                if key in state_dict:
+                    _copy_into(target, state_dict[key])
+        return _IncompatibleKeys(missing, unexpected)
+
+    # -- devices and dtypes ---------------------------------------------------------------------
+    def _apply(self, fn: Callable, floating_only_buffers: bool = True) -> Module:
+        """Replace the array of every parameter, gradient and buffer by ``fn(array)``; the
+        tensor objects stay the same (optimizers keep working)."""
+        for module in self.modules():
+            for p in module._parameters.values():
+                if p is None:
+                    continue
+                p._data = fn(p._data)
+                if p._grad is not None and not getattr(p._grad, "is_sparse", False):
+                    p._grad._data = fn(p._grad._data)
+            for b in module._buffers.values():
+                if b is not None:
+                    b._data = fn(b._data) if b._data.dtype.kind == "f" or not \
+                        floating_only_buffers else _device_only(fn, b._data)
+        return self
+
+    def to(self, *args, **kwargs) -> Module:
+        """Move (``'cuda'``, ``'cpu'``) and/or cast floating-point state (``gradnb.float64``)."""
+        from ... import _dtype
+        from ..._backend import device as Device
+
+        dtype = kwargs.pop("dtype", None)
+        dev = kwargs.pop("device", None)
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype, dev = a.dtype, a.device
+            elif isinstance(a, (str, Device)):
+                dev = a
+            else:
+                dtype = a
+        np_dtype = None if dtype is None else _dtype.as_dtype(dtype).np
+        target = None if dev is None else Device(dev)
+        if target is not None and target.type == "cuda" and target.index is None:
+            target = Device("cuda", 0)
+
+        def convert(arr):
+            if target is not None:
+                arr = to_device(arr, target)
+            if np_dtype is not None and arr.dtype.kind == "f" and arr.dtype != np_dtype:
+                arr = arr.astype(np_dtype)
+            return arr
+
+        return self._apply(convert)
+
+    def cpu(self) -> Module:
+        return self.to("cpu")
+
+    def cuda(self, device: int | None = None) -> Module:
+        return self.to("cuda" if device is None else f"cuda:{device}")
+
+    def float(self) -> Module:
+        return self.to(dtype="float32")
+
+    def double(self) -> Module:
+        return self.to(dtype="float64")
+
+    def half(self) -> Module:
+        return self.to(dtype="float16")
+
+    # -- printing -------------------------------------------------------------------------------
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def extra_repr(self) -> str:
+        """The text inside this module's parentheses in ``repr`` (subclasses override)."""
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({key}): " + _addindent(repr(module), 2)
+                       for key, module in self._modules.items()]
+        lines = extra_lines + child_lines
+        text = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                text += extra_lines[0]
+            else:
+                text += "\n  " + "\n  ".join(lines) + "\n"
+        return text + ")"
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("gradnb modules are not pickled; save model.state_dict() with gradnb.save")
+
+
+def _device_only(fn, arr):
+    """Apply a conversion's device move but not its dtype cast (integer buffers keep dtype)."""
+    out = fn(arr)
+    return out if out.dtype == arr.dtype else out.astype(arr.dtype)
+
+
+def _torch_size(shape) -> str:
+    return f"torch.Size({list(shape)})"
+
+
+def _copy_into(target: Tensor, value) -> None:
+    """``target.copy_(value)`` without recording: cast and move ``value`` to the target."""
+    data = value._data if isinstance(value, Tensor) else value
+    if type(data) is not type(target._data):
+        from ..._backend import device_of
+
+        data = to_device(data, device_of(target._data))
+    target._data[...] = data
+    target._version[0] += 1

@@ -1,0 +1,266 @@
+"""Sparse COO tensors: the gradient type of ``nn.Embedding(sparse=True)``.
+
+A ``SparseTensor`` stores only the slices that are present: ``indices`` (``sparse_dim x nnz``,
+int64) name positions in the first ``sparse_dim`` dimensions and ``values``
+(``nnz x dense dims``) hold their slices. For an embedding table that means "the rows this batch
+used, and their gradients", so a step on a 100,000-row table touches a few hundred rows instead of
+all of them. Duplicate indices are allowed (they add); ``coalesce()`` sums them and sorts.
+
+>>> import gradnb
+>>> g = sparse_coo_tensor([[2, 0, 2]], [[1.0], [2.0], [3.0]], (4, 1))
+>>> g.coalesce().values()
+tensor([[2.],
+        [4.]])
+>>> g.to_dense().tolist()
+[[2.0], [0.0], [4.0], [0.0]]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _backend, _dtype
+from ._tensor import Tensor
+
+__all__ = ["SparseTensor", "sparse_coo_tensor"]
+
+
+def _add_at(target, index, values) -> None:
+    if type(target) is np.ndarray:
+        np.add.at(target, index, values)
+    else:
+        import cupyx
+
+        cupyx.scatter_add(target, index, values)
+
+
+class SparseTensor:
+    """A sparse COO tensor (PyTorch's ``layout=torch.sparse_coo``) of the same shape as the dense
+    tensor it stands for. Supports what training needs: ``+`` with sparse or dense operands,
+    scalar ``*``, ``coalesce``, ``to_dense``, ``zero_``, ``to(device)``."""
+
+    is_sparse = True
+    layout = "sparse_coo"
+    requires_grad = False
+    grad_fn = None
+    is_leaf = True
+    # NumPy must hand ``array + sparse`` to ``__radd__`` instead of making an object array.
+    __array_ufunc__ = None
+
+    __slots__ = ("__weakref__", "_coalesced", "_idx", "_shape", "_vals")
+
+    def __init__(self, indices, values, size, *, is_coalesced: bool = False) -> None:
+        self._idx = indices
+        self._vals = values
+        self._shape = tuple(int(s) for s in size)
+        self._coalesced = is_coalesced
+        if indices.ndim != 2 or indices.shape[1] != values.shape[0]:
+            raise RuntimeError(
+                f"number of nnz in indices ({indices.shape[-1]}) must match values "
+                f"({values.shape[0]})")
+        if indices.shape[0] + values.ndim - 1 != len(self._shape):
+            raise RuntimeError(f"number of dimensions must be sparse_dim ({indices.shape[0]}) + "
+                               f"dense_dim ({values.ndim - 1}), but got {len(self._shape)}")
+
+    # -- metadata -------------------------------------------------------------------------------
+    @property
+    def shape(self):
+        from ._tensor import Size
+
+        return Size(self._shape)
+
+    def size(self, dim: int | None = None):
+        return self.shape if dim is None else self._shape[dim]
+
+    @property
+    def dtype(self) -> _dtype.dtype:
+        return _dtype.from_numpy_dtype(self._vals.dtype)
+
+    @property
+    def device(self) -> _backend.device:
+        return _backend.device_of(self._vals)
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    def sparse_dim(self) -> int:
+        return self._idx.shape[0]
+
+    def dense_dim(self) -> int:
+        return self._vals.ndim - 1
+
+    def numel(self) -> int:
+        return int(np.prod(self._shape, dtype=np.int64))
+
+    def _nnz(self) -> int:
+        return int(self._idx.shape[1])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes actually stored (indices and values)."""
+        return int(self._idx.nbytes + self._vals.nbytes)
+
+    def is_coalesced(self) -> bool:
+        return self._coalesced
+
+    def indices(self) -> Tensor:
+        """The indices of a coalesced tensor (call ``coalesce()`` first, as in PyTorch)."""
+        if not self._coalesced:
+            raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call "
+                               ".coalesce() first")
+        return Tensor._make(self._idx)
+
+    def values(self) -> Tensor:
+        """The values of a coalesced tensor (call ``coalesce()`` first, as in PyTorch)."""
+        if not self._coalesced:
+            raise RuntimeError("Cannot get values on an uncoalesced tensor, please call "
+                               ".coalesce() first")
+        return Tensor._make(self._vals)
+
+    def _indices(self) -> Tensor:
+        return Tensor._make(self._idx)
+
+    def _values(self) -> Tensor:
+        return Tensor._make(self._vals)
+
+    # -- conversion -----------------------------------------------------------------------------
+    def _linear_index(self):
+        """Each entry's position among the ``prod(shape[:sparse_dim])`` sparse slots."""
+        xp = _backend.get_array_module(self._idx)
+        if self._idx.shape[0] == 1:
+            return self._idx[0]
+        return xp.ravel_multi_index(tuple(self._idx), self._shape[:self._idx.shape[0]])
+
+    def coalesce(self) -> SparseTensor:
+        """Sum duplicate indices and sort them (a no-op on a coalesced tensor)."""
+        if self._coalesced:
+            return self
+        xp = _backend.get_array_module(self._vals)
+        linear = self._linear_index()
+        unique, inverse = xp.unique(linear, return_inverse=True)
+        values = xp.zeros((unique.shape[0],) + self._vals.shape[1:], dtype=self._vals.dtype)
+        _add_at(values, inverse.reshape(-1), self._vals)
+        k = self._idx.shape[0]
+        if k == 1:
+            indices = unique.reshape(1, -1).astype(np.int64)
+        else:
+            indices = xp.stack(xp.unravel_index(unique, self._shape[:k])).astype(np.int64)
+        return SparseTensor(indices, values, self._shape, is_coalesced=True)
+
+    def _coalesce_(self) -> SparseTensor:
+        """Coalesce in place (for in-place edits of the values, such as clipping)."""
+        c = self.coalesce()
+        self._idx, self._vals, self._coalesced = c._idx, c._vals, True
+        return self
+
+    def to_dense(self) -> Tensor:
+        """The dense tensor this stands for (duplicates summed)."""
+        return Tensor._make(self._dense_array())
+
+    def _dense_array(self):
+        xp = _backend.get_array_module(self._vals)
+        k = self._idx.shape[0]
+        slots = int(np.prod(self._shape[:k], dtype=np.int64))
+        out = xp.zeros((slots,) + self._shape[k:], dtype=self._vals.dtype)
+        _add_at(out, self._linear_index(), self._vals)
+        return out.reshape(self._shape)
+
+    def __array__(self, dtype=None, copy=None):
+        dense = self._dense_array()
+        if type(dense) is not np.ndarray:
+            dense = dense.get()
+        return dense if dtype is None else dense.astype(dtype)
+
+    def to(self, *args, **kwargs) -> SparseTensor:
+        """Move and/or cast the values (and indices): ``g.to('cuda')``, ``g.to(gradnb.float64)``."""
+        probe = Tensor._make(self._vals).to(*args, **kwargs)
+        idx = _backend.to_device(self._idx, probe.device)
+        return SparseTensor(idx, probe._data, self._shape, is_coalesced=self._coalesced)
+
+    def clone(self) -> SparseTensor:
+        return SparseTensor(self._idx.copy(), self._vals.copy(), self._shape,
+                            is_coalesced=self._coalesced)
+
+    def detach(self) -> SparseTensor:
+        return self
+
+    # -- arithmetic -----------------------------------------------------------------------------
+    def __add__(self, other):
+        """Sparse + sparse stays sparse (entries concatenated); sparse + dense is dense."""
+        if isinstance(other, SparseTensor):
+            if other._shape != self._shape:
+                raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self "
+                                   f"has size {list(self._shape)} while other has size "
+                                   f"{list(other._shape)}")
+            xp = _backend.get_array_module(self._vals)
+            return SparseTensor(xp.concatenate([self._idx, other._idx], axis=1),
+                                xp.concatenate([self._vals, other._vals.astype(self._vals.dtype)]),
+                                self._shape)
+        if isinstance(other, Tensor):
+            return other + Tensor._make(self._dense_array())
+        if hasattr(other, "shape") and hasattr(other, "dtype"):  # a raw array inside the engine
+            dense = self._dense_array()
+            return dense + other
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def __mul__(self, scalar):
+        if isinstance(scalar, Tensor):
+            if scalar.numel() != 1:
+                return NotImplemented
+            scalar = scalar._data.reshape(())
+        if not (isinstance(scalar, (int, float)) or getattr(scalar, "ndim", 1) == 0):
+            return NotImplemented
+        return SparseTensor(self._idx, self._vals * scalar, self._shape,
+                            is_coalesced=self._coalesced)
+
+    __rmul__ = __mul__
+
+    def __neg__(self) -> SparseTensor:
+        return self * -1
+
+    def mul_(self, scalar) -> SparseTensor:
+        """Scale the values in place (what ``clip_grad_norm_`` does to a gradient)."""
+        if isinstance(scalar, Tensor):
+            scalar = scalar._data.reshape(())
+        self._vals *= scalar
+        return self
+
+    def zero_(self) -> SparseTensor:
+        """Drop every entry (the tensor becomes all zeros, with nnz=0)."""
+        self._idx = self._idx[:, :0]
+        self._vals = self._vals[:0]
+        self._coalesced = True
+        return self
+
+    def __repr__(self) -> str:
+        pad = " " * len("tensor(")
+        idx = repr(Tensor._make(self._idx)).replace("\n", "\n" + pad + " " * len("indices="))
+        vals = repr(Tensor._make(self._vals)).replace("\n", "\n" + pad + " " * len("values="))
+        return (f"tensor(indices={idx},\n{pad}values={vals},\n{pad}size={self._shape}, "
+                f"nnz={self._nnz()}, layout=torch.sparse_coo)")
+
+
+def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
+                      is_coalesced: bool | None = None) -> SparseTensor:
+    """Build a sparse COO tensor from ``indices`` (``sparse_dim x nnz``) and ``values``."""
+    from .ops.creation import tensor
+
+    idx_t = indices if isinstance(indices, Tensor) else tensor(indices, dtype=_dtype.int64)
+    val_t = values if isinstance(values, Tensor) else tensor(values, dtype=dtype)
+    if dtype is not None:
+        val_t = val_t.to(dtype=dtype)
+    if device is not None:
+        idx_t, val_t = idx_t.to(device), val_t.to(device)
+    idx = idx_t._data.astype(np.int64, copy=False)
+    vals = val_t._data
+    if size is None:
+        k = idx.shape[0]
+        size = tuple(int(m) + 1 for m in idx.max(axis=1)) + tuple(vals.shape[1:]) if idx.size \
+            else (0,) * k + tuple(vals.shape[1:])
+    return SparseTensor(idx, vals, size, is_coalesced=bool(is_coalesced))
