@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 from . import events, grad_mode, graph, memory
+from .anomaly import (
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
@@ -19,6 +25,7 @@ __all__ = [
     "FunctionCtx",
     "GradcheckError",
     "backward",
+    "detect_anomaly",
     "enable_grad",
     "events",
     "grad",
@@ -27,9 +34,12 @@ __all__ = [
     "gradgradcheck",
     "graph",
     "inference_mode",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
     "is_grad_enabled",
     "memory",
     "no_grad",
     "once_differentiable",
+    "set_detect_anomaly",
     "set_grad_enabled",
 ]
