@@ -29,6 +29,13 @@ from gradnb.notebook.step_view import StepThrough
 from gradnb.notebook.widgets import LiveGraph, WithStaticForm, widgets_available
 
 
+def _unquote(text: str) -> str:
+    """``"expr"`` or ``'expr'`` -> ``expr`` (IPython's argument splitter keeps the quotes)."""
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text
+
+
 def _one_line(error: BaseException) -> str:
     text = str(error).strip().splitlines()
     return f"{type(error).__name__}: {text[0] if text else ''}".rstrip(": ")
@@ -129,11 +136,11 @@ class GradnbMagics(Magics):
         nothing: no graph is freed and no ``.grad`` is touched.
         """
         args = parse_argstring(self.backward, line)
-        label = " ".join(args.expr)
+        label = _unquote(" ".join(args.expr))
         root = self._evaluate("backward", label)
         gradient = None
         if args.gradient is not None:
-            gradient = self._evaluate("backward", args.gradient)
+            gradient = self._evaluate("backward", _unquote(args.gradient))
         problem = backward_problem(root, gradient, label)
         if problem is not None:
             raise UsageError(f"%backward: {problem}")

@@ -63,11 +63,10 @@ def _parameters_of(name: str, model) -> Iterator[tuple[str, Tensor]]:
 
 
 def caller_namespace(depth: int = 1) -> Mapping[str, object]:
-    """The namespace names are looked up in: a running IPython's ``user_ns``, else the globals
-    and locals of the function ``depth`` frames above the caller."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    if shell is not None:
-        return shell.user_ns
+    """The variables of the code ``depth`` frames above the caller: its globals and locals.
+
+    In a notebook cell the globals are the notebook's namespace, so this finds the same names
+    the magics do; inside a function it also finds the function's locals.
+    """
     frame = sys._getframe(depth + 1)
     return {**frame.f_globals, **frame.f_locals}
