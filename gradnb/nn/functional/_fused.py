@@ -43,7 +43,9 @@ def finish(node, out) -> Tensor:
 def const_like(array, like):
     """``array`` as a constant operand in the mode of ``like``: a tensor under
     ``create_graph=True``, the raw array in a first-order backward."""
-    return Tensor._make(array) if isinstance(like, Tensor) else array
+    if isinstance(array, Tensor) or not isinstance(like, Tensor):
+        return array
+    return Tensor._make(array)
 
 
 def first_order_only(node, g) -> None:

@@ -120,6 +120,12 @@ class NllLossBackward0(Node):
         return (dual.reshape(grad, self.in_shape), None, None)
 
 
+class NllLoss2DBackward0(NllLossBackward0):
+    """The same rule; PyTorch names it so for inputs with spatial dimensions."""
+
+    __slots__ = ()
+
+
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """Negative log likelihood of the target classes, given log-probabilities ``input``."""
@@ -142,7 +148,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         out = losses.sum()
     else:
         out = losses.sum() / total
-    node = record_node(NllLossBackward0, (input, None, None))
+    cls = NllLoss2DBackward0 if x.ndim > 2 else NllLossBackward0
+    node = record_node(cls, (input, None, None))
     if node is not None:
         onehot = xp.zeros((n, c, r), dtype=x.dtype)
         xp.put_along_axis(onehot, safe[:, None, :], -w[:, None, :], axis=1)
