@@ -92,7 +92,7 @@ CPU = device("cpu")
 
 def device_of(arr) -> device:
     """The device an array lives on."""
-    if type(arr) is np.ndarray:
+    if isinstance(arr, (np.ndarray, np.generic)):
         return CPU
     return device("cuda", int(arr.device.id))
 

@@ -43,9 +43,18 @@ class Tensor:
     tensor([2., 4.])
     """
 
-    __slots__ = ("_data", "_requires_grad", "grad_fn", "_output_nr", "_version", "_base",
-                 "_grad", "_hooks", "_post_hooks", "_retains_grad", "_accumulator",
-                 "_is_param", "_inference", "__weakref__", "__dict__")
+    # Slots for what every tensor carries; rarer state defaults to these class attributes and
+    # is stored in the instance ``__dict__`` only when set, so making a tensor sets five fields.
+    __slots__ = ("_data", "_requires_grad", "grad_fn", "_output_nr", "_version", "__weakref__",
+                 "__dict__")
+    _base = None
+    _grad = None
+    _hooks = None
+    _post_hooks = None
+    _retains_grad = False
+    _accumulator = None
+    _is_param = False
+    _inference = False
 
     # NumPy defers to us in mixed expressions such as ``np.float64(2) * tensor``.
     __array_priority__ = 1000
@@ -62,14 +71,8 @@ class Tensor:
         t.grad_fn = grad_fn
         t._output_nr = output_nr
         t._version = [0] if version is None else version
-        t._base = None
-        t._grad = None
-        t._hooks = None
-        t._post_hooks = None
-        t._retains_grad = False
-        t._accumulator = None
-        t._is_param = False
-        t._inference = _grad_state.inference
+        if _grad_state.inference:
+            t._inference = True
         return t
 
     # -- autograd state -----------------------------------------------------------------------
@@ -93,7 +96,7 @@ class Tensor:
                 "var_no_grad = var.detach()."
             )
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = bool(requires_grad)
         return self
 

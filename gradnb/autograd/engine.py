@@ -240,25 +240,28 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     ready = [node for node in root_nodes if deps.get(node, 0) == 0
              and (needed is None or node in needed)]
     heapq.heapify(ready)
+    heappop, heappush = heapq.heappop, heapq.heappush
     anomaly = _hooks_state.anomaly
+    executed = 0
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
     try:
         while ready:
-            node = heapq.heappop(ready)
+            node = heappop(ready)
             grads = buffers.pop(node, None)
-            report.nodes_executed += 1
-            if grads is not None and node._tensor_hooks:
-                grads = _run_tensor_hooks(node, grads, tensor_mode, Tensor)
-            if grads is not None and node._pre_hooks:
-                grads = _run_node_prehooks(node, grads, tensor_mode, Tensor)
-            if targets is not None and grads is not None:
-                for nr in range(node.num_outputs):
-                    for i in target_index.get((node, nr), ()):
-                        if accumulate:
-                            pending_leaves.append((inputs[i], grads[nr]))
-                        else:
-                            captured[i] = _to_tensor(grads[nr], Tensor)
+            executed += 1
+            if grads is not None:
+                if node._tensor_hooks:
+                    grads = _run_tensor_hooks(node, grads, tensor_mode, Tensor)
+                if node._pre_hooks:
+                    grads = _run_node_prehooks(node, grads, tensor_mode, Tensor)
+                if targets is not None:
+                    for nr in range(node.num_outputs):
+                        for i in target_index.get((node, nr), ()):
+                            if accumulate:
+                                pending_leaves.append((inputs[i], grads[nr]))
+                            else:
+                                captured[i] = _to_tensor(grads[nr], Tensor)
             if type(node) is AccumulateGrad:
                 if accumulate and grads is not None and grads[0] is not None and targets is None:
                     g = grads[0]
@@ -287,16 +290,19 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
             if observed:
                 events.emit("node_executed", node, tuple(grads or ()), tuple(results))
             if tracker is not None and node._saved:
-                arrays = node.release()
-                tracker.add(node, arrays)
+                tracker.add(node, node.release())
             meta = node._meta
-            for i, (nxt, nr) in enumerate(node.next_functions):
+            i = -1
+            for nxt, nr in node.next_functions:
+                i += 1
                 if nxt is None or (needed is not None and nxt not in needed):
                     continue
                 g = results[i]
                 if g is not None:
                     if meta is not None:
-                        g = _fit(g, meta[i], tensor_mode)
+                        shape, dtype = meta[i]
+                        if tensor_mode or g.shape != shape or g.dtype != dtype:
+                            g = _fit(g, meta[i], tensor_mode)
                     buf = buffers.get(nxt)
                     if buf is None:
                         buf = buffers[nxt] = [None] * nxt.num_outputs
@@ -305,10 +311,11 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                 remaining = deps[nxt] - 1
                 deps[nxt] = remaining
                 if remaining == 0:
-                    heapq.heappush(ready, nxt)
+                    heappush(ready, nxt)
             del results, grads
     finally:
         _grad_state.enabled = prev_mode
+        report.nodes_executed = executed
     # Drop this frame's last references to gradients so _owned can hand buffers to .grad uncopied.
     g = grads = results = None
     _apply_leaf_grads(pending_leaves, create_graph, observed, Tensor)
@@ -442,6 +449,8 @@ def _apply_leaf_grads(pending, create_graph, observed, Tensor):
         elif old is None:
             if isinstance(g, Tensor):
                 g = g._data
+            if isinstance(g, np.generic):  # NumPy turned a 0-d result into a scalar
+                g = np.asarray(g)
             if getattr(g, "is_sparse", False):
                 leaf._grad = g
             else:

@@ -50,9 +50,14 @@ class Node:
     tensors (recording a graph) under ``create_graph=True``.
     """
 
-    __slots__ = ("next_functions", "_saved", "_meta", "_seq", "_pre_hooks", "_hooks",
-                 "_tensor_hooks", "metadata", "__weakref__")
+    # Only what every node needs is a slot; hooks and metadata are rare, so they default to the
+    # class attribute and land in the instance ``__dict__`` when set (recording stays cheap).
+    __slots__ = ("next_functions", "_saved", "_meta", "_seq", "__weakref__", "__dict__")
     num_outputs = 1
+    _pre_hooks = None
+    _hooks = None
+    _tensor_hooks = None
+    metadata = None
 
     def name(self) -> str:
         """The node's name as PyTorch prints it, e.g. ``MulBackward0``."""
@@ -96,8 +101,21 @@ class Node:
 
     def release(self) -> list:
         """Drop the saved values; return the arrays that were held (caller does accounting)."""
-        arrays = self.saved_arrays()
+        entries = self._saved
         self._saved = _RELEASED
+        if entries is _RELEASED:
+            return []
+        arrays = []
+        for entry in entries:
+            kind = entry[0]
+            if kind == _INPUT:
+                arrays.append(entry[1]._data)
+            elif kind == _OUTPUT:
+                arrays.append(entry[1])
+            else:
+                arr = _entry_array(entry)
+                if arr is not None:
+                    arrays.append(arr)
         return arrays
 
     # -- hooks --------------------------------------------------------------------------------
@@ -133,8 +151,6 @@ class AccumulateGrad(Node):
         self._saved = ()
         self._meta = ()
         self._seq = next(_sequence)
-        self._pre_hooks = self._hooks = self._tensor_hooks = None
-        self.metadata = None
 
     def backward(self, grad):
         return ()
@@ -183,29 +199,27 @@ def accumulator(leaf) -> AccumulateGrad:
 def record(cls, inputs, meta=True):
     """Create a ``cls`` node whose inputs are ``inputs`` (tensors or None for constants).
 
-    Callers check first that grad mode is on and some input requires grad.
+    Callers check first that grad mode is on and some input requires grad. This runs once per
+    recorded op, so it is written for speed.
     """
     node = object.__new__(cls)
     edges = []
+    metas = [] if meta else None
     for t in inputs:
         if t is None or not t._requires_grad:
             edges.append(NO_EDGE)
-        elif t.grad_fn is not None:
-            edges.append((t.grad_fn, t._output_nr))
-        else:
-            edges.append((accumulator(t), 0))
+            if meta:
+                metas.append(None)
+            continue
+        fn = t.grad_fn
+        edges.append((fn, t._output_nr) if fn is not None else (accumulator(t), 0))
+        if meta:
+            d = t._data
+            metas.append((d.shape, d.dtype))
     node.next_functions = tuple(edges)
-    if meta:
-        node._meta = tuple(
-            None if t is None or not t._requires_grad else (t._data.shape, t._data.dtype)
-            for t in inputs
-        )
-    else:
-        node._meta = None
+    node._meta = tuple(metas) if meta else None
     node._seq = next(_sequence)
     node._saved = ()
-    node._pre_hooks = node._hooks = node._tensor_hooks = None
-    node.metadata = None
     if _hooks_state.anomaly:
         from .anomaly import remember_forward_stack
 

@@ -43,17 +43,16 @@ class ReleaseTracker:
         self._by_node: dict[int, list[int]] = {}
 
     def add(self, node, arrays) -> None:
-        if not arrays:
-            return
-        keys = []
+        known = self._arrays
+        keys = None
         for arr in arrays:
-            owner = owner_of(arr)
+            owner = arr if arr.base is None else owner_of(arr)
             key = id(owner)
-            if key not in self._arrays:
-                self._arrays[key] = (weakref.ref(owner), int(owner.nbytes))
+            if key not in known:
+                known[key] = (weakref.ref(owner), owner.nbytes)
+                if keys is None:
+                    keys = self._by_node[node._seq] = []
                 keys.append(key)
-        if keys:
-            self._by_node[node._seq] = keys
 
     def finish(self, report: BackwardReport) -> None:
         alive = {}

@@ -98,8 +98,17 @@ def binary_operands(a, b):
     Returns ``(ta, tb, xa, xb)``: the tensor operands (None for Python scalars) and the arrays
     (or scalars) to compute with.
     """
-    a_t = type(a) is Tensor or isinstance(a, Tensor)
-    b_t = type(b) is Tensor or isinstance(b, Tensor)
+    # Fast paths for the common cases: same-dtype tensors, and a float tensor with a Python float.
+    if type(a) is Tensor:
+        xa = a._data
+        if type(b) is Tensor:
+            xb = b._data
+            if xa.dtype is xb.dtype and type(xa) is type(xb):
+                return a, b, xa, xb
+        elif type(b) is float and xa.dtype.kind == "f":
+            return a, None, xa, b
+    a_t = isinstance(a, Tensor)
+    b_t = isinstance(b, Tensor)
     if a_t and b_t:
         xa, xb = a._data, b._data
         if type(xa) is not type(xb):
