@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import re
 import resource
 from pathlib import Path
@@ -22,6 +25,28 @@ def _status_kib(field: str) -> int | None:
 def current_rss() -> int:
     """Resident set size in bytes (Linux ``VmRSS``; 0 where unavailable)."""
     return (_status_kib("VmRSS") or 0) * 1024
+
+
+def return_free_heap() -> bool:
+    """Ask glibc to give freed heap pages back to the OS (``malloc_trim(0)``).
+
+    Without it, memory a library has freed can stay resident, and RSS would count it as
+    still held. False where the C library has no ``malloc_trim`` (not glibc).
+    """
+    libc = _libc()
+    if libc is None or not hasattr(libc, "malloc_trim"):
+        return False
+    libc.malloc_trim(0)
+    return True
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    # loaded once: each CDLL builds a class, i.e. cyclic garbage the GC count would see
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
 
 
 def reset_peak_rss() -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -42,8 +43,18 @@ def ratio(value: float) -> str:
     return f"{value:.2f}×" if value < 10 else f"{value:.0f}×"
 
 
+def ratio_with_spread(ratios: Sequence[float]) -> str:
+    """Median ratio over rounds, with the lowest and highest round when there are several."""
+    text = ratio(statistics.median(ratios))
+    if len(ratios) > 1:
+        text += f" ({min(ratios):.2f}–{max(ratios):.2f})"
+    return text
+
+
 def megabytes(n_bytes: float) -> str:
-    """Bytes as MB (10^6), one decimal."""
+    """Bytes as MB (10^6) with one decimal, or as kB below 100 kB."""
+    if abs(n_bytes) < 100e3:
+        return f"{n_bytes / 1e3:.1f} kB"
     return f"{n_bytes / 1e6:.1f} MB"
 
 
@@ -54,7 +65,9 @@ def failure_cell(outcome: Outcome) -> str:
     return f"error: {outcome.error}"
 
 
-def render(title: str, bullets: Sequence[str], tables: Sequence[Table], notes: Sequence[str]) -> str:
+def render(
+    title: str, bullets: Sequence[str], tables: Sequence[Table], notes: Sequence[str]
+) -> str:
     """The full report: title, run facts as bullets, every table, then error notes."""
     parts = [f"# {title}", "", *(f"- {line}" for line in bullets)]
     parts.extend(f"\n{table.to_markdown()}" for table in tables)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarks.checks import CheckResult, compare
-from benchmarks.report import Table, failure_cell, number, ratio
+from benchmarks.report import Table, failure_cell, number, ratio_with_spread
 from benchmarks.session import HarnessError, Session
 from benchmarks.systems import REFERENCE, SYSTEMS
 from benchmarks.worker import Outcome
@@ -23,7 +23,7 @@ class Variant:
     """One timed configuration of a workload, e.g. the MLP step at batch 128.
 
     ``check`` and ``time`` run in the worker as ``f(system, **kwargs)``; ``time`` also
-    gets ``iterations`` and ``budget_s`` and returns median seconds per call.
+    gets ``iterations`` and ``budget_s`` and returns the round's seconds per call.
     """
 
     label: str
@@ -46,9 +46,8 @@ class TimedWorkload:
 
 @dataclass
 class _Cell:
-    """What one system did in one variant: its check, then one time per round."""
+    """What one system did in one variant: its check's verdict, then one time per round."""
 
-    check: Outcome
     verdict: CheckResult | None = None
     seconds: list[float] = field(default_factory=list)
     ratios: list[float] = field(default_factory=list)
@@ -58,7 +57,9 @@ class _Cell:
 def run_interleaved(session: Session, workloads: list[TimedWorkload]) -> list[Table]:
     """Check every system against the limit, time them round by round, build the tables."""
     cells = {
-        (w.title, v.label): _check_variant(session, w.title, v) for w in workloads for v in w.variants
+        (w.title, v.label): _check_variant(session, w.title, v)
+        for w in workloads
+        for v in w.variants
     }
     settings = session.settings
     for round_index in range(settings.rounds):
@@ -73,10 +74,10 @@ def _check_variant(session: Session, title: str, variant: Variant) -> dict[str, 
     reference = session.call(REFERENCE, variant.check, **variant.kwargs)
     if not reference.ok:
         raise HarnessError(f"NumPy limit failed in {title}, {variant.label}: {reference.error}")
-    cells = {REFERENCE: _Cell(reference)}
+    cells = {REFERENCE: _Cell()}
     for system in session.systems[1:]:
         outcome = session.call(system, variant.check, **variant.kwargs)
-        cell = _Cell(outcome)
+        cell = _Cell()
         if outcome.ok:
             cell.verdict = compare(outcome.value, reference.value, variant.tolerance)
             if not cell.verdict.ok:
@@ -124,7 +125,7 @@ def _table(session: Session, workload: TimedWorkload, cells: dict) -> Table:
                 row += [failure_cell(cell.failure), ""]
             else:
                 median = statistics.median(cell.seconds) * variant.seconds_to_unit
-                row += [number(median), ratio(statistics.median(cell.ratios))]
+                row += [number(median), ratio_with_spread(cell.ratios)]
             if cell.verdict is not None:
                 verdicts.append(cell.verdict)
         row.append(_verdict_text(system, verdicts))

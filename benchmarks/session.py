@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +15,12 @@ from benchmarks.worker import Outcome, Worker, run_fresh
 
 class HarnessError(RuntimeError):
     """The harness itself cannot go on (e.g. the NumPy reference failed)."""
+
+
+def _missing_package(system: str, hello: Outcome) -> bool:
+    """True when the worker failed because the system's package is not installed at all."""
+    package = SYSTEMS[system][1]
+    return hello.error == f"ModuleNotFoundError: No module named '{package}'"
 
 
 @dataclass
@@ -29,6 +36,7 @@ class Session:
     hellos: dict[str, Outcome] = field(default_factory=dict)
     wrong: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    started: float = field(default_factory=time.perf_counter)
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -43,11 +51,15 @@ class Session:
             )
         for name, worker in self.workers.items():
             hello = worker.ready()
-            self.hellos[name] = hello
-            if not hello.ok:
+            if not hello.ok and _missing_package(name, hello):
+                hello = Outcome(unsupported="not installed")
+            elif not hello.ok:
                 self.note(f"{name}: import", hello)
+            self.hellos[name] = hello
         if not self.hellos[REFERENCE].ok:
-            raise HarnessError(f"the NumPy reference failed to start: {self.hellos[REFERENCE].error}")
+            raise HarnessError(
+                f"the NumPy reference failed to start: {self.hellos[REFERENCE].error}"
+            )
 
     def close(self) -> None:
         """End every worker."""
@@ -56,15 +68,16 @@ class Session:
 
     def call(self, system: str, function: Callable[..., Any], **kwargs: Any) -> Outcome:
         """``function(system, **kwargs)`` in the system's persistent worker."""
-        hello = self.hellos[system]
-        if not hello.ok:
-            return Outcome(error=f"import failed: {hello.error}")
+        unavailable = self._unavailable(system)
+        if unavailable is not None:
+            return unavailable
         return self.workers[system].call(function, self.settings.timeout_s, **kwargs)
 
     def fresh(self, system: str | None, function: Callable[..., Any], **kwargs: Any) -> Outcome:
         """``function(system, **kwargs)`` in a new process of its own."""
-        if system is not None and not self.hellos[system].ok:
-            return Outcome(error=f"import failed: {self.hellos[system].error}")
+        unavailable = None if system is None else self._unavailable(system)
+        if unavailable is not None:
+            return unavailable
         return run_fresh(
             system,
             function,
@@ -74,16 +87,28 @@ class Session:
             **kwargs,
         )
 
+    def _unavailable(self, system: str) -> Outcome | None:
+        """Why calls to ``system`` cannot run (not installed, failed import), or None."""
+        hello = self.hellos[system]
+        if hello.unsupported is not None:
+            return hello
+        if hello.error is not None:
+            return Outcome(error=f"import failed: {hello.error}")
+        return None
+
     def note(self, where: str, outcome: Outcome) -> None:
         """Keep an error for the report's notes (import failures, exceptions)."""
         text = outcome.detail or outcome.error or ""
+        if any(text in note for note in self.notes):
+            return  # the same failure again, e.g. at every batch size
         self.notes.append(f"**{where}**\n\n```\n{text}\n```\n")
 
     def flag_wrong(self, where: str, system: str, detail: str) -> None:
         """Record that ``system`` computed numbers that differ from the limit's."""
         self.wrong.append(f"{where}: {SYSTEMS[system][0]} {detail}")
 
-    @staticmethod
-    def progress(message: str) -> None:
-        """One progress line on stderr (stdout is the report)."""
-        print(message, file=sys.stderr, flush=True)
+    def progress(self, message: str) -> None:
+        """One progress line on stderr (stdout is the report), with seconds since the start."""
+        print(
+            f"[{time.perf_counter() - self.started:6.1f} s] {message}", file=sys.stderr, flush=True
+        )

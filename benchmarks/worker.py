@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 from benchmarks.systems import load_system
@@ -45,9 +46,13 @@ def describe(error: BaseException) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
+_REPOSITORY = str(Path(__file__).resolve().parents[1]) + os.sep
+
+
 def _traceback_tail(error: BaseException, lines: int = 6) -> str:
-    formatted = traceback.format_exception(error)
-    return "".join(formatted[-lines:]).strip()
+    """The last frames, with paths shown relative to the repository or the Python prefix."""
+    text = "".join(traceback.format_exception(error)[-lines:]).strip()
+    return text.replace(_REPOSITORY, "").replace(sys.prefix + os.sep, "")
 
 
 def _thread_report(threads: int, system: System | None) -> dict[str, Any]:
@@ -76,7 +81,16 @@ def serve(connection: Connection, system_name: str | None, threads: int) -> None
     except Exception as error:  # noqa: BLE001 - an engine that fails to import is a table cell
         connection.send(Outcome(error=describe(error), detail=_traceback_tail(error)))
         return
-    while (request := connection.recv()) is not None:
+    while True:
+        try:
+            request = connection.recv()
+        except EOFError:  # the parent went away
+            return
+        except Exception as error:  # noqa: BLE001 - e.g. a function that cannot be unpickled
+            connection.send(Outcome(error=describe(error), detail=_traceback_tail(error)))
+            continue
+        if request is None:
+            return
         function, kwargs = request
         try:
             outcome = Outcome(value=function(system, **kwargs))
@@ -84,7 +98,10 @@ def serve(connection: Connection, system_name: str | None, threads: int) -> None
             outcome = Outcome(unsupported=str(reason))
         except Exception as error:  # noqa: BLE001 - any engine failure is a table cell
             outcome = Outcome(error=describe(error), detail=_traceback_tail(error))
-        connection.send(outcome)
+        try:
+            connection.send(outcome)
+        except Exception as error:  # noqa: BLE001 - a value that cannot be pickled
+            connection.send(Outcome(error=f"unsendable result: {describe(error)}"))
 
 
 @contextlib.contextmanager

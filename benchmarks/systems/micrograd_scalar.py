@@ -92,7 +92,7 @@ class MicrogradSystem:
 
     def mlp(self, problem: MlpProblem) -> MlpStep:
         """Not offered: a scalar engine would need 500k ``Value`` weights."""
-        raise Unsupported("scalar engine (scalar workloads only)")
+        raise Unsupported("scalar engine: scalar workloads only")
 
     def tiny_chain(self, x0: np.ndarray, n_ops: int) -> MicrogradTinyChain:
         """See ``MicrogradTinyChain``."""

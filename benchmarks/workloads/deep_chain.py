@@ -10,7 +10,7 @@ from typing import Any
 from benchmarks.checks import CheckResult, compare
 from benchmarks.data import DEEP_ADD, DEEP_MUL, deep_input
 from benchmarks.memory import PeakRss
-from benchmarks.report import Table, failure_cell, megabytes, number, ratio
+from benchmarks.report import Table, failure_cell, megabytes, number, ratio_with_spread
 from benchmarks.session import HarnessError, Session
 from benchmarks.systems import REFERENCE, SYSTEMS
 from benchmarks.systems.base import System
@@ -79,12 +79,14 @@ def run(session: Session) -> Table:
             continue
         done = runs[system]
         check = "reference" if system == REFERENCE else verdicts[system].describe()
-        table.rows.append([
-            name,
-            "yes",
-            number(statistics.median(r["seconds"] for r in done)),
-            ratio(statistics.median(r["ratio"] for r in done)),
-            megabytes(max(r["peak_rss"] for r in done)),
-            check,
-        ])
+        table.rows.append(
+            [
+                name,
+                "yes",
+                number(statistics.median(r["seconds"] for r in done)),
+                ratio_with_spread([r["ratio"] for r in done]),
+                megabytes(max(r["peak_rss"] for r in done)),
+                check,
+            ]
+        )
     return table

@@ -10,7 +10,7 @@ import numpy as np
 
 from benchmarks.checks import compare
 from benchmarks.data import mlp_problem
-from benchmarks.memory import PeakRss, current_rss
+from benchmarks.memory import PeakRss, current_rss, return_free_heap
 from benchmarks.report import Table, failure_cell, megabytes
 from benchmarks.session import HarnessError, Session
 from benchmarks.systems import REFERENCE, SYSTEMS
@@ -21,7 +21,10 @@ TITLE = "4. Memory of one MLP step"
 
 
 def _allocated(traced: bool, rss_before: int) -> int:
-    return tracemalloc.get_traced_memory()[0] if traced else current_rss() - rss_before
+    if traced:
+        return tracemalloc.get_traced_memory()[0]
+    return_free_heap()
+    return current_rss() - rss_before
 
 
 def _nbytes(arrays: dict[str, np.ndarray]) -> int:
@@ -41,6 +44,7 @@ def measure(system: System, layers: tuple[int, ...], batch: int) -> dict[str, An
     warmup.run()
     del warmup
     step = system.mlp(mlp_problem(layers, batch))
+    return_free_heap()
     gc.collect()
     gc.disable()
     try:
@@ -60,7 +64,7 @@ def measure(system: System, layers: tuple[int, ...], batch: int) -> dict[str, An
         gc.enable()
         tracemalloc.stop()
     return {
-        "method": "tracemalloc" if traced else "RSS",
+        "method": "tracemalloc" if traced else "RSS after malloc_trim",
         "peak": peak,
         "peak_rss": rss_peak.growth,
         "held": held,
@@ -83,13 +87,20 @@ def run(session: Session) -> Table:
         "measured with tracemalloc for NumPy-based systems and as resident-set growth for "
         "the others (PyTorch's CPU allocator keeps no statistics), as the *method* column "
         "says; *peak RSS growth* uses the same method for every system. *Held* is what "
-        "stays allocated after the step once the gradients are dropped, without "
+        "stays allocated after the step once the gradients are dropped (for RSS: after "
+        "glibc's `malloc_trim` hands freed pages back), without "
         "`gc.collect()`; *GC found* is what `gc.collect()` then returns (reference cycles; "
         "gradnb must show 0)."
     )
     header = [
-        "system", "method", "peak", "peak RSS growth", "held after step", "GC found",
-        "held after gc", "check vs NumPy",
+        "system",
+        "method",
+        "peak",
+        "peak RSS growth",
+        "held after step",
+        "GC found",
+        "held after gc",
+        "check vs NumPy",
     ]
     table = Table(TITLE, description, header)
     for system in session.systems:
@@ -110,14 +121,16 @@ def run(session: Session) -> Table:
         found = str(value["gc_found"])
         if system == "gradnb" and value["gc_found"]:
             found = f"**{found} (must be 0)**"
-        table.rows.append([
-            name,
-            value["method"],
-            megabytes(value["peak"]),
-            megabytes(value["peak_rss"]),
-            megabytes(value["held"]),
-            found,
-            megabytes(value["held_after_gc"]),
-            check,
-        ])
+        table.rows.append(
+            [
+                name,
+                value["method"],
+                megabytes(value["peak"]),
+                megabytes(value["peak_rss"]),
+                megabytes(value["held"]),
+                found,
+                megabytes(value["held_after_gc"]),
+                check,
+            ]
+        )
     return table

@@ -1,0 +1,101 @@
+"""Facts about the run for the report header: date, machine, load, versions, BLAS, threads."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import sys
+from pathlib import Path
+
+from benchmarks.report import Table
+from benchmarks.session import Session
+from benchmarks.settings import OPENBLAS_VARIABLES, Settings
+from benchmarks.systems import SYSTEMS
+
+
+def load_average() -> str:
+    """1/5/15-minute load averages, e.g. ``0.12 0.30 0.25``."""
+    try:
+        return " ".join(f"{value:.2f}" for value in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def run_facts(settings: Settings, load_before: str, load_after: str, command: str) -> list[str]:
+    """Bullet lines: when, where, how loaded, with which options."""
+    removed = settings.worker_env_removals
+    blas_env = ", ".join(
+        f"`{name}={os.environ[name]}`" if name in os.environ else f"`{name}` unset"
+        for name in OPENBLAS_VARIABLES
+    )
+    if removed:
+        blas_env += " (removed for the workers by `--unset-openblas-env`)"
+    return [
+        f"Date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
+        f"Command: `{command}`"
+        + (" (quick smoke run: sizes too small to mean anything)" if settings.quick else ""),
+        f"Machine: {_cpu_model()}, {os.cpu_count()} logical cores, {platform.platform()}",
+        f"Python {platform.python_version()} ({sys.implementation.name})",
+        f"Load average (1/5/15 min): {load_before} before, {load_after} after",
+        (
+            f"Threads: {settings.threads} for every system (threadpoolctl in each worker; "
+            "`torch.set_num_threads` to match)"
+        ),
+        f"OpenBLAS environment: {blas_env}",
+        (
+            f"Rounds: {settings.rounds} interleaved timing rounds ({settings.deep_rounds} for "
+            "the deep chain), each system in its own worker process, A B C, A B C, ...; a "
+            "round's time is the fastest of up to "
+            f"{settings.iterations} calls; ratios to the NumPy limit are taken within a round "
+            "and reported as the median over rounds (lowest–highest round in brackets)"
+        ),
+    ]
+
+
+def _pools_text(pools: object) -> str:
+    if isinstance(pools, str):
+        return pools
+    parts = []
+    for pool in pools:  # type: ignore[union-attr]
+        name = pool["internal_api"] + (f" {pool['version']}" if pool.get("version") else "")
+        arch = f", {pool['architecture']}" if pool.get("architecture") else ""
+        parts.append(f"{name} ({pool['user_api']}{arch}): {pool['num_threads']} threads")
+    return "; ".join(parts) or "none loaded"
+
+
+def systems_table(session: Session) -> Table:
+    """Each system's version and the thread pools its worker ended up with."""
+    table = Table(
+        "Systems",
+        "Versions, and the thread pools each worker process reports through threadpoolctl "
+        "after the limit was set.",
+        ["system", "version", "thread pools (threadpoolctl)", "torch threads"],
+    )
+    for name in session.systems:
+        hello = session.hellos.get(name)
+        label = SYSTEMS[name][0]
+        if hello is None or not hello.ok:
+            reason = (hello.unsupported or hello.error) if hello else "not started"
+            table.rows.append([label, f"not available: {reason}", "", ""])
+            continue
+        info = hello.value
+        table.rows.append(
+            [
+                label,
+                info["version"],
+                _pools_text(info["pools"]),
+                str(info.get("torch_threads", "")),
+            ]
+        )
+    return table

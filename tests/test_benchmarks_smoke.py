@@ -1,0 +1,106 @@
+"""The benchmark harness: its quick mode runs end to end, and its cross-check catches wrong numbers.
+
+Timings are never asserted here; they belong in ``benchmarks/RESULTS.md``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks.checks import compare
+from benchmarks.data import mlp_problem
+from benchmarks.systems.numpy_limit import NumpyLimit
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+SECTIONS = (
+    "## Systems",
+    "## 1. MLP training step",
+    "## 2. Tiny ops",
+    "## 3. Deep chain",
+    "## 4. Memory of one MLP step",
+    "## 5a. Toolkit: trace observation on vs off",
+    "## 5b. Toolkit: graph layout and SVG",
+    "## 5c. Toolkit: import time",
+)
+
+
+def _committed_results() -> bytes | None:
+    path = REPOSITORY / "benchmarks" / "RESULTS.md"
+    return path.read_bytes() if path.exists() else None
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess, str]:
+    """``python -m benchmarks --quick`` writing its report to a temporary file."""
+    out = tmp_path_factory.mktemp("bench") / "RESULTS.md"
+    committed_before = _committed_results()
+    completed = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--out", str(out)],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert _committed_results() == committed_before, "--out must keep benchmarks/RESULTS.md"
+    return completed, out.read_text(encoding="utf-8") if out.exists() else ""
+
+
+def test_quick_mode_exits_zero(quick_run: tuple[subprocess.CompletedProcess, str]) -> None:
+    completed, _ = quick_run
+    assert completed.returncode == 0, completed.stderr[-4000:]
+
+
+def test_quick_mode_writes_every_section_with_the_reference_row(
+    quick_run: tuple[subprocess.CompletedProcess, str],
+) -> None:
+    _, report = quick_run
+    for section in SECTIONS:
+        assert section in report
+    assert "| system | batch 16 (ms/step) | × NumPy |" in report
+    assert "| NumPy, hand-written (limit) |" in report
+    assert "WRONG" not in report
+
+
+def test_quick_mode_prints_the_report_it_writes(
+    quick_run: tuple[subprocess.CompletedProcess, str],
+) -> None:
+    completed, report = quick_run
+    assert report.strip() in completed.stdout
+
+
+def test_numpy_limit_gradients_match_finite_differences() -> None:
+    problem = mlp_problem((6, 5, 4, 3), 4)
+    step = NumpyLimit().mlp(problem)
+    step.run()
+    grads = step.result()
+
+    def loss_at(weights: list[np.ndarray]) -> float:
+        probe = NumpyLimit().mlp(problem.__class__(tuple(weights), problem.x, problem.y, 0.0))
+        probe.run()
+        return float(probe.result()["loss"])
+
+    weights = [w.astype(np.float64) for w in problem.weights]
+    for index, name in ((0, "W1"), (3, "b2"), (4, "W3")):
+        bumped = [w.copy() for w in weights]
+        bumped[index].flat[1] += 1e-3
+        lowered = [w.copy() for w in weights]
+        lowered[index].flat[1] -= 1e-3
+        numeric = (loss_at(bumped) - loss_at(lowered)) / 2e-3
+        assert grads[name].flat[1] == pytest.approx(numeric, rel=1e-3, abs=1e-6)
+
+
+def test_compare_flags_a_wrong_gradient_and_accepts_rounding() -> None:
+    reference = {"loss": np.array(2.3), "W1": np.linspace(-1, 1, 12).reshape(3, 4)}
+    rounded = {key: value * (1 + 1e-7) for key, value in reference.items()}
+    halved = {**reference, "W1": reference["W1"] / 2}
+    transposed = {**reference, "W1": reference["W1"].T}
+    assert compare(rounded, reference, 1e-4).ok
+    assert not compare(halved, reference, 1e-4).ok
+    assert not compare(transposed, reference, 1e-4).ok
+    assert not compare({"loss": np.array(np.nan), "W1": reference["W1"]}, reference, 1e-4).ok
