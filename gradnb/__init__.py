@@ -39,6 +39,7 @@ from .ops.reductions import *
 from .ops.shape import *
 
 from . import autograd  # noqa: E402  (after Tensor exists)
+from . import nn, optim, utils  # noqa: E402  (PyTorch's namespace: gradnb.nn.Linear, ...)
 
 __version__ = "0.1.0"
 
