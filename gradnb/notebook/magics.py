@@ -90,7 +90,7 @@ class GradnbMagics(Magics):
         if not args.quiet and not args.no_live and widgets_available(self.shell):
             live = LiveGraph(lambda: view().to_svg())
             recording.listeners.append(live)
-            display(live.widget)
+            display(live)
         try:
             with recording:
                 exec(body, namespace)  # noqa: S102 - running the cell is the point

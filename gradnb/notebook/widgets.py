@@ -84,6 +84,15 @@ class LiveGraph:
         """Close the widget (JupyterLab then hides its output)."""
         self.widget.close()
 
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        # The widget view and an empty text: a saved notebook (GitHub, nbviewer) then shows
+        # nothing for the live view, which the static graph displayed after the cell replaces.
+        view = self.widget._repr_mimebundle_()
+        bundle = {"text/plain": ""}
+        if WIDGET_MIME in view:
+            bundle[WIDGET_MIME] = view[WIDGET_MIME]
+        return bundle
+
 
 def step_widget(stepper):
     """``Play`` + slider over a :class:`~gradnb.notebook.step_view.StepThrough`'s frames,
