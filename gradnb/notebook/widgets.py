@@ -72,7 +72,11 @@ class LiveGraph:
         now = time.monotonic()
         if now < self._next:
             return
-        self.refresh()
+        try:
+            self.refresh()
+        except Exception:  # noqa: BLE001 - a drawing bug must not fail the user's cell
+            self._next = float("inf")  # the final static drawing after the cell shows the error
+            return
         took = time.monotonic() - now
         self._next = time.monotonic() + max(self.interval, 2 * took)
 
