@@ -1,6 +1,796 @@
 """Indexing: ``t[...]`` (basic, advanced, boolean), ``t[...] = v``, gather/scatter,
-index_select, masked_fill, nonzero."""
+index_select, index_add, index_put, masked_fill/masked_select, nonzero.
+
+Reading a key follows PyTorch step by step, so graphs show the same nodes: each integer, slice
+and None is one view (``SelectBackward0``, ``SliceBackward0``, ``UnsqueezeBackward0``), applied
+left to right and sharing the input's version counter; integer-array and boolean indices are then
+applied together as one ``IndexBackward0``, a copy whose gradient adds repeated indices up.
+
+Every gradient that writes into a zero tensor goes through ``scatter_into_zeros``: on arrays it
+is NumPy assignment or ``add.at``, on tensors (``create_graph=True``) it records ``index_put``, so
+higher-order gradients come free.
+"""
 
 from __future__ import annotations
 
-TENSOR_METHODS: dict = {}
+import operator
+
+import numpy as np
+
+from .._backend import get_array_module
+from .._tensor import _wrap_dim
+from ..autograd.graph import Node, record
+from . import dual
+from ._common import Tensor, emit, events, grad_state, wrap
+from .shape import expand, view_of
+
+__all__ = [
+    "gather",
+    "getitem",
+    "index_add",
+    "index_put",
+    "index_select",
+    "masked_fill",
+    "masked_select",
+    "narrow",
+    "nonzero",
+    "scalar_type_name",
+    "scatter",
+    "scatter_add",
+    "scatter_into_zeros",
+    "select",
+    "setitem",
+    "sum_all",
+    "take_along_dim",
+    "write_key",
+]
+
+_BAD_INDEX_DTYPE = "tensors used as indices must be long, int, byte or bool tensors"
+
+
+# -- shared helpers -------------------------------------------------------------------------------
+def _finish(node, out) -> Tensor:
+    t = wrap(out, node)
+    if node is not None and events.observers:
+        emit(node, t)
+    return t
+
+
+def _recording(*tensors) -> bool:
+    return grad_state.enabled and any(t is not None and t._requires_grad for t in tensors)
+
+
+def _raw(x, xp):
+    """An index or mask argument (tensor, list, array) as an array of ``xp``."""
+    if isinstance(x, Tensor):
+        return x._data
+    return xp.asarray(x)
+
+
+def _add_at(xp, target, key, values) -> None:
+    """``target[key] += values`` with repeated indices summed (NumPy ``add.at``)."""
+    if xp is np:
+        np.add.at(target, key, values)
+    else:
+        import cupyx
+
+        cupyx.scatter_add(target, key, values)
+
+
+def scatter_into_zeros(shape, key, g, accumulate: bool = True):
+    """Zeros of ``shape`` with ``g`` written (or, with ``accumulate``, added) at ``key``.
+
+    The adjoint of reading ``x[key]``: arrays in, array out; a tensor ``g`` records an
+    ``index_put`` so the result can be differentiated again.
+    """
+    if isinstance(g, Tensor):
+        from .creation import zeros
+
+        return index_put(zeros(tuple(shape), dtype=g.dtype, device=g.device), key, g,
+                         accumulate=accumulate)
+    xp = get_array_module(g)
+    out = xp.zeros(tuple(shape), dtype=g.dtype)
+    if accumulate:
+        _add_at(xp, out, key, g)
+    else:
+        out[key] = g
+    return out
+
+
+def _zero_at(g, key):
+    """``g`` with the entries at ``key`` set to zero (multiplying by a constant mask keeps the
+    rule differentiable)."""
+    xp = dual.xp_of(g)
+    keep = xp.ones(tuple(g.shape), dtype=bool)
+    keep[key] = False
+    return g * wrap(keep) if isinstance(g, Tensor) else g * keep
+
+
+def sum_all(g):
+    """The sum of every entry as a 0-d array or tensor (never a NumPy scalar)."""
+    if isinstance(g, Tensor):
+        return dual.sum(g)
+    return get_array_module(g).asarray(g.sum())
+
+
+def _check_bounds(arr, size: int, dim: int, exc=IndexError) -> None:
+    if arr.size and (int(arr.max()) >= size or int(arr.min()) < -size):
+        bad = int(arr.max()) if int(arr.max()) >= size else int(arr.min())
+        raise exc(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+# -- reading: t[key] -----------------------------------------------------------------------------
+def _normalize_item(item, xp):
+    """One entry of a key as int, bool, slice, None, Ellipsis, or an int/bool array of ``xp``."""
+    if item is None or item is Ellipsis:
+        return item
+    if isinstance(item, slice):
+        parts = [None if p is None else operator.index(p) for p in (item.start, item.stop, item.step)]
+        if parts[2] is not None and parts[2] <= 0:
+            raise ValueError("step must be greater than zero")
+        return slice(*parts)
+    if isinstance(item, (bool, np.bool_)):
+        return bool(item)
+    if isinstance(item, (int, np.integer)):
+        return int(item)
+    if isinstance(item, Tensor):
+        arr = item._data
+        if type(arr) is not type(xp.empty(0)):
+            arr = xp.asarray(arr.get() if hasattr(arr, "get") else arr)
+    elif isinstance(item, (list, tuple)) or hasattr(item, "__array_interface__") \
+            or hasattr(item, "__cuda_array_interface__"):
+        arr = xp.asarray(item)
+        if arr.size == 0 and arr.dtype.kind == "f":
+            arr = arr.astype(np.int64)
+    else:
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                         f"Variables are valid indices (got {type(item).__name__})")
+    kind = arr.dtype.kind
+    if kind == "b" or arr.dtype == np.uint8:
+        return bool(arr) if arr.ndim == 0 else arr.astype(bool, copy=False)
+    if kind not in "iu":
+        raise IndexError(_BAD_INDEX_DTYPE)
+    if arr.ndim == 0 and isinstance(item, Tensor):
+        return int(arr)
+    return arr
+
+
+def _items(key, xp):
+    """The key as a tuple of normalized entries, and whether it was written as a tuple."""
+    is_tuple = isinstance(key, tuple)
+    raw = key if is_tuple else (key,)
+    items = tuple(_normalize_item(k, xp) for k in raw)
+    if sum(1 for k in items if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    return items, is_tuple
+
+
+def _consumed(item) -> int:
+    """How many dimensions of the indexed tensor an entry uses up."""
+    if item is None or item is Ellipsis or isinstance(item, bool):
+        return 0
+    if isinstance(item, (int, slice)):
+        return 1
+    return item.ndim if item.dtype == bool else 1
+
+
+def _is_basic(items) -> bool:
+    return all(k is None or k is Ellipsis or isinstance(k, slice)
+               or (isinstance(k, int) and not isinstance(k, bool)) for k in items)
+
+
+def _check_rank(items, ndim: int) -> int:
+    used = sum(_consumed(k) for k in items)
+    if used > ndim:
+        if ndim == 0 and any(isinstance(k, int) and not isinstance(k, bool) for k in items):
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    return used
+
+
+def getitem(input: Tensor, key) -> Tensor:
+    """``input[key]`` with PyTorch's semantics: views for ints/slices/None/Ellipsis, a copy for
+    integer-array and boolean indices (indices may be tensors, lists or arrays)."""
+    xp = get_array_module(input._data)
+    items, is_tuple = _items(key, xp)
+    ndim = input._data.ndim
+    used = _check_rank(items, ndim)
+    out, dim, advanced = input, 0, []
+    for item in items:
+        if item is Ellipsis:
+            dim += ndim - used
+        elif item is None:
+            out = _unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(item, bool):
+            out = _unsqueeze(out, dim)
+            advanced.append((dim, xp.zeros(1 if item else 0, dtype=np.int64)))
+            dim += 1
+        elif isinstance(item, int):
+            out = select(out, dim, item)
+        elif isinstance(item, slice):
+            size = out._data.shape[dim]
+            if not is_tuple or item.indices(size) != (0, size, 1):
+                out = _slice(out, dim, item)
+            dim += 1
+        elif item.dtype == bool:
+            _check_mask(item, out._data.shape, dim)
+            advanced.extend((dim + i, nz) for i, nz in enumerate(xp.nonzero(item)))
+            dim += item.ndim
+        else:
+            _check_bounds(item, out._data.shape[dim], dim)
+            advanced.append((dim, item))
+            dim += 1
+    if advanced:
+        return _index(out, advanced)
+    return alias(input) if out is input else out
+
+
+def _check_mask(mask, shape, dim: int) -> None:
+    for i, n in enumerate(mask.shape):
+        if n != shape[dim + i]:
+            raise IndexError(f"The shape of the mask {list(mask.shape)} at index {i} does not match "
+                             f"the shape of the indexed tensor {list(shape)} at index {dim + i}")
+
+
+class SelectBackward0(Node):
+    __slots__ = ("in_shape", "key")
+
+    def backward(self, g):
+        return (scatter_into_zeros(self.in_shape, self.key, g, accumulate=False),)
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The slice at ``index`` along ``dim``, without that dimension (a view)."""
+    data = input._data
+    if data.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = _wrap_dim(dim, data.ndim)
+    size = data.shape[dim]
+    index = operator.index(index)
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+    key = (slice(None),) * dim + (index % size, Ellipsis)
+    node = None
+    if _recording(input):
+        node = record(SelectBackward0, (input,), meta=False)
+        node.in_shape, node.key = data.shape, key
+    return view_of(input, data[key], node)
+
+
+class SliceBackward0(Node):
+    __slots__ = ("in_shape", "key")
+
+    def backward(self, g):
+        return (scatter_into_zeros(self.in_shape, self.key, g, accumulate=False),)
+
+
+def _slice(input: Tensor, dim: int, item: slice) -> Tensor:
+    data = input._data
+    key = (slice(None),) * dim + (slice(*item.indices(data.shape[dim])),)
+    node = None
+    if _recording(input):
+        node = record(SliceBackward0, (input,), meta=False)
+        node.in_shape, node.key = data.shape, key
+    return view_of(input, data[key], node)
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``length`` entries from ``start`` along ``dim`` (a view, ``SliceBackward0``)."""
+    dim = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[dim]
+    start = operator.index(start)
+    if start < 0:
+        start += size
+    if not (0 <= start <= size and 0 <= length and start + length <= size):
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _slice(input, dim, slice(start, start + length))
+
+
+class UnsqueezeBackward0(Node):
+    __slots__ = ("in_shape",)
+
+    def backward(self, g):
+        return (dual.reshape(g, self.in_shape),)
+
+
+def _unsqueeze(input: Tensor, dim: int) -> Tensor:
+    data = input._data
+    node = None
+    if _recording(input):
+        node = record(UnsqueezeBackward0, (input,), meta=False)
+        node.in_shape = data.shape
+    return view_of(input, data[(slice(None),) * dim + (None,)], node)
+
+
+class AliasBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (g,)
+
+
+def alias(input: Tensor) -> Tensor:
+    """The same data as a new view (what ``t[...]`` returns)."""
+    node = record(AliasBackward0, (input,), meta=False) if _recording(input) else None
+    return view_of(input, input._data.view(), node)
+
+
+class IndexBackward0(Node):
+    __slots__ = ("in_shape", "key")
+
+    def backward(self, g):
+        return (scatter_into_zeros(self.in_shape, self.key, g),)
+
+
+def _index(input: Tensor, advanced) -> Tensor:
+    """Integer-array indexing (a copy); ``advanced`` pairs a dimension with its index array."""
+    key = [slice(None)] * input._data.ndim
+    for dim, arr in advanced:
+        key[dim] = arr
+    key = tuple(key)
+    node = None
+    if _recording(input):
+        node = record(IndexBackward0, (input,), meta=False)
+        node.in_shape, node.key = input._data.shape, key
+    return _finish(node, input._data[key])
+
+
+def write_key(data, key):
+    """A NumPy key that addresses, in ``data``, exactly the entries ``getitem(data, key)`` reads.
+
+    Plain keys are used as they are; keys with tensors, arrays or bools are turned into flat
+    positions (read with PyTorch's rules) and unravelled, because NumPy orders mixed integer and
+    array indices differently.
+    """
+    xp = get_array_module(data)
+    items, _ = _items(key, xp)
+    if _is_basic(items):
+        _check_rank(items, data.ndim)
+        dim = 0
+        for item in items:
+            if isinstance(item, int):
+                size = data.shape[dim]
+                if not -size <= item < size:
+                    raise IndexError(f"index {item} is out of bounds for dimension {dim} with size "
+                                     f"{size}")
+                dim += 1
+            elif isinstance(item, slice):
+                dim += 1
+            elif item is Ellipsis:
+                dim += data.ndim - sum(_consumed(k) for k in items)
+        return items
+    positions = xp.arange(data.size, dtype=np.int64).reshape(data.shape)
+    return xp.unravel_index(getitem(wrap(positions), items)._data, data.shape)
+
+
+# -- writing: t[key] = value ---------------------------------------------------------------------
+class _RegionWrite(Node):
+    """``out = input`` with ``values`` written into the entries at ``key``.
+
+    The input's gradient is ``g`` with that region zeroed (or all of ``g`` when accumulating);
+    the values get ``g[key]`` (the engine sums it down to their broadcast shape).
+    """
+
+    __slots__ = ("accumulate", "key")
+
+    def backward(self, g):
+        g_input = g_values = None
+        if self.needs(0):
+            g_input = g if self.accumulate else _zero_at(g, self.key)
+        if self.needs(1):
+            g_values = g[self.key]
+        return g_input, g_values
+
+
+class IndexPutBackward0(_RegionWrite):
+    __slots__ = ()
+
+
+class CopySlices(_RegionWrite):
+    """A write into a slice of a tensor (``t[1:] = v``, or an in-place op on a view)."""
+
+    __slots__ = ()
+
+
+def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` with ``values`` put (or, with ``accumulate``, added) at ``indices``.
+
+    ``indices`` is a tuple of index tensors (or a NumPy key used internally by gradients).
+    """
+    xp = get_array_module(input._data)
+    key = tuple(indices) if isinstance(indices, (tuple, list)) else (indices,)
+    if not all(isinstance(k, slice) or hasattr(k, "shape") and not isinstance(k, Tensor)
+               for k in key):
+        key = write_key(input._data, key)
+    vt = values if isinstance(values, Tensor) else None
+    v = _raw(values, xp)
+    out = input._data.copy()
+    v = v.astype(out.dtype, copy=False)
+    if accumulate:
+        _add_at(xp, out, key, v)
+    else:
+        out[key] = v
+    node = None
+    if _recording(input, vt):
+        node = record(IndexPutBackward0, (input, vt))
+        node.key, node.accumulate = key, accumulate
+    return _finish(node, out)
+
+
+def setitem(input: Tensor, key, value) -> None:
+    """``input[key] = value``: an in-place write (see ``gradnb.ops.inplace``)."""
+    from .inplace import write_region
+
+    write_region(input, key, value)
+
+
+# -- gather / scatter ----------------------------------------------------------------------------
+def _index_array(index, op: str, xp):
+    arr = _raw(index, xp)
+    if arr.dtype.kind not in "iu":
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
+    return arr
+
+
+def _along_dim_key(data, idx, dim: int, xp):
+    """The key that pairs each position of ``idx`` with data[..., idx[pos], ...] at ``dim``
+    (for a 0-d ``data`` the index can only be 0, so the key is ``()``)."""
+    if data.ndim == 0:
+        return ()
+    key = []
+    for d, n in enumerate(idx.shape):
+        if d == dim:
+            key.append(idx)
+        else:
+            shape = [1] * idx.ndim
+            shape[d] = n
+            key.append(xp.arange(n).reshape(shape))
+    return tuple(key)
+
+
+class GatherBackward0(Node):
+    __slots__ = ("in_shape", "key")
+
+    def backward(self, g):
+        return (scatter_into_zeros(self.in_shape, self.key, g),)
+
+
+def gather(input: Tensor, dim: int, index, *, sparse_grad: bool = False) -> Tensor:
+    """``out[i][j] = input[index[i][j]][j]`` (for ``dim=0``); repeated indices add up in the
+    gradient."""
+    data = input._data
+    xp = get_array_module(data)
+    idx = _index_array(index, "gather", xp)
+    dim = _wrap_dim(dim, data.ndim)
+    if idx.ndim != data.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for d, (n, m) in enumerate(zip(idx.shape, data.shape)):
+        if d != dim and n > m:
+            raise RuntimeError(f"Size does not match at dimension {d} expected index "
+                               f"{list(idx.shape)} to be no larger than self {list(data.shape)} "
+                               f"apart from dimension {dim}")
+    _check_bounds(idx, data.shape[dim] if data.ndim else 1, dim, RuntimeError)
+    key = _along_dim_key(data, idx, dim, xp)
+    node = None
+    if _recording(input):
+        node = record(GatherBackward0, (input,))
+        node.in_shape, node.key = data.shape, key
+    return _finish(node, data[key])
+
+
+def _scatter_checks(op: str, data, idx, dim, src=None) -> None:
+    if src is not None and src.dtype != data.dtype:
+        raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype")
+    if idx.size == 0:
+        return
+    if idx.ndim != data.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    bad_self = any(n > m for d, (n, m) in enumerate(zip(idx.shape, data.shape)) if d != dim)
+    bad_src = src is not None and src.ndim and any(n > m for n, m in zip(idx.shape, src.shape))
+    if bad_self or bad_src:
+        msg = (f"Expected index {list(idx.shape)} to be no larger than self {list(data.shape)} "
+               f"apart from dimension {dim}")
+        if src is not None:
+            msg += f" and to be no larger size than src {list(src.shape)}"
+        raise RuntimeError(msg)
+    _check_bounds(idx, data.shape[dim] if data.ndim else 1, dim, RuntimeError)
+
+
+def _src_part(src, idx):
+    """The part of ``src`` that pairs with the index (PyTorch uses only ``index.shape`` of it)."""
+    if src.ndim == 0 or src.shape == idx.shape:
+        return src, None
+    part = tuple(slice(0, n) for n in idx.shape)
+    return src[part], part
+
+
+def _src_grad(node, g):
+    """The gradient of a scattered ``src``: ``g`` read at the written entries, padded with zeros
+    where ``src`` is larger than the index."""
+    g_src = g[node.key]
+    if node.src_part is not None:
+        g_src = scatter_into_zeros(node.src_shape, node.src_part, g_src, accumulate=False)
+    return g_src
+
+
+class ScatterBackward0(Node):
+    """Scatter of a tensor ``src``: its written entries take their gradient from ``g``."""
+
+    __slots__ = ("key", "src_part", "src_shape")
+
+    def backward(self, g):
+        g_input = _zero_at(g, self.key) if self.needs(0) else None
+        return g_input, (_src_grad(self, g) if self.needs(1) else None)
+
+
+class ScatterBackward1(Node):
+    """Scatter of a Python number: only the untouched entries pass gradient to the input."""
+
+    __slots__ = ("key",)
+
+    def backward(self, g):
+        return (_zero_at(g, self.key),)
+
+
+def scatter(input: Tensor, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:
+    """A copy of ``input`` with ``src`` (a tensor or a number) written at ``index`` along ``dim``."""
+    if reduce is not None:
+        raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_add")
+    if src is None:
+        src = value
+    data = input._data
+    xp = get_array_module(data)
+    idx = _index_array(index, "scatter", xp)
+    dim = _wrap_dim(dim, data.ndim)
+    st = src if isinstance(src, Tensor) else None
+    _scatter_checks("scatter", data, idx, dim, st._data if st is not None else None)
+    key = _along_dim_key(data, idx, dim, xp)
+    out = data.copy()
+    part = None
+    if st is not None:
+        piece, part = _src_part(st._data, idx)
+        out[key] = piece.astype(out.dtype, copy=False)
+    else:
+        out[key] = src
+    node = None
+    if st is not None and _recording(input, st):
+        node = record(ScatterBackward0, (input, st))
+        node.key, node.src_shape, node.src_part = key, st._data.shape, part
+    elif st is None and _recording(input):
+        node = record(ScatterBackward1, (input,))
+        node.key = key
+    return _finish(node, out)
+
+
+class ScatterAddBackward0(Node):
+    __slots__ = ("key", "src_part", "src_shape")
+
+    def backward(self, g):
+        return (g if self.needs(0) else None), (_src_grad(self, g) if self.needs(1) else None)
+
+
+def scatter_add(input: Tensor, dim: int, index, src: Tensor) -> Tensor:
+    """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (repeats add up)."""
+    data = input._data
+    xp = get_array_module(data)
+    idx = _index_array(index, "scatter_add", xp)
+    dim = _wrap_dim(dim, data.ndim)
+    _scatter_checks("scatter_add", data, idx, dim, src._data)
+    key = _along_dim_key(data, idx, dim, xp)
+    out = data.copy()
+    piece, part = _src_part(src._data, idx)
+    if data.ndim == 0:
+        out += piece.astype(out.dtype).sum() if idx.size else 0
+    else:
+        _add_at(xp, out, key, piece.astype(out.dtype, copy=False))
+    node = None
+    if _recording(input, src):
+        node = record(ScatterAddBackward0, (input, src))
+        node.key, node.src_shape, node.src_part = key, src._data.shape, part
+    return _finish(node, out)
+
+
+# -- index_select / index_add --------------------------------------------------------------------
+def _vector_index(index, op: str, xp, size: int):
+    arr = _raw(index, xp)
+    if arr.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector")
+    if arr.dtype.kind not in "iu":
+        raise RuntimeError(f"{op}(): Expected dtype int32 or int64 for index")
+    arr = arr.reshape(-1)
+    if arr.size and (int(arr.max()) >= size or int(arr.min()) < -size):
+        raise IndexError("index out of range in self")
+    return arr
+
+
+def _dim_key(data, dim: int, arr):
+    """The key reading ``arr`` along ``dim`` (a 0-d tensor behaves as one of size 1)."""
+    if data.ndim == 0:
+        return ()
+    return (slice(None),) * dim + (arr,)
+
+
+class IndexSelectBackward0(Node):
+    __slots__ = ("in_shape", "key")
+
+    def backward(self, g):
+        return (scatter_into_zeros(self.in_shape, self.key, g),)
+
+
+def index_select(input: Tensor, dim: int, index) -> Tensor:
+    """The entries at ``index`` (a vector) along ``dim``; repeated indices add up in the
+    gradient."""
+    data = input._data
+    xp = get_array_module(data)
+    dim = _wrap_dim(dim, data.ndim)
+    arr = _vector_index(index, "index_select", xp, data.shape[dim] if data.ndim else 1)
+    key = _dim_key(data, dim, arr)
+    node = None
+    if _recording(input):
+        node = record(IndexSelectBackward0, (input,))
+        node.in_shape, node.key = data.shape, key
+    return _finish(node, data[key])
+
+
+class IndexAddBackward0(Node):
+    __slots__ = ("alpha", "key")
+
+    def backward(self, g):
+        g_src = None
+        if self.needs(1):
+            g_src = g[self.key]
+            if self.alpha != 1:
+                g_src = g_src * self.alpha
+        return (g if self.needs(0) else None), g_src
+
+
+def index_add(input: Tensor, dim: int, index, source: Tensor, *, alpha=1) -> Tensor:
+    """A copy of ``input`` with ``alpha * source`` added at ``index`` along ``dim``."""
+    data = input._data
+    xp = get_array_module(data)
+    dim = _wrap_dim(dim, data.ndim)
+    arr = _vector_index(index, "index_add", xp, data.shape[dim] if data.ndim else 1)
+    key = _dim_key(data, dim, arr)
+    src = source._data if alpha == 1 else source._data * alpha
+    out = data.copy()
+    if data.ndim == 0:
+        out += src.astype(out.dtype).sum()
+    else:
+        _add_at(xp, out, key, src.astype(out.dtype, copy=False))
+    node = None
+    if _recording(input, source):
+        node = record(IndexAddBackward0, (input, source))
+        node.key, node.alpha = key, alpha
+    return _finish(node, out)
+
+
+# -- masks ---------------------------------------------------------------------------------------
+def _bool_mask(mask, op: str, xp):
+    arr = _raw(mask, xp)
+    if arr.dtype != bool:
+        raise RuntimeError(op.format(dtype=scalar_type_name(arr.dtype).lower()))
+    return arr
+
+
+_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+                "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def scalar_type_name(np_dtype) -> str:
+    """PyTorch's ScalarType name of a dtype (``Float``, ``Long``), as its messages print it."""
+    return _SCALAR_TYPE.get(np_dtype.name, np_dtype.name)
+
+
+class MaskedFillBackward0(Node):
+    __slots__ = ("mask",)
+
+    def backward(self, g):
+        return (_zero_at(g, self.mask),)
+
+
+class MaskedFillBackward1(Node):
+    __slots__ = ("mask",)
+
+    def backward(self, g):
+        g_input = _zero_at(g, self.mask) if self.needs(0) else None
+        g_value = sum_all(g[self.mask]) if self.needs(1) else None
+        return g_input, g_value
+
+
+def masked_fill(input: Tensor, mask, value) -> Tensor:
+    """A copy of ``input`` with ``value`` (a number or a 0-d tensor) where ``mask`` is True;
+    the mask broadcasts."""
+    data = input._data
+    xp = get_array_module(data)
+    m = _bool_mask(mask, "masked_fill_ only supports boolean masks, but got mask with dtype "
+                         "{dtype}", xp)
+    vt = value if isinstance(value, Tensor) else None
+    if vt is not None and vt._data.ndim != 0:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {vt._data.ndim} dimension(s).")
+    shape = np.broadcast_shapes(data.shape, m.shape)
+    m = xp.broadcast_to(m, shape)
+    out = xp.broadcast_to(data, shape).copy()
+    out[m] = vt._data if vt is not None else value
+    node = None
+    if vt is not None and _recording(input, vt):
+        node = record(MaskedFillBackward1, (input, vt))
+        node.mask = m
+    elif vt is None and _recording(input):
+        node = record(MaskedFillBackward0, (input,))
+        node.mask = m
+    return _finish(node, out)
+
+
+class MaskedSelectBackward0(Node):
+    __slots__ = ("mask", "shape")
+
+    def backward(self, g):
+        return (scatter_into_zeros(self.shape, self.mask, g, accumulate=False),)
+
+
+def masked_select(input: Tensor, mask) -> Tensor:
+    """The entries where ``mask`` (broadcast with ``input``) is True, as a 1-d tensor."""
+    data = input._data
+    xp = get_array_module(data)
+    m = _bool_mask(mask, "masked_select: expected BoolTensor for mask", xp)
+    shape = np.broadcast_shapes(data.shape, m.shape)
+    m = xp.broadcast_to(m, shape)
+    out = xp.broadcast_to(data, shape)[m]
+    node = None
+    if _recording(input):
+        node = record(MaskedSelectBackward0, (input,))
+        node.shape, node.mask = shape, m
+    return _finish(node, out)
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False):
+    """Indices of the non-zero entries: an ``(n, ndim)`` int64 tensor, or with ``as_tuple`` one
+    1-d tensor per dimension."""
+    data = input._data
+    xp = get_array_module(data)
+    if as_tuple:
+        return tuple(wrap(a.astype(np.int64, copy=False)) for a in xp.nonzero(data.reshape(
+            data.shape or (1,))))
+    return wrap(xp.argwhere(data).astype(np.int64, copy=False))
+
+
+def take_along_dim(input: Tensor, indices, dim: int | None = None) -> Tensor:
+    """``gather`` after broadcasting ``input`` and ``indices`` (all but ``dim``); without ``dim``
+    both are flattened first."""
+    xp = get_array_module(input._data)
+    idx = _index_array(indices, "torch.take_along_dim", xp)
+    if dim is None:
+        return gather(input.reshape(-1), 0, idx.reshape(-1))
+    ndim = input._data.ndim
+    dim = _wrap_dim(dim, ndim)
+    if idx.ndim != ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {ndim} dimensions for input, and "
+                           f"{idx.ndim} dimensions for indices")
+    in_shape, idx_shape = list(input._data.shape), list(idx.shape)
+    in_shape[dim] = idx_shape[dim] = 1
+    common = list(np.broadcast_shapes(tuple(in_shape), tuple(idx_shape)))
+    target = list(common)
+    target[dim] = input._data.shape[dim]
+    source = input if tuple(target) == input._data.shape else expand(input, tuple(target))
+    common[dim] = idx.shape[dim]
+    return gather(source, dim, xp.broadcast_to(idx, tuple(common)))
+
+
+def _iterate(input: Tensor):
+    if input._data.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return (select(input, 0, i) for i in range(input._data.shape[0]))
+
+
+TENSOR_METHODS = {
+    "__getitem__": getitem, "__setitem__": setitem, "__iter__": _iterate,
+    "select": select, "narrow": narrow, "gather": gather, "scatter": scatter,
+    "scatter_add": scatter_add, "index_select": index_select, "index_add": index_add,
+    "index_put": index_put, "masked_fill": masked_fill, "masked_select": masked_select,
+    "nonzero": nonzero, "take_along_dim": take_along_dim,
+}
