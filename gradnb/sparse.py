@@ -65,35 +65,44 @@ class SparseTensor:
     # -- metadata -------------------------------------------------------------------------------
     @property
     def shape(self):
+        """The dense shape this tensor stands for."""
         from ._tensor import Size
 
         return Size(self._shape)
 
     def size(self, dim: int | None = None):
+        """The dense shape, or the size of one dimension."""
         return self.shape if dim is None else self._shape[dim]
 
     @property
     def dtype(self) -> _dtype.dtype:
+        """The dtype of the values."""
         return _dtype.from_numpy_dtype(self._vals.dtype)
 
     @property
     def device(self) -> _backend.device:
+        """Where the values live."""
         return _backend.device_of(self._vals)
 
     @property
     def ndim(self) -> int:
+        """Number of dimensions, sparse and dense together."""
         return len(self._shape)
 
     def dim(self) -> int:
+        """Number of dimensions, sparse and dense together."""
         return len(self._shape)
 
     def sparse_dim(self) -> int:
+        """How many leading dimensions the indices address."""
         return self._idx.shape[0]
 
     def dense_dim(self) -> int:
+        """How many trailing dimensions each stored value has."""
         return self._vals.ndim - 1
 
     def numel(self) -> int:
+        """Elements of the dense tensor this stands for."""
         return int(np.prod(self._shape, dtype=np.int64))
 
     def _nnz(self) -> int:
@@ -105,6 +114,7 @@ class SparseTensor:
         return int(self._idx.nbytes + self._vals.nbytes)
 
     def is_coalesced(self) -> bool:
+        """True when indices are unique and sorted."""
         return self._coalesced
 
     def indices(self) -> Tensor:
@@ -182,10 +192,12 @@ class SparseTensor:
         return SparseTensor(idx, probe._data, self._shape, is_coalesced=self._coalesced)
 
     def clone(self) -> SparseTensor:
+        """A copy with its own index and value arrays."""
         return SparseTensor(self._idx.copy(), self._vals.copy(), self._shape,
                             is_coalesced=self._coalesced)
 
     def detach(self) -> SparseTensor:
+        """Itself: a sparse gradient is never part of a graph."""
         return self
 
     # -- arithmetic -----------------------------------------------------------------------------

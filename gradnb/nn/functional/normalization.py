@@ -59,6 +59,7 @@ class _NormBackward(Node):
 
 
 class NativeLayerNormBackward0(_NormBackward):
+    """Gradient of ``layer_norm`` (statistics over the trailing dims)."""
     __slots__ = ()
 
     def backward(self, g):
@@ -98,6 +99,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
 
 
 class NativeBatchNormBackward0(_NormBackward):
+    """Gradient of ``batch_norm``: batch statistics in training, the (constant) running ones in eval."""
     __slots__ = ("training",)
 
     def backward(self, g):

@@ -24,6 +24,7 @@ class Sequential(Module):
                 self.add_module(str(i), module)
 
     def forward(self, input):
+        """Feed ``input`` through each module in turn."""
         for module in self._modules.values():
             input = module(input)
         return input
@@ -53,6 +54,7 @@ class Sequential(Module):
         return iter(self._modules.values())
 
     def append(self, module: Module) -> Sequential:
+        """Add ``module`` at the end."""
         self.add_module(str(len(self)), module)
         return self
 
@@ -93,10 +95,12 @@ class ModuleList(Module):
         return iter(self._modules.values())
 
     def append(self, module: Module) -> ModuleList:
+        """Add ``module`` at the end."""
         self.add_module(str(len(self)), module)
         return self
 
     def extend(self, modules: Iterable[Module]) -> ModuleList:
+        """Add each of ``modules`` at the end."""
         for module in modules:
             self.append(module)
         return self
@@ -146,10 +150,13 @@ class ModuleDict(Module):
         return key in self._modules
 
     def keys(self):
+        """The names, in insertion order."""
         return self._modules.keys()
 
     def values(self):
+        """The modules, in insertion order."""
         return self._modules.values()
 
     def items(self):
+        """``(name, module)`` pairs, in insertion order."""
         return self._modules.items()

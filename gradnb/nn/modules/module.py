@@ -226,10 +226,12 @@ class Module:
             yield from module.named_modules(memo, sub, remove_duplicate)
 
     def modules(self) -> Iterator[Module]:
+        """This module and every descendant, each once."""
         for _, module in self.named_modules():
             yield module
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
+        """``(name, module)`` for each direct child, each once."""
         seen = set()
         for name, module in self._modules.items():
             if module is not None and id(module) not in seen:
@@ -237,6 +239,7 @@ class Module:
                 yield name, module
 
     def children(self) -> Iterator[Module]:
+        """The direct children, each once."""
         for _, module in self.named_children():
             yield module
 
@@ -263,9 +266,11 @@ class Module:
 
     def named_buffers(self, prefix: str = "", recurse: bool = True,
                       remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """``(name, buffer)`` pairs of this module and its descendants."""
         yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """Every buffer of this module and its descendants."""
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
@@ -281,6 +286,7 @@ class Module:
         return module
 
     def get_parameter(self, target: str) -> Parameter:
+        """The parameter at dotted path ``target``."""
         path, _, name = target.rpartition(".")
         module = self.get_submodule(path)
         if name not in module._parameters:
@@ -454,18 +460,23 @@ class Module:
         return self._apply(convert)
 
     def cpu(self) -> Module:
+        """Move every parameter and buffer to the CPU."""
         return self.to("cpu")
 
     def cuda(self, device: int | None = None) -> Module:
+        """Move every parameter and buffer to a CUDA device (CuPy)."""
         return self.to("cuda" if device is None else f"cuda:{device}")
 
     def float(self) -> Module:
+        """Cast floating-point parameters and buffers to float32."""
         return self.to(dtype="float32")
 
     def double(self) -> Module:
+        """Cast floating-point parameters and buffers to float64."""
         return self.to(dtype="float64")
 
     def half(self) -> Module:
+        """Cast floating-point parameters and buffers to float16."""
         return self.to(dtype="float16")
 
     # -- printing -------------------------------------------------------------------------------

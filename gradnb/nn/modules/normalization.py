@@ -78,6 +78,7 @@ class BatchNorm1d(Module):
             self.register_buffer("num_batches_tracked", None)
 
     def reset_running_stats(self) -> None:
+        """Running mean 0, running variance 1, no batches seen."""
         if self.track_running_stats:
             init.zeros_(self.running_mean)
             init.ones_(self.running_var)
