@@ -151,8 +151,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     cls = NllLoss2DBackward0 if x.ndim > 2 else NllLossBackward0
     node = record_node(cls, (input, None, None))
     if node is not None:
-        onehot = xp.zeros((n, c, r), dtype=x.dtype)
-        xp.put_along_axis(onehot, safe[:, None, :], -w[:, None, :], axis=1)
+        classes = xp.arange(c).reshape(1, c, 1)
+        onehot = (classes == safe[:, None, :]) * -w[:, None, :].astype(x.dtype, copy=False)
         node.reduction = reduction
         node.canonical = (n, c, r)
         node.in_shape = x.shape
