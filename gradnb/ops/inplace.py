@@ -24,7 +24,7 @@ import numpy as np
 from .._backend import device_of, get_array_module, to_device
 from ..autograd.graph import _OUTPUT, Node, record, saved_output
 from . import arithmetic, elementwise
-from ._common import Tensor, grad_state
+from ._common import Tensor, emit, events, grad_state
 from .creation import default_generator
 from .indexing import (
     CopySlices,
@@ -102,7 +102,7 @@ def check_writable(t: Tensor, leaf_message: str = LEAF_MESSAGE) -> None:
         if base is not None and base._requires_grad and base.grad_fn is None:
             raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
     data = t._data
-    if any(s == 0 and n > 1 for s, n in zip(data.strides, data.shape)):
+    if data.size > 1 and any(s == 0 and n > 1 for s, n in zip(data.strides, data.shape)):
         raise RuntimeError(_OVERLAP_MESSAGE)
 
 
@@ -125,6 +125,13 @@ def _rebase(t: Tensor, node, output_nr: int = 0) -> None:
     t.grad_fn = node
     t._output_nr = output_nr
     t._requires_grad = True
+
+
+def _rebase_on_new_node(t: Tensor, node) -> None:
+    """Rebase ``t`` on a node made here (not by an op), and tell observers about it."""
+    _rebase(t, node)
+    if events.observers:
+        emit(node, t)
 
 
 def _retarget_saved_output(result: Tensor, t: Tensor) -> None:
@@ -167,7 +174,7 @@ def apply_inplace(t: Tensor, compute, others=(), fast=None) -> Tensor:
     node.key, node.accumulate = xp.unravel_index(positions, base._data.shape), False
     xp.copyto(t._data, result._data, casting="unsafe")
     t._version[0] += 1
-    _rebase(base, node)
+    _rebase_on_new_node(base, node)
     _rebase_view(t, base, positions)
     return t
 
@@ -185,7 +192,7 @@ def _rebase_view(view: Tensor, base: Tensor, positions) -> None:
     node = record(AsStridedBackward0, (base,), meta=False)
     node.base_shape = base._data.shape
     node.key = get_array_module(positions).unravel_index(positions, base._data.shape)
-    _rebase(view, node)
+    _rebase_on_new_node(view, node)
 
 
 def positions_in_base(view, base):
@@ -257,7 +264,7 @@ def write_region(t: Tensor, key, value) -> None:
     node.key, node.accumulate = root_key, False
     t._data[data_key] = raw
     t._version[0] += 1
-    _rebase(root, node)
+    _rebase_on_new_node(root, node)
     if base is not None:
         _rebase_view(t, base, positions)
 
@@ -472,7 +479,10 @@ def _overwrite(cls, old: Tensor, new_data, value: Tensor | None = None) -> Tenso
     if not _recording(old, inputs[1:]):
         return Tensor._make(new_data)
     node = record(cls, inputs)
-    return Tensor._make(new_data, True, node)
+    out = Tensor._make(new_data, True, node)
+    if events.observers:
+        emit(node, out)
+    return out
 
 
 def zero_(self: Tensor) -> Tensor:

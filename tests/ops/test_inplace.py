@@ -370,3 +370,24 @@ def test_random_fill_of_a_non_leaf_has_zero_gradient():
     assert y.grad_fn.name() == "UniformBackward0"
     y.sum().backward()
     assert x.grad.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (2, 0)])
+def test_zero_dim_and_empty_tensors(shape):
+    data = np.full(shape, 1.5)
+    x = gradnb.tensor(data, requires_grad=True)
+    y = (x * 1).mul_(2.0).add_(1.0).exp_()
+    np.testing.assert_allclose(y.detach().numpy(), np.exp(data * 2 + 1))
+    y.backward(gradnb.ones(shape, dtype=gradnb.float64))
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(data * 2 + 1))
+    with gradnb.no_grad():
+        x.zero_()
+    assert x._version[0] == 1 and not x._data.any()
+
+
+def test_create_graph_through_inplace_ops():
+    x = gradnb.tensor(1.5, dtype=gradnb.float64, requires_grad=True)
+    y = (x * 1).mul_(x).mul_(x)  # x ** 3
+    (dy,) = gradnb.autograd.grad(y, x, create_graph=True)
+    (d2y,) = gradnb.autograd.grad(dy, x)
+    assert abs(dy.item() - 3 * 1.5 ** 2) < 1e-12 and abs(d2y.item() - 6 * 1.5) < 1e-12
