@@ -125,8 +125,9 @@ class MemoryMeter:
         axes.set_xlabel("backward call")
         axes.set_ylabel("bytes")
         axes.set_title("memory per backward call")
+        axes.xaxis.get_major_locator().set_params(integer=True)
         if calls:
-            axes.legend(loc="upper left", fontsize=8, frameon=False)
+            axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
         return figure_svg(figure)
 
     def to_html(self) -> str:
