@@ -22,6 +22,27 @@ def load_average() -> str:
         return "unknown"
 
 
+def _busy_warning(load_before: str, threads: int) -> list[str]:
+    """A warning line when other work already kept the cores busy as the run began.
+
+    Thread pools that wait for each other (OpenBLAS, OpenMP) slow down many times over
+    when another process holds one of their cores, so such timings mean little.
+    """
+    try:
+        one_minute = float(load_before.split()[0])
+    except (IndexError, ValueError):
+        return []
+    cores = os.cpu_count() or 1
+    if one_minute < 0.5 * cores:
+        return []
+    warning = (
+        f"**Warning: the machine was busy** (load {one_minute:.2f} on {cores} cores before the "
+        f"run, {threads} threads per system): timings are unreliable; rerun on an idle machine "
+        "or with fewer `--threads`"
+    )
+    return [warning]
+
+
 def _cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -48,6 +69,7 @@ def run_facts(settings: Settings, load_before: str, load_after: str, command: st
         f"Machine: {_cpu_model()}, {os.cpu_count()} logical cores, {platform.platform()}",
         f"Python {platform.python_version()} ({sys.implementation.name})",
         f"Load average (1/5/15 min): {load_before} before, {load_after} after",
+        *_busy_warning(load_before, settings.threads),
         (
             f"Threads: {settings.threads} for every system (threadpoolctl in each worker; "
             "`torch.set_num_threads` to match)"
