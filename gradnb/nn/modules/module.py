@@ -384,7 +384,9 @@ class Module:
         """Copy values from ``state_dict`` into this module's parameters and buffers, in place.
 
         With ``strict`` (the default), missing or unexpected keys are an error; a shape mismatch
-        always is. Returns the missing and unexpected keys.
+        always is. Returns the missing and unexpected keys. ``assign`` is accepted for
+        PyTorch compatibility; values are always copied into the existing tensors, so
+        optimizers built before loading keep working.
         """
         own = self._own_state()
         missing = [k for k in own if k not in state_dict]
