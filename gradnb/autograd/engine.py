@@ -167,31 +167,40 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 def _discover(root_nodes, targets):
     """Walk the graph from the roots; count dependencies; check it can run.
 
-    Returns ``deps`` (node -> number of edges into it from nodes that will run). With
-    ``targets`` (capture or ``inputs=``), only nodes from which a target is reachable run.
+    Returns ``deps`` (node -> number of edges into it from nodes that will run), ``needed``
+    (with ``targets`` -- capture or ``inputs=`` -- only nodes from which a target is reachable
+    run; else None) and ``user_code``: whether any hook or custom Function can run (and so
+    fail) during the pass.
     """
-    deps: dict = {}
-    seen = set(root_nodes)
+    user_code = _hooks_state.anomaly
+    # ``deps`` doubles as the visited set: a node is in it once reached.
+    deps: dict = dict.fromkeys(root_nodes, 0)
     stack = list(root_nodes)
     parents: dict | None = {} if targets is not None else None
     while stack:
         node = stack.pop()
-        if node._saved is None:
+        saved = node._saved
+        if saved is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        if node._saved:
+        if saved:
             check_versions(node)
+        if not user_code:
+            user_code = _runs_user_code(node)
         for nxt, _ in node.next_functions:
             if nxt is None:
                 continue
             if parents is not None:
                 parents.setdefault(nxt, []).append(node)
-            else:
-                deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
+            count = deps.get(nxt)
+            if count is None:
+                deps[nxt] = 1
                 stack.append(nxt)
+            else:
+                deps[nxt] = count + 1
     if targets is None:
-        return deps, None
+        return deps, None, user_code
+    seen = deps
+    deps = {}
     needed = set()
     frontier = [node for node, _ in targets if node in seen]
     while frontier:
@@ -204,7 +213,16 @@ def _discover(root_nodes, targets):
         for nxt, _ in node.next_functions:
             if nxt is not None and nxt in needed:
                 deps[nxt] = deps.get(nxt, 0) + 1
-    return deps, needed
+    return deps, needed, user_code
+
+
+def _runs_user_code(node) -> bool:
+    if node.runs_user_code or node._hooks or node._pre_hooks or node._tensor_hooks:
+        return True
+    if type(node) is AccumulateGrad:
+        leaf = node.variable
+        return bool(leaf._hooks or leaf._post_hooks)
+    return False
 
 
 def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
@@ -220,7 +238,11 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
             targets.append(edge)
             target_index.setdefault(edge, []).append(i)
     root_nodes = list(dict.fromkeys(node for node, _ in root_edges))
-    deps, needed = _discover(root_nodes, targets)
+    deps, needed, user_code = _discover(root_nodes, targets)
+    # Leaf gradients stream into .grad as they are computed (in-place accumulation frees each
+    # new buffer at once). When a hook or custom Function could still fail mid-pass, they are
+    # held back and applied only after the pass succeeded, so a failed backward touches no .grad.
+    stream = accumulate and not user_code
 
     observed = bool(events.observers)
     if observed:
@@ -234,7 +256,7 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
         buf[nr] = g if buf[nr] is None else buf[nr] + g
 
     captured = [None] * len(inputs) if inputs is not None else None
-    pending_leaves = []  # (leaf, grad) applied after the pass succeeded
+    pending_leaves = []  # (leaf, grad) held back until the pass succeeded (see ``stream``)
     tracker = None if retain_graph else memory.ReleaseTracker()
     report = memory.BackwardReport(retain_graph=retain_graph)
     ready = [node for node in root_nodes if deps.get(node, 0) == 0
@@ -265,7 +287,12 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
             if type(node) is AccumulateGrad:
                 if accumulate and grads is not None and grads[0] is not None and targets is None:
                     g = grads[0]
+                    grads = None
                     leaf = node.variable
+                    if stream:
+                        _accumulate(leaf, g, create_graph, observed, Tensor)
+                        g = None
+                        continue
                     if leaf._hooks:
                         g = _run_leaf_hooks(leaf, g, tensor_mode, Tensor)
                     pending_leaves.append((leaf, g))
@@ -325,9 +352,10 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
         report.retained_bytes = memory.graph_bytes(root_nodes)
     memory.record_report(report)
     if observed:
-        for seq, freed in report.freed_by_node.items():
-            events.emit("buffers_freed", seq, freed)
+        for node, freed in report.freed_by_node.items():
+            events.emit("buffers_freed", node, freed)
         events.emit("backward_finished", report)
+    report.freed_by_node.clear()
     return captured
 
 
@@ -428,8 +456,7 @@ def _run_node_hooks(node, results, grads, tensor_mode, Tensor):
 
 
 def _apply_leaf_grads(pending, create_graph, observed, Tensor):
-    """Add each leaf's gradient into ``.grad`` (in place when no graph is being built, as
-    PyTorch does), then run post-accumulate hooks."""
+    """Apply the gradients held back during a pass that ran user code (see ``_run``)."""
     merged: dict = {}
     order = []
     for leaf, g in pending:
@@ -442,36 +469,43 @@ def _apply_leaf_grads(pending, create_graph, observed, Tensor):
     pending.clear()
     for key in order:
         leaf, g = merged.pop(key)
-        old = leaf._grad
-        if create_graph:
-            g = _to_tensor(g, Tensor)
-            leaf._grad = g if old is None else old + g
-        elif old is None:
-            if isinstance(g, Tensor):
-                g = g._data
-            if isinstance(g, np.generic):  # NumPy turned a 0-d result into a scalar
-                g = np.asarray(g)
-            if getattr(g, "is_sparse", False):
-                leaf._grad = g
-            else:
-                leaf._grad = Tensor._make(_owned(g))
-        elif getattr(old, "is_sparse", False) or getattr(g, "is_sparse", False) or old._requires_grad:
-            leaf._grad = old + (g if getattr(g, "is_sparse", False) else _to_tensor(g, Tensor))
+        _accumulate(leaf, g, create_graph, observed, Tensor)
+        del g
+
+
+def _accumulate(leaf, g, create_graph, observed, Tensor):
+    """Add ``g`` into ``leaf.grad`` (in place when no graph is being built, as PyTorch does),
+    then run the leaf's post-accumulate hooks."""
+    old = leaf._grad
+    if create_graph:
+        g = _to_tensor(g, Tensor)
+        leaf._grad = g if old is None else old + g
+    elif old is None:
+        if isinstance(g, Tensor):
+            g = g._data
+        if isinstance(g, np.generic):  # NumPy turned a 0-d result into a scalar
+            g = np.asarray(g)
+        if getattr(g, "is_sparse", False):
+            leaf._grad = g
         else:
-            data = g._data if isinstance(g, Tensor) else g
-            old._data += data
-            old._version[0] += 1
-        if observed:
-            events.emit("grad_accumulated", leaf, leaf._grad, old is not None)
-        if leaf._post_hooks:
-            for fn in list(leaf._post_hooks.values()):
-                fn(leaf)
+            leaf._grad = Tensor._make(_owned(g))
+    elif getattr(old, "is_sparse", False) or getattr(g, "is_sparse", False) or old._requires_grad:
+        leaf._grad = old + (g if getattr(g, "is_sparse", False) else _to_tensor(g, Tensor))
+    else:
+        old._data += g._data if isinstance(g, Tensor) else g
+        old._version[0] += 1
+    if observed:
+        events.emit("grad_accumulated", leaf, leaf._grad, old is not None)
+    if leaf._post_hooks:
+        for fn in list(leaf._post_hooks.values()):
+            fn(leaf)
 
 
-# The references to a gradient array while ``_owned`` inspects it: the caller's local, the
-# argument, and getrefcount's own. More means someone else (a user's tensor, another leaf's
-# gradient from the same ``AddBackward``) shares it, so it must be copied.
-_OWNED_REFS = 3
+# The references to a gradient array while ``_owned`` inspects it: the loop's local in the
+# caller's caller, ``_accumulate``'s argument, ``_owned``'s argument and getrefcount's own. More
+# means someone else (a user's tensor, another leaf's gradient from the same ``AddBackward``)
+# shares it, so it must be copied.
+_OWNED_REFS = 4
 
 
 def _owned(g):

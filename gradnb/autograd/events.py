@@ -9,9 +9,9 @@ An observer is any object with some of these methods; each is called only if def
   are the gradients that flowed in, ``grad_inputs`` those it sent to ``node.next_functions``.
 - ``grad_accumulated(tensor, grad, accumulated)``: a leaf's ``.grad`` was set (``accumulated`` is
   True when it was added to an earlier gradient).
-- ``buffers_freed(node, freed_bytes, released_bytes)``: a node released its saved tensors;
-  ``freed_bytes`` went back to the allocator, the rest stays alive because someone else holds it
-  (the figure is exact only after ``backward_finished``).
+- ``buffers_freed(node, freed_bytes)``: after the pass, for each node that released saved
+  tensors, the bytes of those that really went back to the allocator (exact: liveness is
+  checked once the pass is over). Sent just before ``backward_finished``.
 - ``backward_finished(report)``: the pass ended; ``report`` is a ``memory.BackwardReport``.
 
 The engine checks ``if observers:`` (a list's truthiness) before building any payload, so with no

@@ -64,6 +64,7 @@ class BackwardCFunction(Node, FunctionCtx):
     subclass named ``<ClassName>Backward``."""
 
     _forward_cls: type = None  # set on each generated subclass
+    runs_user_code = True  # its backward may raise: the engine holds leaf grads back
 
     @property
     def saved_tensors(self) -> tuple:
@@ -250,6 +251,7 @@ class DelayedError(Node):
     """Stands in for the derivative of a ``once_differentiable`` backward: raises if reached."""
 
     __slots__ = ()
+    runs_user_code = True  # it raises by design
 
     def name(self) -> str:
         """PyTorch's name for this node."""

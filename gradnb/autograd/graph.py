@@ -54,6 +54,7 @@ class Node:
     # class attribute and land in the instance ``__dict__`` when set (recording stays cheap).
     __slots__ = ("next_functions", "_saved", "_meta", "_seq", "__weakref__", "__dict__")
     num_outputs = 1
+    runs_user_code = False  # True for nodes whose backward is user code (custom Functions)
     _pre_hooks = None
     _hooks = None
     _tensor_hooks = None
@@ -76,8 +77,26 @@ class Node:
         entries = self._saved
         if entries is _RELEASED:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        as_tensor = isinstance(like, TensorType)
-        return [_unpack(self, entry, as_tensor) for entry in entries]
+        if isinstance(like, TensorType):
+            return [_unpack(self, entry, True) for entry in entries]
+        # First-order backward: the hot path, unrolled for the common entry kinds.
+        out = []
+        for entry in entries:
+            kind = entry[0]
+            if kind == _INPUT:
+                t = entry[1]
+                if t._version[0] != entry[2]:
+                    check_versions(self)
+                out.append(t._data)
+            elif kind == _CONST:
+                out.append(entry[1])
+            elif kind == _OUTPUT:
+                if entry[2][0] != entry[3]:
+                    check_versions(self)
+                out.append(entry[1])
+            else:
+                out.append(_unpack(self, entry, False))
+        return out
 
     def needs(self, i: int) -> bool:
         """Whether input ``i`` wants a gradient (PyTorch's ``needs_input_grad[i]``)."""

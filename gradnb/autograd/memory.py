@@ -30,6 +30,8 @@ class BackwardReport:
     nodes_executed: int = 0
     device: str = "cpu"
     retain_graph: bool = False
+    # node -> bytes its release gave back; observers read it at ``backward_finished``, then the
+    # engine empties it so a stored report does not keep the graph's nodes alive.
     freed_by_node: dict = field(default_factory=dict, repr=False)
 
 
@@ -51,7 +53,7 @@ class ReleaseTracker:
             if key not in known:
                 known[key] = (weakref.ref(owner), owner.nbytes)
                 if keys is None:
-                    keys = self._by_node[node._seq] = []
+                    keys = self._by_node[node] = []
                 keys.append(key)
 
     def finish(self, report: BackwardReport) -> None:
@@ -63,10 +65,9 @@ class ReleaseTracker:
                 report.released_bytes += nbytes
             else:
                 report.freed_bytes += nbytes
-        for seq, keys in self._by_node.items():
-            report.freed_by_node[seq] = sum(
-                self._arrays[k][1] for k in keys if not alive[k]
-            )
+        for node, keys in self._by_node.items():
+            report.freed_by_node[node] = sum(self._arrays[k][1] for k in keys if not alive[k])
+        self._by_node.clear()
 
 
 def owner_of(arr):
