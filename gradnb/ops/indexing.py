@@ -32,7 +32,6 @@ __all__ = [
     "index_select",
     "masked_fill",
     "masked_select",
-    "narrow",
     "nonzero",
     "scalar_type_name",
     "scatter",
@@ -274,18 +273,6 @@ def _slice(input: Tensor, dim: int, item: slice) -> Tensor:
         node = record(SliceBackward0, (input,), meta=False)
         node.in_shape, node.key = data.shape, key
     return view_of(input, data[key], node)
-
-
-def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
-    """``length`` entries from ``start`` along ``dim`` (a view, ``SliceBackward0``)."""
-    dim = _wrap_dim(dim, input._data.ndim)
-    size = input._data.shape[dim]
-    start = operator.index(start)
-    if start < 0:
-        start += size
-    if not (0 <= start <= size and 0 <= length and start + length <= size):
-        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return _slice(input, dim, slice(start, start + length))
 
 
 class UnsqueezeBackward0(Node):
@@ -789,7 +776,7 @@ def _iterate(input: Tensor):
 
 TENSOR_METHODS = {
     "__getitem__": getitem, "__setitem__": setitem, "__iter__": _iterate,
-    "select": select, "narrow": narrow, "gather": gather, "scatter": scatter,
+    "select": select, "gather": gather, "scatter": scatter,
     "scatter_add": scatter_add, "index_select": index_select, "index_add": index_add,
     "index_put": index_put, "masked_fill": masked_fill, "masked_select": masked_select,
     "nonzero": nonzero, "take_along_dim": take_along_dim,
