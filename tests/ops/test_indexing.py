@@ -411,9 +411,8 @@ def test_take_along_dim(check, dim, index):
     check(lambda m, x: x.take_along_dim(m.tensor(index), dim), [A34])
 
 
-def test_select_and_narrow(check):
+def test_select(check):
     check(lambda m, x: x.select(1, -1), [A34])
-    check(lambda m, x: x.narrow(1, 1, 2), [A34])
 
 
 def test_iteration_yields_rows_with_select():
