@@ -35,11 +35,16 @@ from .ops.elementwise import (
     minimum, ne, relu, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, tan, tanh, trunc, where,
 )
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.indexing import *
 from .ops.reductions import *
 from .ops.shape import *
 
 from . import autograd  # noqa: E402  (after Tensor exists)
 from . import nn, optim, utils  # noqa: E402  (PyTorch's namespace: gradnb.nn.Linear, ...)
+from . import cuda  # noqa: E402  (gradnb.cuda.is_available(); imports CuPy only when asked)
+from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly  # noqa: E402
+from .serialization import load, save  # noqa: E402
+from .sparse import sparse_coo_tensor  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -121,7 +121,10 @@ class Tensor:
 
     @grad.setter
     def grad(self, value) -> None:
-        if value is not None:
+        if value is not None and getattr(value, "is_sparse", False):
+            if tuple(value.shape) != tuple(self.shape):
+                raise RuntimeError("assigned grad has data of a different size")
+        elif value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")

@@ -258,7 +258,8 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     captured = [None] * len(inputs) if inputs is not None else None
     pending_leaves = []  # (leaf, grad) held back until the pass succeeded (see ``stream``)
     tracker = None if retain_graph else memory.ReleaseTracker()
-    report = memory.BackwardReport(retain_graph=retain_graph)
+    report = memory.BackwardReport(retain_graph=retain_graph,
+                                   device=str(roots[0].device) if roots else "cpu")
     ready = [node for node in root_nodes if deps.get(node, 0) == 0
              and (needed is None or node in needed)]
     heapq.heapify(ready)
@@ -287,7 +288,7 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
             if type(node) is AccumulateGrad:
                 if accumulate and grads is not None and grads[0] is not None and targets is None:
                     g = grads[0]
-                    grads = None
+                    grads[0] = None  # the buffer list may still be bound to ``buf``
                     leaf = node.variable
                     if stream:
                         _accumulate(leaf, g, create_graph, observed, Tensor)
@@ -504,13 +505,22 @@ def _accumulate(leaf, g, create_graph, observed, Tensor):
 # The references to a gradient array while ``_owned`` inspects it: the loop's local in the
 # caller's caller, ``_accumulate``'s argument, ``_owned``'s argument and getrefcount's own. More
 # means someone else (a user's tensor, another leaf's gradient from the same ``AddBackward``)
-# shares it, so it must be copied.
+# shares it, so it must be copied. A view counts as owned when nothing but it sees its base
+# (the base is then referenced by the view, our local and getrefcount).
 _OWNED_REFS = 4
+_OWNED_BASE_REFS = 3
 
 
 def _owned(g):
-    """``g`` if nobody else can see it, else a copy: a ``.grad`` never aliases other memory."""
-    if g.base is None and sys.getrefcount(g) <= _OWNED_REFS and g.flags.writeable:
-        return g
+    """``g`` if nobody else can see its memory, else a copy: a ``.grad`` never aliases other
+    memory, and is C-contiguous like the parameters it will update."""
+    # CuPy arrays have no writeable flag (and are always writeable).
+    if getattr(g.flags, "writeable", True) and g.flags.c_contiguous \
+            and sys.getrefcount(g) <= _OWNED_REFS:
+        base = g.base
+        if base is None:
+            return g
+        if getattr(base, "base", True) is None and sys.getrefcount(base) <= _OWNED_BASE_REFS:
+            return g
     return g.copy()
 

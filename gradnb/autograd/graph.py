@@ -278,9 +278,10 @@ def saved_const(value):
 
 def _pack(t, is_output):
     pack, unpack = _hooks_state.saved_tensor_hooks[-1]
+    output_nr = t._output_nr if is_output else 0
     if is_output:
         t = t.detach()  # the hook must not see (and keep) the output's own grad_fn
-    return (_PACKED, pack(t), unpack, is_output)
+    return (_PACKED, pack(t), unpack, is_output, output_nr)
 
 
 def _version_error(node, t_version, saved_version, shape, dtype, output_nr):
@@ -332,7 +333,7 @@ def _unpack(node, entry, as_tensor):
         return value
     t = entry[2](entry[1])  # a saved_tensors_hooks unpack
     if entry[3] and as_tensor:
-        return TensorType._make(t._data, True, node, 0, None)
+        return TensorType._make(t._data, True, node, entry[4], None)
     return t if as_tensor else t._data
 
 

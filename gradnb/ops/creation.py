@@ -36,24 +36,28 @@ def _finish(arr, requires_grad: bool) -> Tensor:
     return t
 
 
-def _infer_array(data):
-    """NumPy array from Python data with PyTorch's dtype inference (floats -> default dtype)."""
+def _infer_array(data, dtype=None):
+    """NumPy array from Python data with PyTorch's dtype inference: Python floats become the
+    default float dtype, ints int64; NumPy arrays keep their dtype. With ``dtype`` given, Python
+    data converts straight to it (``tensor([0.3], dtype=float64)`` never passes through float32)."""
     if isinstance(data, Tensor):
         return data._data
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
         data = _tensors_to_lists(data)
+    if dtype is not None:
+        return np.asarray(data, dtype=dtype.np)
     arr = np.asarray(data)
-    if arr.dtype.kind == "f" and not isinstance(data, np.ndarray):
-        arr = arr.astype(_dtype.get_default_dtype().np)
-    elif arr.dtype.kind == "f" and arr.dtype == np.float64 and isinstance(data, np.ndarray):
-        pass
-    elif arr.dtype.kind in "iu" and not isinstance(data, np.ndarray):
-        arr = arr.astype(np.int64)
-    elif arr.dtype.kind == "c" and not isinstance(data, np.ndarray):
-        arr = arr.astype(np.complex64 if _dtype.get_default_dtype() is not _dtype.float64
-                         else np.complex128)
-    elif arr.dtype.kind not in "biufc":
+    from_python = not isinstance(data, (np.ndarray, np.generic))
+    kind = arr.dtype.kind
+    if kind not in "biufc":
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if from_python and kind == "f":
+        arr = arr.astype(_dtype.get_default_dtype().np)
+    elif from_python and kind in "iu":
+        arr = arr.astype(np.int64)
+    elif from_python and kind == "c":
+        arr = arr.astype(np.complex128 if _dtype.get_default_dtype() is _dtype.float64
+                         else np.complex64)
     return arr
 
 
@@ -85,15 +89,14 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor
     d, dev = _resolve(dtype, device)
     if isinstance(data, Tensor):
         arr = data._data.copy()
-        if type(arr) is not np.ndarray and dev.type == "cpu" and device is None:
+        if device is None:
             dev = data.device
     else:
-        arr = np.array(_infer_array(data), copy=True)
+        arr = np.array(_infer_array(data, d), copy=True)
     if d is not None:
         arr = arr.astype(d.np, copy=False)
-    if type(arr) is np.ndarray:
-        arr = _place(arr, dev)
-    return _finish(arr, requires_grad)
+    # to_device, not _place: a tensor's data may already live on a GPU and still have to move.
+    return _finish(_backend.to_device(arr, dev), requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:

@@ -21,8 +21,15 @@ class AddmmBackward0(Node):
         return (
             g if self.needs(0) else None,
             dual.matmul(g, dual.mT(m2)) if self.needs(1) else None,
-            dual.matmul(dual.mT(m1), g) if self.needs(2) else None,
+            self._grad_mat2(m1, g) if self.needs(2) else None,
         )
+
+    @staticmethod
+    def _grad_mat2(m1, g):
+        # ``mat2`` is usually ``weight.t()``: computing (g.T @ m1).T makes the gradient a
+        # transposed view of a C-contiguous product, so after TBackward0 the weight's gradient
+        # is C-contiguous like the weight and can become ``.grad`` without a copy.
+        return dual.mT(dual.matmul(dual.mT(g), m1))
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
