@@ -276,6 +276,9 @@ def saved_const(value):
     return (_CONST, value)
 
 
+assert _CONST == 2  # ops/arithmetic.py builds constant entries inline on its hot path
+
+
 def _pack(t, is_output):
     pack, unpack = _hooks_state.saved_tensor_hooks[-1]
     output_nr = t._output_nr if is_output else 0

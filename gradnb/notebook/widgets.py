@@ -112,6 +112,8 @@ def step_widget(stepper):
     caption = ipywidgets.HTML(value=stepper.frame_title(0))
     graph = ipywidgets.HTML(value=stepper.frame_svg(0))
     detail = ipywidgets.HTML(value=stepper.frame_html(0))
+    # JupyterLab styles tables in rendered HTML outputs, not inside widgets: borrow its class.
+    detail.add_class("jp-RenderedHTMLCommon")
 
     def show(change) -> None:
         index = change["new"]

@@ -22,11 +22,12 @@ _make = Tensor._make
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 
+_ndarray = np.ndarray
+
+
 def wrap(data, node=None) -> Tensor:
     """A tensor around ``data`` (NumPy 0-d scalars are turned back into arrays)."""
-    if not hasattr(data, "base"):
-        data = np.asarray(data)
-    elif type(data) is not np.ndarray and isinstance(data, np.generic):
+    if type(data) is not _ndarray and (not hasattr(data, "base") or isinstance(data, np.generic)):
         data = np.asarray(data)
     return _make(data, node is not None, node)
 

@@ -13,6 +13,10 @@ from ._common import Tensor, binary_operands, emit, events, grad_state, wrap
 __all__ = ["add", "sub", "rsub", "mul", "div", "true_divide", "neg", "pow", "rpow", "reciprocal"]
 
 
+_CONST = 2  # graph's saved-entry kind for constants (see saved_const)
+_NOTHING_SAVED = saved_const(None)
+
+
 def _needs(ta, tb) -> bool:
     return grad_state.enabled and ((ta is not None and ta._requires_grad)
                                    or (tb is not None and tb._requires_grad))
@@ -20,7 +24,7 @@ def _needs(ta, tb) -> bool:
 
 def _finish(node, out) -> Tensor:
     t = wrap(out, node)
-    if node is not None and events.observers:
+    if events.observers and node is not None:
         emit(node, t)
     return t
 
@@ -36,10 +40,10 @@ def add(input, other, *, alpha=1) -> Tensor:
     """``input + alpha * other`` with broadcasting."""
     ta, tb, a, b = binary_operands(input, other)
     out = a + b if alpha == 1 else a + alpha * b
-    node = None
-    if _needs(ta, tb):
-        node = record(AddBackward0, (ta, tb))
-        node.alpha = alpha
+    if not _needs(ta, tb):
+        return wrap(out)
+    node = record(AddBackward0, (ta, tb))
+    node.alpha = alpha
     return _finish(node, out)
 
 
@@ -105,16 +109,17 @@ def mul(input, other) -> Tensor:
     """Elementwise product with broadcasting."""
     ta, tb, a, b = binary_operands(input, other)
     out = a * b
-    node = None
-    if _needs(ta, tb):
-        node = record(MulBackward0, (ta, tb))
-        # Save only what the gradients need: d/da needs b, d/db needs a.
-        need_a = node.next_functions[0][0] is not None
-        need_b = node.next_functions[1][0] is not None
-        node._saved = (
-            (saved_input(ta) if ta is not None else saved_const(a)) if need_b else saved_const(None),
-            (saved_input(tb) if tb is not None else saved_const(b)) if need_a else saved_const(None),
-        )
+    if not _needs(ta, tb):
+        return wrap(out)
+    node = record(MulBackward0, (ta, tb))
+    # Save only what the gradients need: d/da needs b, d/db needs a.
+    edges = node.next_functions
+    node._saved = (
+        (saved_input(ta) if ta is not None else (_CONST, a)) if edges[1][0] is not None
+        else _NOTHING_SAVED,
+        (saved_input(tb) if tb is not None else (_CONST, b)) if edges[0][0] is not None
+        else _NOTHING_SAVED,
+    )
     return _finish(node, out)
 
 
