@@ -54,16 +54,16 @@ from .autograd.trace import trace  # noqa: F401 - the public gradnb.trace()
 
 def load_ipython_extension(ipython) -> None:
     """``%load_ext gradnb``: register the notebook toolkit (magics, tensor HTML, memory log)."""
-    from .notebook import load_ipython_extension as load
+    from .notebook import load_ipython_extension as load_toolkit
 
-    load(ipython)
+    load_toolkit(ipython)
 
 
 def unload_ipython_extension(ipython) -> None:
     """``%unload_ext gradnb``: remove what ``%load_ext gradnb`` registered."""
-    from .notebook import unload_ipython_extension as unload
+    from .notebook import unload_ipython_extension as unload_toolkit
 
-    unload(ipython)
+    unload_toolkit(ipython)
 
 
 def is_tensor(obj) -> bool:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["dtype", "float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
-           "uint8", "bool", "get_default_dtype", "set_default_dtype", "as_dtype"]
+__all__ = ["dtype", "float16", "float32", "float64", "complex64", "complex128", "int8", "int16",
+           "int32", "int64", "uint8", "bool", "get_default_dtype", "set_default_dtype", "as_dtype"]
 
 
 class dtype:  # noqa: N801 - the public name matches torch.dtype

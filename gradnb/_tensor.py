@@ -317,9 +317,7 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous"
-            )
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __array__(self, dtype=None, copy=None):
