@@ -12,33 +12,40 @@ _cupy = None
 
 
 def cupy_module():
-    """Import CuPy on first use, with an error that says what is missing."""
+    """Import CuPy on first use, with an error that says what is missing: CuPy, or a GPU."""
     global _cupy
     if _cupy is None:
         try:
             import cupy
         except ImportError as exc:
             raise RuntimeError(
-                "Torch not compiled with CUDA enabled: gradnb needs CuPy for device='cuda' "
-                "(pip install 'gradnb[gpu]')"
+                f"CuPy is not installed (import failed: {exc}); gradnb needs CuPy for "
+                "device='cuda': pip install 'gradnb[gpu]'"
             ) from exc
         try:
             count = cupy.cuda.runtime.getDeviceCount()
         except Exception as exc:  # CuPy raises CUDARuntimeError without a driver
-            raise RuntimeError(f"Found no NVIDIA driver on your system: {exc}") from exc
+            raise RuntimeError(
+                f"CuPy is installed but found no CUDA device (no NVIDIA driver): {exc}"
+            ) from exc
         if count == 0:
-            raise RuntimeError("No CUDA GPUs are available")
+            raise RuntimeError("CuPy is installed but found no CUDA device (0 GPUs visible)")
         _cupy = cupy
     return _cupy
 
 
-def cuda_is_available() -> bool:
-    """True when CuPy imports and sees at least one GPU."""
+def cuda_unavailable_reason() -> str | None:
+    """Why ``device='cuda'`` cannot work here (CuPy missing, or no GPU), or None when it can."""
     try:
         cupy_module()
-    except RuntimeError:
-        return False
-    return True
+    except RuntimeError as exc:
+        return str(exc)
+    return None
+
+
+def cuda_is_available() -> bool:
+    """True when CuPy imports and sees at least one GPU."""
+    return cuda_unavailable_reason() is None
 
 
 def get_array_module(arr):
@@ -100,9 +107,13 @@ def device_of(arr) -> device:
 def to_device(arr, dev: device):
     """Copy an array to a device (no copy when it already lives there)."""
     if dev.type == "cpu":
-        if type(arr) is np.ndarray:
+        if isinstance(arr, (np.ndarray, np.generic)):
             return arr
         return arr.get()
     cp = cupy_module()
-    with cp.cuda.Device(dev.index or 0):
-        return cp.asarray(arr)
+    index = dev.index or 0
+    if isinstance(arr, cp.ndarray) and arr.device.id == index:
+        return arr
+    with cp.cuda.Device(index):
+        # array, not asarray: asarray would hand back an array that lives on another GPU as is.
+        return cp.array(arr)
