@@ -40,16 +40,29 @@ from .ops.reductions import *
 from .ops.shape import *
 
 from . import autograd  # noqa: E402  (after Tensor exists)
-from . import nn, optim, utils  # noqa: E402  (PyTorch's namespace: gradnb.nn.Linear, ...)
-from . import cuda  # noqa: E402  (gradnb.cuda.is_available(); imports CuPy only when asked)
 from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly  # noqa: E402
-from .serialization import load, save  # noqa: E402
-from .sparse import sparse_coo_tensor  # noqa: E402
+from .autograd.trace import trace  # noqa: E402 - the public gradnb.trace()
 
 __version__ = "0.1.0"
 
+# PyTorch's namespace (gradnb.nn.Linear, gradnb.optim.SGD, gradnb.save, ...) without paying for
+# it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
+_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization"}
+_LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse"}
 
-from .autograd.trace import trace  # noqa: F401 - the public gradnb.trace()
+
+def __getattr__(name: str):
+    import importlib
+
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY_NAMES:
+        return getattr(importlib.import_module(f".{_LAZY_NAMES[name]}", __name__), name)
+    raise AttributeError(f"module 'gradnb' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_NAMES))
 
 
 def load_ipython_extension(ipython) -> None:
