@@ -55,10 +55,10 @@ def get_array_module(arr):
     return _cupy if isinstance(arr, _cupy.ndarray) else np
 
 
-class device:  # noqa: N801 - matches torch.device
+class device:
     """A device: ``device('cpu')``, ``device('cuda')``, ``device('cuda:1')``."""
 
-    __slots__ = ("type", "index")
+    __slots__ = ("index", "type")
 
     def __init__(self, spec, index: int | None = None) -> None:
         if isinstance(spec, device):

@@ -16,8 +16,13 @@ from __future__ import annotations
 from . import _backend
 
 __all__ = [
-    "is_available", "device_count", "current_device", "synchronize", "memory_allocated",
-    "memory_reserved", "empty_cache",
+    "current_device",
+    "device_count",
+    "empty_cache",
+    "is_available",
+    "memory_allocated",
+    "memory_reserved",
+    "synchronize",
 ]
 
 

@@ -33,7 +33,8 @@ def _fixed_seeds():
 # Tests that take the ``device`` fixture run once on "cpu" and once on "cuda". The CUDA case
 # carries the ``cuda`` marker and skips, with the reason, where CuPy or a GPU is missing; setting
 # GRADNB_EMULATE_CUDA=1 runs it on a NumPy-backed stand-in for CuPy (tests/gpu/cupy_emulator.py)
-# that rejects host arrays as CuPy does, to catch device bugs on machines without a GPU.
+# that rejects host arrays as CuPy does, to catch device bugs on machines without a GPU;
+# GRADNB_REQUIRE_CUDA=1 turns those skips into failures.
 if os.environ.get("GRADNB_EMULATE_CUDA") == "1":
     _spec = importlib.util.spec_from_file_location(
         "cupy_emulator", Path(__file__).parent / "gpu" / "cupy_emulator.py")
@@ -59,4 +60,7 @@ def pytest_runtest_setup(item):
     if item.get_closest_marker("cuda") is not None:
         reason = _cuda_skip_reason()
         if reason is not None:
+            # On a GPU machine (gpu_check/run.sh sets this) a CUDA case must run, never skip.
+            if os.environ.get("GRADNB_REQUIRE_CUDA") == "1":
+                pytest.fail(f"CUDA required (GRADNB_REQUIRE_CUDA=1) but unavailable: {reason}")
             pytest.skip(f"CUDA unavailable: {reason}")

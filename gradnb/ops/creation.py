@@ -307,18 +307,21 @@ def normal(mean=0.0, std=1.0, size=(), generator=None, dtype=None) -> Tensor:
 
 
 def bernoulli(input: Tensor, p=None, generator=None) -> Tensor:
-    probs = input._data if p is None else np.full(input._data.shape, p)
-    arr = (_rng(generator).random(probs.shape) < probs).astype(input._data.dtype)
-    return _make(arr)
+    # Drawn on the host from the one seeded generator, then placed on input's device.
+    host = _backend.to_device(input._data, _backend.CPU)
+    probs = host if p is None else np.full(host.shape, p)
+    arr = (_rng(generator).random(probs.shape) < probs).astype(host.dtype)
+    return _make(_backend.to_device(arr, input.device))
 
 
 def multinomial(input: Tensor, num_samples: int, replacement=False, generator=None) -> Tensor:
-    probs = np.asarray(input._data, dtype=np.float64)
+    probs = np.asarray(_backend.to_device(input._data, _backend.CPU), dtype=np.float64)
     rng = _rng(generator)
     rows = probs.reshape(-1, probs.shape[-1])
     out = np.stack([rng.choice(rows.shape[1], size=num_samples, replace=replacement,
                                p=r / r.sum()) for r in rows])
-    return _make(out.reshape(probs.shape[:-1] + (num_samples,)).astype(np.int64))
+    out = out.reshape(probs.shape[:-1] + (num_samples,)).astype(np.int64)
+    return _make(_backend.to_device(out, input.device))
 
 
 # -- copies, casts and moves ---------------------------------------------------------------------
