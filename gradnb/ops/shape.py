@@ -1,15 +1,51 @@
-"""Shape ops: reshape/view, permute/transpose, expand (and squeeze, cat, stack, split...).
+"""Shape ops: reshape/view, permute/transpose, expand, squeeze/unsqueeze, flatten/unflatten,
+cat/stack, split/chunk/unbind, narrow, repeat/tile, flip, roll, movedim.
 
 Ops that return NumPy views return tensors that share the input's version counter, so an in-place
-change through either is seen by autograd's checks on both.
+change through either is seen by autograd's checks on both. ``split``, ``chunk`` and ``unbind``
+record one node with several outputs, as PyTorch does. Derivative rules are built from these same
+ops (through ``_on`` for raw arrays), so they are differentiable again under ``create_graph``.
 """
 
 from __future__ import annotations
 
-from ..autograd.graph import Node, record
-from . import dual
-from ._common import Tensor, emit, events, grad_state, wrap
+import math
+
+from .._backend import get_array_module
 from .._tensor import Size, _wrap_dim
+from ..autograd.graph import Node, emit_op, record
+from . import dual
+from ._common import Tensor, check_same_device, emit, events, grad_state, result_type, wrap
+
+__all__ = [
+    "cat",
+    "chunk",
+    "concat",
+    "concatenate",
+    "contiguous",
+    "expand",
+    "flatten",
+    "flip",
+    "moveaxis",
+    "movedim",
+    "narrow",
+    "permute",
+    "repeat",
+    "reshape",
+    "roll",
+    "split",
+    "squeeze",
+    "stack",
+    "swapaxes",
+    "swapdims",
+    "t",
+    "tile",
+    "transpose",
+    "unbind",
+    "unflatten",
+    "unsqueeze",
+    "view",
+]
 
 
 def view_of(input: Tensor, out, node) -> Tensor:
@@ -63,6 +99,8 @@ def infer_shape(shape, numel: int):
 
 
 class ViewBackward0(Node):
+    """Gradient of a view that changed the shape: reshape ``g`` back."""
+
     __slots__ = ("in_shape",)
 
     def backward(self, g):
@@ -70,15 +108,33 @@ class ViewBackward0(Node):
 
 
 class UnsafeViewBackward0(ViewBackward0):
+    """Gradient of a ``reshape`` that had to copy."""
+
+    __slots__ = ()
+
+
+class ReshapeAliasBackward0(ViewBackward0):
+    """Gradient of a ``reshape`` of a non-contiguous tensor that could still be a view."""
+
     __slots__ = ()
 
 
 def reshape(input: Tensor, *shape) -> Tensor:
-    """Same data, new shape (a view when the layout allows, else a copy)."""
+    """Same data, new shape (a view when the layout allows, else a copy).
+
+    The node is named as PyTorch names it: ``ViewBackward0`` for a contiguous input,
+    ``ReshapeAliasBackward0`` for a view of a non-contiguous one, ``UnsafeViewBackward0`` for a
+    copy.
+    """
     data = input._data
     shape = infer_shape(shape, data.size)
     out = data.reshape(shape)
-    cls = ViewBackward0 if _shares(out, data) or data.size == 0 else UnsafeViewBackward0
+    if data.size == 0 or data.flags.c_contiguous:
+        cls = ViewBackward0
+    elif _shares(out, data):
+        cls = ReshapeAliasBackward0
+    else:
+        cls = UnsafeViewBackward0
     return _record(cls, input, out, in_shape=data.shape)
 
 
@@ -103,6 +159,8 @@ def view(input: Tensor, *shape) -> Tensor:
 
 
 class PermuteBackward0(Node):
+    """Gradient of ``permute``: the inverse permutation of ``g``."""
+
     __slots__ = ("inverse",)
 
     def backward(self, g):
@@ -130,6 +188,8 @@ def permute(input: Tensor, *dims) -> Tensor:
 
 
 class TransposeBackward0(Node):
+    """Gradient of ``transpose``: swap the same two dims of ``g``."""
+
     __slots__ = ("d0", "d1")
 
     def backward(self, g):
@@ -148,6 +208,8 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 class TBackward0(Node):
+    """Gradient of ``t``: transpose ``g`` back."""
+
     __slots__ = ()
 
     def backward(self, g):
@@ -163,13 +225,15 @@ def t(input: Tensor) -> Tensor:
     return _record(TBackward0, input, out)
 
 
-def T(input: Tensor) -> Tensor:  # noqa: N802 - the property's name
+def T(input: Tensor) -> Tensor:
     """``.T``: reverse all dimensions (``PermuteBackward0``, as in PyTorch)."""
     ndim = input._data.ndim
     return permute(input, *reversed(range(ndim)))
 
 
 class ExpandBackward0(Node):
+    """Gradient of ``expand``: sum ``g`` over the broadcast dims."""
+
     __slots__ = ("in_shape",)
 
     def backward(self, g):
@@ -208,10 +272,569 @@ def expand(input: Tensor, *sizes) -> Tensor:
     return _record(ExpandBackward0, input, out, in_shape=data.shape)
 
 
-TENSOR_METHODS = dict(
-    reshape=reshape, view=view, permute=permute, transpose=transpose, swapaxes=transpose, t=t,
-    expand=expand, T=property(T), mT=property(lambda self: transpose(self, -2, -1)),
-    expand_as=lambda self, other: expand(self, other.shape),
-    reshape_as=lambda self, other: reshape(self, other.shape),
-    view_as=lambda self, other: view(self, other.shape),
-)
+# -- helpers for rules that run on arrays and on tensors -------------------------------------------
+def _on(op, x, *args, **kwargs):
+    """Apply the tensor op ``op`` to ``x``: directly to a tensor (recording, under create_graph),
+    or to a raw array through a throwaway wrapper (backward runs with grad mode off)."""
+    if isinstance(x, Tensor):
+        return op(x, *args, **kwargs)
+    return op(wrap(x), *args, **kwargs)._data
+
+
+def _zeros_for(like, shape):
+    """Zeros of ``shape`` in the dtype and on the device of the gradient ``like``."""
+    data = dual.data(like)
+    zeros = get_array_module(data).zeros(shape, dtype=data.dtype)
+    return wrap(zeros) if isinstance(like, Tensor) else zeros
+
+
+def _concat_grads(pieces, axis: int):
+    if any(isinstance(p, Tensor) for p in pieces):
+        return cat(pieces, axis)
+    return get_array_module(pieces[0]).concatenate(pieces, axis=axis)
+
+
+def _slice(g, axis: int, start: int, length: int):
+    if isinstance(g, Tensor):
+        return narrow(g, axis, start, length)
+    return g[(slice(None),) * axis + (slice(start, start + length),)]
+
+
+def _pad(g, in_shape, axis: int, start: int):
+    """Zeros of ``in_shape`` with ``g`` placed at ``start`` along ``axis``."""
+    before = list(in_shape)
+    before[axis] = start
+    after = list(in_shape)
+    after[axis] = in_shape[axis] - start - g.shape[axis]
+    return _concat_grads([_zeros_for(g, before), g, _zeros_for(g, after)], axis)
+
+
+def _dims_arg(dims) -> tuple:
+    """Dims given as varargs (``flip(0, 1)``) or as one sequence (``flip((0, 1))``)."""
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list, Size)):
+        return tuple(dims[0])
+    return tuple(dims)
+
+
+def _unique_axes(dims, ndim: int) -> tuple:
+    axes = []
+    for d in dims:
+        a = _wrap_dim(d, ndim)
+        if a in axes:
+            raise RuntimeError(f"dim {a} appears multiple times in the list of dims")
+        axes.append(a)
+    return tuple(axes)
+
+
+def _finish(node, out) -> Tensor:
+    t = wrap(out, node)
+    if node is not None and events.observers:
+        emit(node, t)
+    return t
+
+
+# -- squeeze, unsqueeze, flatten, unflatten --------------------------------------------------------
+class SqueezeBackward0(ViewBackward0):
+    """Gradient of ``squeeze()``: reshape back."""
+
+    __slots__ = ()
+
+
+class SqueezeBackward1(ViewBackward0):
+    """Gradient of ``squeeze(dim)``."""
+
+    __slots__ = ()
+
+
+class SqueezeBackward2(ViewBackward0):
+    """Gradient of ``squeeze(dims)``."""
+
+    __slots__ = ()
+
+
+class UnsqueezeBackward0(ViewBackward0):
+    """Gradient of ``unsqueeze``: reshape back."""
+
+    __slots__ = ()
+
+
+def squeeze(input: Tensor, dim=None) -> Tensor:
+    """Drop dimensions of size 1: all of them, or those in ``dim`` (an int or a tuple); a view.
+
+    >>> import gradnb
+    >>> gradnb.zeros(2, 1, 3).squeeze().shape
+    gradnb.Size([2, 3])
+    """
+    data = input._data
+    if dim is None:
+        cls, axes = SqueezeBackward0, tuple(range(data.ndim))
+    elif isinstance(dim, int):
+        cls, axes = SqueezeBackward1, _unique_axes((dim,), data.ndim)
+    else:
+        cls, axes = SqueezeBackward2, _unique_axes(dim, data.ndim)
+    shape = tuple(n for i, n in enumerate(data.shape) if not (i in axes and n == 1))
+    return _record(cls, input, data.reshape(shape), in_shape=data.shape)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """Insert a dimension of size 1 at ``dim`` (a view)."""
+    data = input._data
+    axis = _wrap_dim(dim, data.ndim + 1)
+    shape = data.shape[:axis] + (1,) + data.shape[axis:]
+    return _record(UnsqueezeBackward0, input, data.reshape(shape), in_shape=data.shape)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Merge dimensions ``start_dim..end_dim`` into one (a view when the layout allows)."""
+    data = input._data
+    start, end = _wrap_dim(start_dim, data.ndim), _wrap_dim(end_dim, data.ndim)
+    if data.ndim == 0:
+        return reshape(input, (1,))
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return input
+    merged = math.prod(data.shape[start:end + 1])
+    return reshape(input, data.shape[:start] + (merged,) + data.shape[end + 1:])
+
+
+def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
+    """Split dimension ``dim`` into ``sizes`` (one of them may be -1); a view."""
+    data = input._data
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    axis = _wrap_dim(dim, data.ndim)
+    size = data.shape[axis]
+    if sizes.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = math.prod(s for s in sizes if s != -1)
+    if -1 in sizes and known and size % known == 0:
+        sizes = tuple(size // known if s == -1 else s for s in sizes)
+    if math.prod(sizes) != size:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size "
+                           f"of dim {axis} ({size}) in the input tensor")
+    return view(input, data.shape[:axis] + sizes + data.shape[axis + 1:])
+
+
+# -- cat and stack ---------------------------------------------------------------------------------
+def _promoted_dtype(tensors):
+    """PyTorch's result dtype over several dimensioned tensors."""
+    dtype = tensors[0]._data.dtype
+    for t in tensors[1:]:
+        probe = wrap(get_array_module(t._data).empty((1,), dtype=dtype))
+        dtype = result_type(probe, t)
+    return dtype
+
+
+def _joined(cls, tensors, out, **attrs) -> Tensor:
+    node = None
+    if grad_state.enabled and any(t._requires_grad for t in tensors):
+        node = record(cls, tuple(tensors))
+        for k, v in attrs.items():
+            setattr(node, k, v)
+    return _finish(node, out)
+
+
+class CatBackward0(Node):
+    """Gradient of ``cat``: each input gets its own slice of ``g``."""
+
+    __slots__ = ("axis", "spans")
+
+    def backward(self, g):
+        grads = []
+        for i, span in enumerate(self.spans):
+            if not self.needs(i):
+                grads.append(None)
+            elif span is None:  # a skipped legacy empty input
+                grads.append(_zeros_for(g, (0,)))
+            else:
+                grads.append(_slice(g, self.axis, *span))
+        return tuple(grads)
+
+
+def _is_legacy_empty(t: Tensor) -> bool:
+    """PyTorch still lets 1-d empty tensors join a cat of any shape, and skips them."""
+    return t._data.shape == (0,)
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    """Join tensors along an existing dimension ``dim``.
+
+    >>> import gradnb
+    >>> gradnb.cat([gradnb.zeros(1, 2), gradnb.ones(2, 2)]).shape
+    gradnb.Size([3, 2])
+    """
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    joined = [t for t in tensors if not _is_legacy_empty(t)]
+    # With only legacy empties there is no shape to check ``dim`` against: the result is empty.
+    axis = _wrap_dim(dim, joined[0]._data.ndim) if joined else 0
+    joined = joined or tensors[:1]
+    ref = joined[0]._data
+    for i, t in enumerate(tensors):
+        data = t._data
+        if _is_legacy_empty(t) and data is not ref:
+            continue
+        check_same_device(ref, data)
+        if data.ndim != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and "
+                               f"{data.ndim}")
+        for a in range(ref.ndim):
+            if a != axis and data.shape[a] != ref.shape[a]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {axis}. Expected size "
+                    f"{ref.shape[a]} but got size {data.shape[a]} for tensor number {i} in the "
+                    "list.")
+    dtype = _promoted_dtype(tensors)
+    xp = get_array_module(ref)
+    out = xp.concatenate([t._data.astype(dtype, copy=False) for t in joined], axis=axis)
+    spans, start = [], 0
+    for t in tensors:
+        if _is_legacy_empty(t) and ref.shape != (0,):
+            spans.append(None)
+            continue
+        spans.append((start, t._data.shape[axis]))
+        start += t._data.shape[axis]
+    return _joined(CatBackward0, tensors, out, axis=axis, spans=tuple(spans))
+
+
+concat = cat
+concatenate = cat
+
+
+class StackBackward0(Node):
+    """Gradient of ``stack``: input ``i`` gets slice ``i`` of ``g`` along the new dim."""
+
+    __slots__ = ("axis",)
+
+    def backward(self, g):
+        return tuple(_on(_select, g, self.axis, i) if self.needs(i) else None
+                     for i in range(len(self.next_functions)))
+
+
+def _select(t: Tensor, axis: int, index: int) -> Tensor:
+    return squeeze(narrow(t, axis, index, 1), axis)
+
+
+def stack(tensors, dim: int = 0) -> Tensor:
+    """Join equally shaped tensors along a new dimension ``dim``."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    ref = tensors[0]._data
+    axis = _wrap_dim(dim, ref.ndim + 1)
+    for i, t in enumerate(tensors[1:], start=1):
+        check_same_device(ref, t._data)
+        if t._data.shape != ref.shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(ref.shape)} at entry 0 and {list(t._data.shape)} at entry "
+                               f"{i}")
+    dtype = _promoted_dtype(tensors)
+    out = get_array_module(ref).stack([t._data.astype(dtype, copy=False) for t in tensors],
+                                      axis=axis)
+    return _joined(StackBackward0, tensors, out, axis=axis)
+
+
+# -- split, chunk, unbind: one node, several outputs ----------------------------------------------
+def _views(cls, input: Tensor, outs, **attrs) -> tuple:
+    """Wrap the views ``outs`` of ``input`` as the outputs of one ``cls`` node."""
+    node = None
+    if grad_state.enabled and input._requires_grad:
+        node = record(cls, (input,), meta=False)
+        node.num_outputs = len(outs)
+        for k, v in attrs.items():
+            setattr(node, k, v)
+    base = input if input._base is None else input._base
+    tensors = []
+    for i, out in enumerate(outs):
+        t = wrap(out, node)
+        t._output_nr = i
+        t._version = input._version
+        t._base = base
+        tensors.append(t)
+    if node is not None and events.observers:
+        emit_op(node, tuple(tensors))
+    return tuple(tensors)
+
+
+class SplitBackward0(Node):
+    """Gradient of ``split``/``chunk``: the pieces' gradients joined back (zeros for pieces that
+    got none)."""
+
+    __slots__ = ("axis", "in_shape", "num_outputs", "sizes")
+
+    def backward(self, *grads):
+        like = next(g for g in grads if g is not None)
+        pieces = []
+        for g, size in zip(grads, self.sizes, strict=True):
+            if g is None:
+                shape = list(self.in_shape)
+                shape[self.axis] = size
+                g = _zeros_for(like, shape)
+            pieces.append(g)
+        return (_concat_grads(pieces, self.axis),)
+
+
+class SplitWithSizesBackward0(SplitBackward0):
+    """Gradient of ``split`` with a list of sizes."""
+
+    __slots__ = ()
+
+
+def _split_sizes(size: int, split_size: int) -> list:
+    if split_size == 0:
+        if size != 0:
+            raise RuntimeError("split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {size}")
+        return [0]
+    count = max(math.ceil(size / split_size), 1)
+    return [split_size] * (count - 1) + [size - split_size * (count - 1)]
+
+
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """Split into pieces of ``split_size`` along ``dim`` (the last may be smaller), or into pieces
+    of the listed sizes; the pieces are views."""
+    data = tensor._data
+    if data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if isinstance(split_size_or_sections, int) and split_size_or_sections < 0:
+        raise RuntimeError("split expects split_size be non-negative, but got "
+                           f"split_size={split_size_or_sections}")
+    axis = _wrap_dim(dim, data.ndim)
+    size = data.shape[axis]
+    if isinstance(split_size_or_sections, int):
+        cls, sizes = SplitBackward0, _split_sizes(size, split_size_or_sections)
+    else:
+        cls, sizes = SplitWithSizesBackward0, [int(s) for s in split_size_or_sections]
+        if any(s < 0 for s in sizes):
+            raise RuntimeError("split_with_sizes expects split_sizes have only non-negative "
+                               f"entries, but got split_sizes={sizes}")
+        if sum(sizes) != size:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
+                               f"(input tensor's size at dimension {dim}), but got "
+                               f"split_sizes={sizes}")
+    outs, start = [], 0
+    for s in sizes:
+        outs.append(data[(slice(None),) * axis + (slice(start, start + s),)])
+        start += s
+    return _views(cls, tensor, outs, axis=axis, in_shape=data.shape, sizes=tuple(sizes))
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """Split into ``chunks`` nearly equal views along ``dim`` (fewer when it does not divide)."""
+    data = input._data
+    if data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = data.shape[_wrap_dim(dim, data.ndim)]
+    if size == 0:  # PyTorch still returns ``chunks`` (empty) pieces here
+        return split(input, [0] * chunks, dim)
+    return split(input, math.ceil(size / chunks), dim)
+
+
+class UnbindBackward0(Node):
+    """Gradient of ``unbind``: the slices' gradients stacked back (zeros where none came)."""
+
+    __slots__ = ("axis", "in_shape", "num_outputs")
+
+    def backward(self, *grads):
+        like = next(g for g in grads if g is not None)
+        shape = self.in_shape[:self.axis] + self.in_shape[self.axis + 1:]
+        grads = [_zeros_for(like, shape) if g is None else g for g in grads]
+        if any(isinstance(g, Tensor) for g in grads):
+            return (stack(grads, self.axis),)
+        return (get_array_module(like).stack(grads, axis=self.axis),)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    """All slices along ``dim``, as views without that dimension."""
+    data = input._data
+    axis = _wrap_dim(dim, data.ndim)
+    if data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    outs = [data[(slice(None),) * axis + (i,)] for i in range(data.shape[axis])]
+    return _views(UnbindBackward0, input, outs, axis=axis, in_shape=data.shape)
+
+
+# -- narrow, contiguous -------------------------------------------------------------------------------
+class SliceBackward0(Node):
+    """Gradient of a slice: ``g`` placed back among zeros."""
+
+    __slots__ = ("axis", "in_shape", "start")
+
+    def backward(self, g):
+        return (_pad(g, self.in_shape, self.axis, self.start),)
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``length`` elements from ``start`` along ``dim`` (a view)."""
+    data = input._data
+    if data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    axis = _wrap_dim(dim, data.ndim)
+    size = data.shape[axis]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but "
+                         f"got {start})")
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    out = data[(slice(None),) * axis + (slice(start, start + length),)]
+    return _record(SliceBackward0, input, out, in_shape=data.shape, axis=axis, start=start)
+
+
+def contiguous(input: Tensor, memory_format=None) -> Tensor:
+    """``input`` itself when its memory is already C-contiguous, else a contiguous copy."""
+    if input._data.flags.c_contiguous:
+        return input
+    from .creation import clone
+
+    return clone(input)
+
+
+# -- repeat, tile, flip, roll, movedim -----------------------------------------------------------------
+class RepeatBackward0(Node):
+    """Gradient of ``repeat``: the copies' gradients summed into one."""
+
+    __slots__ = ("in_shape", "repeats")
+
+    def backward(self, g):
+        padded = (1,) * (len(self.repeats) - len(self.in_shape)) + tuple(self.in_shape)
+        interleaved = [n for pair in zip(self.repeats, padded, strict=True) for n in pair]
+        copies = tuple(range(0, 2 * len(padded), 2))
+        summed = dual.sum(dual.reshape(g, interleaved), axis=copies)
+        return (dual.reshape(summed, self.in_shape),)
+
+
+def repeat(input: Tensor, *sizes) -> Tensor:
+    """Tile ``input`` ``sizes[i]`` times along each dimension (a copy; extra leading sizes add
+    dimensions)."""
+    if not sizes:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    sizes = _dims_arg(sizes)
+    data = input._data
+    if len(sizes) < data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
+                           "dimensions of tensor")
+    padded = (1,) * (len(sizes) - data.ndim) + data.shape
+    target = [r * n for r, n in zip(sizes, padded, strict=True)]
+    for n in target:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {target}")
+    out = get_array_module(data).tile(data.reshape(padded), sizes)
+    node = None
+    if grad_state.enabled and input._requires_grad:
+        node = record(RepeatBackward0, (input,), meta=False)
+        node.in_shape, node.repeats = data.shape, tuple(sizes)
+    return _finish(node, out)
+
+
+def tile(input: Tensor, dims) -> Tensor:
+    """``repeat`` that accepts fewer sizes than dimensions (missing leading ones are 1)."""
+    dims = tuple(dims)
+    return repeat(input, (1,) * (input._data.ndim - len(dims)) + dims)
+
+
+class FlipBackward0(Node):
+    """Gradient of ``flip``: flip ``g`` back."""
+
+    __slots__ = ("axes",)
+
+    def backward(self, g):
+        return (_on(flip, g, self.axes),)
+
+
+def flip(input: Tensor, *dims) -> Tensor:
+    """Reverse the order of elements along ``dims`` (a copy, as in PyTorch)."""
+    data = input._data
+    axes = _unique_axes(_dims_arg(dims), data.ndim) if data.ndim else ()
+    if not data.ndim:
+        _unique_axes(_dims_arg(dims), 0)  # still validated: a 0-d tensor accepts dims 0 and -1
+    out = get_array_module(data).flip(data, axes).copy() if axes else data.copy()
+    node = None
+    if grad_state.enabled and input._requires_grad:
+        node = record(FlipBackward0, (input,), meta=False)
+        node.axes = axes
+    return _finish(node, out)
+
+
+class RollBackward0(Node):
+    """Gradient of ``roll``: roll ``g`` back."""
+
+    __slots__ = ("axes", "shifts")
+
+    def backward(self, g):
+        return (_on(roll, g, tuple(-s for s in self.shifts), self.axes),)
+
+
+def roll(input: Tensor, shifts, dims=None) -> Tensor:
+    """Shift elements circularly along ``dims`` (of the flattened tensor when ``dims`` is None)."""
+    data = input._data
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = () if dims is None else (dims,) if isinstance(dims, int) else tuple(dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    xp = get_array_module(data)
+    if not dims and len(shifts) == 1:
+        out = xp.roll(data.reshape(-1), shifts[0]).reshape(data.shape)
+    elif len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
+    else:
+        wrapped = tuple(_wrap_dim(d, data.ndim) for d in dims)
+        if data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+        dims = wrapped
+        out = xp.roll(data, shifts, dims)
+    node = None
+    if grad_state.enabled and input._requires_grad:
+        node = record(RollBackward0, (input,), meta=False)
+        node.shifts, node.axes = shifts, dims or None
+    return _finish(node, out)
+
+
+def movedim(input: Tensor, source, destination) -> Tensor:
+    """Move dimensions ``source`` to positions ``destination`` (a permuting view)."""
+    ndim = input._data.ndim
+    source = (source,) if isinstance(source, int) else tuple(source)
+    destination = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(source) != len(destination):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(source)} "
+                           f"dims) should contain the same number of dims as destination "
+                           f"({list(destination)} dims)")
+    src = [_wrap_dim(d, ndim) for d in source]
+    dst = [_wrap_dim(d, ndim) for d in destination]
+    for name, given, wrapped in (("source", source, src), ("destination", destination, dst)):
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given)})")
+    order = [d for d in range(ndim) if d not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return permute(input, order)
+
+
+moveaxis = movedim
+swapaxes = transpose
+swapdims = transpose
+
+
+TENSOR_METHODS = {
+    "reshape": reshape, "view": view, "permute": permute, "transpose": transpose,
+    "swapaxes": transpose, "swapdims": transpose, "t": t, "expand": expand,
+    "T": property(T), "mT": property(lambda self: transpose(self, -2, -1)),
+    "expand_as": lambda self, other: expand(self, other.shape),
+    "reshape_as": lambda self, other: reshape(self, other.shape),
+    "view_as": lambda self, other: view(self, other.shape),
+    "squeeze": squeeze, "unsqueeze": unsqueeze, "flatten": flatten, "unflatten": unflatten,
+    "split": split, "chunk": chunk, "unbind": unbind, "narrow": narrow, "contiguous": contiguous,
+    "repeat": repeat, "tile": tile, "flip": flip, "roll": roll, "movedim": movedim,
+    "moveaxis": movedim,
+}
