@@ -6,11 +6,12 @@
 # working tree and run.sh installs them with --no-index.
 #
 #   PYTHON_VERSION=3.12 bash gpu_check/fetch_wheels.sh   # the GPU machine's Python version
+#   (PYTHON=... names the interpreter whose pip downloads)
 set -euo pipefail
 cd "$(dirname "$0")"
 version="${PYTHON_VERSION:-3.12}"
 rm -rf wheels
-python3 -m pip download --quiet --only-binary=:all: --dest wheels \
+"${PYTHON:-python3}" -m pip download --quiet --only-binary=:all: --dest wheels \
   --python-version "$version" --implementation cp \
   --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
   --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \

@@ -25,9 +25,17 @@ site="${TMPDIR:-/tmp}/gradnb-gpu-check-site"
 export PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 GRADNB_REQUIRE_CUDA=1
 
 # -- dependencies ----------------------------------------------------------------------------
-if compgen -G "gpu_check/wheels/*.whl" >/dev/null; then
+# Only the wheels of distributions the interpreter lacks: the machine's own packages stay.
+installed=$("$py" -m pip list --format=freeze 2>/dev/null | cut -d= -f1 | tr 'A-Z_.' 'a-z--')
+missing=()
+for wheel in gpu_check/wheels/*.whl; do
+  [ -e "$wheel" ] || continue
+  name=$(basename "$wheel" | cut -d- -f1 | tr 'A-Z_.' 'a-z--')
+  grep -qx "$name" <<<"$installed" || missing+=("$wheel")
+done
+if [ ${#missing[@]} -gt 0 ]; then
   "$py" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target "$site" gpu_check/wheels/*.whl || { echo "run.sh: installing the wheels failed"; exit 3; }
+    --target "$site" "${missing[@]}" || { echo "run.sh: installing the wheels failed"; exit 3; }
 fi
 export PYTHONPATH="$PWD:$site${PYTHONPATH:+:$PYTHONPATH}"
 if ! "$py" -c "import cupy, pytest, hypothesis" 2>/dev/null; then

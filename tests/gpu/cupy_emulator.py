@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import sys
 import types
+import warnings
 import weakref
 from typing import Self
 
@@ -196,6 +197,17 @@ class ndarray:
 
     def __array_function__(self, func, types_, args, kwargs):
         return _wrap(func(*_unwrap(args), **_unwrap(kwargs)))
+
+    @property
+    def shape(self) -> tuple:
+        return self._a.shape
+
+    @shape.setter
+    def shape(self, value) -> None:
+        # CuPy reshapes in place without a copy, or raises AttributeError (as NumPy does).
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # NumPy 2.5 deprecates this
+            self._a.shape = value
 
     @property
     def flags(self) -> types.SimpleNamespace:

@@ -73,6 +73,25 @@ OPS = {
                                                b), [(3, 4), (1, 4)]),
     "masked_fill": (lambda a: a.masked_fill(a < 0, 0.5), [(3, 4)]),
     "flip_roll": (lambda a: a.flip(0).roll(1, 1), [(3, 4)]),
+    "median_dim": (lambda a: a.median(dim=1).values, [(3, 5)]),
+    "min_amin": (lambda a: a.min(dim=1).values + a.amin(dim=1), [(3, 4)]),
+    "cumprod": (lambda a: a.cumprod(dim=0), [(3, 4)]),
+    "split_chunk_unbind": (lambda a: a.split(2, dim=1)[1] * a.chunk(2, dim=1)[0]
+                           + a.unbind(1)[2][:, None], [(3, 4)]),
+    "narrow_select": (lambda a: a.narrow(1, 1, 2) * a.select(0, 1)[:2], [(3, 4)]),
+    "movedim_unflatten": (lambda a: a.movedim(0, 1).unflatten(0, (2, 2)) * 3, [(3, 4)]),
+    "tile_swapaxes_view": (lambda a: a.tile((2, 1)).swapaxes(0, 1).contiguous().view(-1),
+                           [(3, 4)]),
+    "index_add": (lambda a, b: a.index_add(0, gradnb.tensor([2, 0], device=a.device), b),
+                  [(3, 4), (2, 4)]),
+    "index_put": (lambda a, b: a.index_put((gradnb.tensor([1, 1], device=a.device),), b,
+                                           accumulate=True), [(3, 4), (2, 4)]),
+    "scatter": (lambda a, b: a.scatter(1, gradnb.tensor([[3], [0], [1]], device=a.device), b),
+                [(3, 4), (3, 1)]),
+    "masked_select": (lambda a: a.masked_select(a > 0), [(3, 4)]),
+    "take_along_dim": (lambda a: a.take_along_dim(
+        gradnb.tensor([[3, 0, 1, 2], [1, 1, 0, 3], [2, 3, 0, 0]], device=a.device), dim=1),
+        [(3, 4)]),
     "softmax": (lambda a: F.softmax(a, dim=1), [(3, 4)]),
     "log_softmax": (lambda a: F.log_softmax(a, dim=1), [(3, 4)]),
     "gelu": (lambda a: F.gelu(a), [(3, 4)]),
@@ -149,6 +168,21 @@ def test_second_order_gradients_on_device(device):
     (g,) = gradnb.autograd.grad((x ** 3).sum(), x, create_graph=True)
     g.sum().backward()
     np.testing.assert_allclose(host(x.grad), [3.0, -6.0, 12.0], rtol=RTOL)
+
+
+def test_integer_and_boolean_results_stay_on_the_device(device):
+    x = gradnb.tensor([[0.0, 2.0, -1.0], [3.0, 0.0, 0.0]], device=device)
+    results = {
+        "nonzero": (x.nonzero(), [[0, 1], [0, 2], [1, 0]]),
+        "count_nonzero": (x.count_nonzero(dim=1), [2, 1]),
+        "all": (x.all(dim=0), [False, False, False]),
+        "any": (x.any(dim=1), [True, True]),
+        "argmax": (x.argmax(dim=1), [1, 0]),
+        "eq": (x == 0, [[True, False, False], [False, True, True]]),
+    }
+    for name, (t, expected) in results.items():
+        assert t.device == gradnb.device(device), name
+        np.testing.assert_array_equal(host(t), expected, err_msg=name)
 
 
 def test_reductions_return_tensors_that_stay_on_the_device(device):
