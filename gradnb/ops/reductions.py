@@ -169,8 +169,17 @@ def expand_reduced(g, in_shape, axes, keepdim):
 
 def _weighted(g, weights):
     """``g * weights`` for constant float ``weights`` (cast so a float32 gradient stays float32)."""
-    dt = g._data.dtype if isinstance(g, Tensor) else g.dtype
-    return g * weights.astype(dt, copy=False)
+    if isinstance(g, Tensor):
+        return g * wrap(weights.astype(g._data.dtype, copy=False))  # a tensor keeps its device
+    return g * weights.astype(g.dtype, copy=False)
+
+
+def _where(mask, a, b):
+    """``dual.where`` for a raw boolean ``mask``, wrapped as a tensor when the branches are
+    tensors so that it never leaves its device."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        mask = wrap(mask)
+    return dual.where(mask, a, b)
 
 
 def _nan_aware_equal(x, value):
@@ -308,7 +317,7 @@ class MaxBackward0(Node):
             (-1,) + (1,) * (len(self.in_shape) - self.axis - 1))
         one_hot = positions == indices.reshape(_kept_shape(self.in_shape, (self.axis,)))
         g = _kept(g, self.in_shape, (self.axis,), self.keepdim)
-        return (dual.where(one_hot, g, 0.0),)
+        return (_where(one_hot, g, 0.0),)
 
 
 class MinBackward0(MaxBackward0):
@@ -575,7 +584,7 @@ class StdBackward0(Node):
     def backward(self, g):
         x, out = self.saved(g)
         zero = dual.data(out) == 0
-        g = dual.where(zero, 0.0, g / (2.0 * dual.where(zero, 1.0, out)))
+        g = _where(zero, 0.0, g / (2.0 * _where(zero, 1.0, out)))
         g = _kept(g, self.in_shape, self.axes, self.keepdim)
         return (_var_grad(g, x, self.axes, self.dof),)
 
@@ -637,10 +646,10 @@ class LinalgVectorNormBackward0(Node):
                 weights = mask / mask.sum(axis=self.axes, keepdims=True)
             return (_weighted(g * dual.sign(x), weights),)
         # Safe denominators keep the masked branch finite, so double backward has no NaN either.
-        out_safe = dual.where(dual.data(out) == 0, 1.0, out)
+        out_safe = _where(dual.data(out) == 0, 1.0, out)
         if p == 2:
             return (g * x / out_safe,)
-        abs_safe = dual.where(xd == 0, 1.0, dual.abs(x))
+        abs_safe = _where(xd == 0, 1.0, dual.abs(x))
         return (g * dual.sign(x) * (abs_safe / out_safe) ** (p - 1),)
 
 
@@ -838,10 +847,10 @@ class CumprodBackward0(Node):
         zeros_so_far = get_array_module(xd).cumsum(zeros, axis=axis)
         before = zeros_so_far == 0
         first_zero = zeros & (zeros_so_far == 1)
-        grad_before = _reverse_cumsum(g * out, axis) / dual.where(before, x, 1.0)
-        skipping_zero = _on(cumprod, dual.where(first_zero, 1.0, x), axis)
+        grad_before = _reverse_cumsum(g * out, axis) / _where(before, x, 1.0)
+        skipping_zero = _on(cumprod, _where(first_zero, 1.0, x), axis)
         grad_at_zero = _reverse_cumsum(g * skipping_zero, axis)
-        return (dual.where(before, grad_before, dual.where(first_zero, grad_at_zero, 0.0)),)
+        return (_where(before, grad_before, _where(first_zero, grad_at_zero, 0.0)),)
 
 
 def _cumprod_grad_by_recurrence(g: Tensor, x: Tensor, axis: int) -> Tensor:

@@ -522,3 +522,22 @@ def test_create_graph_matches_torch(torch, name):
         results.append((g.detach().numpy(), gg.numpy()))
     for ours, theirs in zip(*results, strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-7, atol=1e-9)
+
+
+# -- devices ----------------------------------------------------------------------------------------
+def _first_and_second_order(fn, array, device):
+    x = gradnb.tensor(array, dtype=gradnb.float64, device=device, requires_grad=True)
+    out = fn(gradnb, x)
+    (g,) = gradnb.autograd.grad((out * out).sum(), x, create_graph=True)
+    (gg,) = gradnb.autograd.grad(g.sum(), x)
+    assert out.device == x.device and g.device == x.device and gg.device == x.device
+    return [t.detach().cpu().numpy() for t in (out, g, gg)]
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_runs_on_device_like_on_the_cpu(device, name):
+    x = tied_values((3, 4), 5)  # ties and zeros: the masks and scans must stay on the device
+    ours = _first_and_second_order(SECOND_ORDER[name], x, device)
+    for got, expected in zip(ours, _first_and_second_order(SECOND_ORDER[name], x, "cpu"),
+                             strict=True):
+        np.testing.assert_allclose(got, expected, rtol=1e-12, equal_nan=True)

@@ -423,3 +423,23 @@ def test_error_messages_are_pytorchs(torch, call, exc_type, message):
     with pytest.raises(exc_type) as info:
         torch_call()
     assert _first_line(info.value) == message
+
+
+# -- devices ----------------------------------------------------------------------------------------
+def _first_and_second_order(fn, array, device):
+    x = gradnb.tensor(array, dtype=gradnb.float64, device=device, requires_grad=True)
+    outs = _outputs(fn(gradnb, x))
+    loss = sum((o * o * (i + 1)).sum() for i, o in enumerate(outs))
+    (g,) = gradnb.autograd.grad(loss, x, create_graph=True)
+    (gg,) = gradnb.autograd.grad((g * g).sum(), x)
+    assert all(t.device == x.device for t in (*outs, g, gg))
+    return [t.detach().cpu().numpy() for t in (*outs, g, gg)]
+
+
+@pytest.mark.parametrize("name", sorted(GRADCHECKS))
+def test_runs_on_device_like_on_the_cpu(device, name):
+    x = _values((2, 3))
+    ours = _first_and_second_order(GRADCHECKS[name], x, device)
+    for got, expected in zip(ours, _first_and_second_order(GRADCHECKS[name], x, "cpu"),
+                             strict=True):
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
