@@ -152,7 +152,12 @@ def _coerce_other(t, other, first):
         rt = result_type(t, other)
         x = t._data if t._data.dtype == rt else t._data.astype(rt)
         return (None, x, other) if first else (None, other, x)
-    o = _make(np.asarray(other, dtype=None))
+    if hasattr(other, "shape") and hasattr(other, "dtype"):
+        from .._backend import get_array_module
+
+        o = _make(get_array_module(other).asarray(other))  # a raw NumPy or CuPy array
+    else:
+        o = _make(np.asarray(other))
     if o._data.dtype.kind == "f" and o._data.dtype != _dtype.get_default_dtype().np and not isinstance(other, np.ndarray):
         o = _make(o._data.astype(_dtype.get_default_dtype().np))
     a, b = (t, o) if first else (o, t)

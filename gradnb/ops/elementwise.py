@@ -493,7 +493,12 @@ def where(condition, input=None, other=None):
         from .indexing import nonzero
 
         return nonzero(condition, as_tuple=True)
-    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    if isinstance(condition, Tensor):
+        cond = condition._data
+    elif hasattr(condition, "shape") and hasattr(condition, "dtype"):
+        cond = condition  # a raw NumPy or CuPy mask (derivative rules pass these)
+    else:
+        cond = np.asarray(condition)
     if cond.dtype != np.bool_:
         cond = cond.astype(bool)
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
