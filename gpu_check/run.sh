@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The GPU check, in one go on a machine with an NVIDIA GPU (about 3 to 8 minutes):
+# The GPU check, in one go on a machine with an NVIDIA GPU (3 to 8 minutes; the stages time
+# out after 120 + 280 + 120 s, so the whole script ends within 9 minutes):
 #   1. make gradnb, CuPy and the test tools importable (see "Dependencies" below);
 #   2. fail fast, saying why, if gradnb cannot see a CUDA device;
 #   3. the device tests (tests/gpu), then the whole suite except the browser test, both with
@@ -85,12 +86,12 @@ stage() {  # stage NAME SECONDS COMMAND...: run with a time limit, record the ou
   [ $rc = 0 ] || status=1
 }
 : >"$results/summary.txt"
-stage "device tests (tests/gpu)" 180 bash -c \
+stage "device tests (tests/gpu)" 120 bash -c \
   "set -o pipefail; '$py' -m pytest tests/gpu -q -rs -p no:cacheprovider 2>&1 | tee '$results/gpu-tests.log'"
-stage "whole suite (-m 'not browser')" 300 bash -c \
+stage "whole suite (-m 'not browser')" 280 bash -c \
   "set -o pipefail; '$py' -m pytest -q -m 'not browser' -rs --maxfail=25 -p no:cacheprovider \
    --junitxml='$results/suite-junit.xml' 2>&1 | tee '$results/suite.log'"
-stage "benchmark (bench_gpu.py)" 150 "$py" benchmarks/bench_gpu.py --repeats 20 \
+stage "benchmark (bench_gpu.py)" 120 "$py" benchmarks/bench_gpu.py --repeats 20 \
   --out "$results/RESULTS_GPU.md"
 cat "$results/summary.txt"
 exit $status
