@@ -142,19 +142,12 @@ def view(input: Tensor, *shape) -> Tensor:
     """``reshape`` that refuses to copy, with PyTorch's error when it would have to."""
     data = input._data
     shape = infer_shape(shape, data.size)
-    out = data.view()
-    try:
-        out.shape = shape
-    except AttributeError:
+    out = data.reshape(shape)
+    if data.size and not _shares(out, data):  # reshape had to copy: a view is impossible
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
-        ) from None
-    except ValueError:
-        raise RuntimeError(
-            "view size is not compatible with input tensor's size and stride (at least one "
-            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
-        ) from None
+        )
     return _record(ViewBackward0, input, out, in_shape=data.shape)
 
 
