@@ -96,6 +96,15 @@ def test_stored_outputs_exist_and_hold_no_errors(stored):
         assert not problems_of(cell), (path.name, cell.source[:80])
 
 
+def test_stored_outputs_are_static(stored):
+    """No saved widget views or state: run ``python notebooks/execute.py`` to refresh outputs."""
+    path, notebook = stored
+    assert "widgets" not in notebook.metadata, path.name
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            assert WIDGET_MIME not in output.get("data", {}), (path.name, cell.source[:80])
+
+
 def test_graphs_are_stored_as_static_svg(stored):
     path, notebook = stored
     traced = [cell for cell in notebook.cells if cell.source.startswith("%%trace")]
@@ -175,6 +184,7 @@ def test_the_binder_environment_runs_the_tutorials(tmp_path):
     python = str(env_dir / "bin" / "python")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env['PATH']}"
+    env["JUPYTER_DATA_DIR"] = str(tmp_path / "jupyter")  # postBuild's `jupyter trust` writes here
 
     def run(*command, cwd=repo):
         done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
