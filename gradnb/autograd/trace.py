@@ -154,8 +154,19 @@ class Trace:
 
     @property
     def saved_bytes(self) -> int:
-        """Bytes of all distinct buffers saved by the recorded ops."""
-        return sum(op.saved_bytes for op in self.ops)
+        """Bytes of all distinct buffers saved by the recorded ops: a tensor saved by two ops
+        (``tanh``'s output, saved by TanhBackward0 and by the next matmul) counts once, as in
+        ``memory.graph_bytes``."""
+        seen = set()
+        total = 0
+        for op in self.ops:
+            for record in op.saved:
+                if record.source is not None:
+                    if record.source in seen:
+                        continue
+                    seen.add(record.source)
+                total += record.nbytes
+        return total
 
     # -- observer methods (called by the engine) ------------------------------------------------
     def op_recorded(self, node: Node, outputs: tuple) -> None:

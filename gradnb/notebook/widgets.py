@@ -85,7 +85,9 @@ class LiveGraph:
         self.widget.value = self.render()
 
     def close(self) -> None:
-        """Close the widget (JupyterLab then hides its output)."""
+        """Close the widget (JupyterLab then hides its output). Its value is emptied first:
+        saved widget state must not keep a half-drawn graph."""
+        self.widget.value = ""
         self.widget.close()
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:

@@ -46,6 +46,7 @@ __all__ = [
     "return_types",
     "std",
     "sum",
+    "unique",
     "var",
 ]
 
@@ -898,6 +899,23 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
     data = input._data
     axes = _reduced_axes(dim, data.ndim)
     return wrap((data != 0).sum(axis=axes, dtype=_dtype.int64.np))
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: int | None = None):
+    """The distinct values (sorted), optionally with inverse indices and counts; no gradient,
+    as in PyTorch."""
+    data = input._data
+    xp = dual.xp_of(data)
+    axis = None if dim is None else normalize_dims(dim, data.ndim)[0]
+    values, inverse, counts = xp.unique(data, return_inverse=True, return_counts=True, axis=axis)
+    result = [wrap(values)]
+    if return_inverse:
+        shape = data.shape if axis is None else (data.shape[axis],)
+        result.append(wrap(inverse.reshape(shape).astype(_dtype.int64.np)))
+    if return_counts:
+        result.append(wrap(counts.astype(_dtype.int64.np)))
+    return result[0] if len(result) == 1 else tuple(result)
 
 
 TENSOR_METHODS = {name: globals()[name] for name in __all__ if name != "return_types"}

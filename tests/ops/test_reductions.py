@@ -541,3 +541,12 @@ def test_runs_on_device_like_on_the_cpu(device, name):
     for got, expected in zip(ours, _first_and_second_order(SECOND_ORDER[name], x, "cpu"),
                              strict=True):
         np.testing.assert_allclose(got, expected, rtol=1e-12, equal_nan=True)
+
+
+def test_unique_matches_numpy_and_has_no_grad():
+    x = gradnb.tensor([3.0, 1.0, 2.0, 3.0, 1.0], requires_grad=True)
+    values, inverse, counts = gradnb.unique(x, return_inverse=True, return_counts=True)
+    assert values.tolist() == [1.0, 2.0, 3.0] and not values.requires_grad
+    assert inverse.tolist() == [2, 0, 1, 2, 0] and counts.tolist() == [2, 1, 2]
+    rows = gradnb.tensor([[1, 2], [1, 2], [0, 1]]).unique(dim=0)
+    assert rows.tolist() == [[0, 1], [1, 2]]
