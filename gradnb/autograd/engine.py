@@ -274,9 +274,11 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
             grads = buffers.pop(node, None)
             executed += 1
             if grads is not None:
-                if node._tensor_hooks:
+                # ``user_code`` (from discovery) is False for most passes: then no node has
+                # hooks and the per-node hook lookups are skipped.
+                if user_code and node._tensor_hooks:
                     grads = _run_tensor_hooks(node, grads, tensor_mode, Tensor)
-                if node._pre_hooks:
+                if user_code and node._pre_hooks:
                     grads = _run_node_prehooks(node, grads, tensor_mode, Tensor)
                 if targets is not None:
                     for nr in range(node.num_outputs):
@@ -309,12 +311,13 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
 
                         report_failure(node)
                     raise
-                if anomaly:
-                    from .anomaly import check_nan
+                if user_code:
+                    if anomaly:
+                        from .anomaly import check_nan
 
-                    check_nan(node, results)
-                if node._hooks:
-                    results = _run_node_hooks(node, results, grads, tensor_mode, Tensor)
+                        check_nan(node, results)
+                    if node._hooks:
+                        results = _run_node_hooks(node, results, grads, tensor_mode, Tensor)
             if observed:
                 events.emit("node_executed", node, tuple(grads or ()), tuple(results))
             if tracker is not None and node._saved:

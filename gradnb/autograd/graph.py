@@ -215,28 +215,35 @@ def accumulator(leaf) -> AccumulateGrad:
     return node
 
 
+def _edge(t):
+    """The edge into ``t``'s producer (its grad_fn, or its AccumulateGrad if it is a leaf)."""
+    fn = t.grad_fn
+    return (fn, t._output_nr) if fn is not None else (accumulator(t), 0)
+
+
 def record(cls, inputs, meta=True):
     """Create a ``cls`` node whose inputs are ``inputs`` (tensors or None for constants).
 
     Callers check first that grad mode is on and some input requires grad. This runs once per
-    recorded op, so it is written for speed.
+    recorded op, so the one- and two-input cases (nearly every op) are unrolled.
     """
     node = object.__new__(cls)
-    edges = []
-    metas = [] if meta else None
-    for t in inputs:
-        if t is None or not t._requires_grad:
-            edges.append(NO_EDGE)
-            if meta:
-                metas.append(None)
-            continue
-        fn = t.grad_fn
-        edges.append((fn, t._output_nr) if fn is not None else (accumulator(t), 0))
-        if meta:
-            d = t._data
-            metas.append((d.shape, d.dtype))
-    node.next_functions = tuple(edges)
-    node._meta = tuple(metas) if meta else None
+    if len(inputs) == 2:
+        a, b = inputs
+        a_on = a is not None and a._requires_grad
+        b_on = b is not None and b._requires_grad
+        node.next_functions = (_edge(a) if a_on else NO_EDGE, _edge(b) if b_on else NO_EDGE)
+        node._meta = ((a._data.shape, a._data.dtype) if a_on else None,
+                      (b._data.shape, b._data.dtype) if b_on else None) if meta else None
+    elif len(inputs) == 1 and inputs[0] is not None and inputs[0]._requires_grad:
+        a = inputs[0]
+        node.next_functions = (_edge(a),)
+        node._meta = ((a._data.shape, a._data.dtype),) if meta else None
+    else:
+        on = [t is not None and t._requires_grad for t in inputs]
+        node.next_functions = tuple(_edge(t) if o else NO_EDGE for t, o in zip(inputs, on))
+        node._meta = tuple((t._data.shape, t._data.dtype) if o else None
+                           for t, o in zip(inputs, on)) if meta else None
     node._seq = next(_sequence)
     node._saved = ()
     if _hooks_state.anomaly:
