@@ -97,9 +97,14 @@ def rsub(input, other) -> Tensor:
 
 
 class MulBackward0(Node):
-    __slots__ = ()
+    """d(a * b): ``g * b`` and ``g * a``. A Python-number factor is kept on the node (``scalar``)
+    rather than among the saved tensors, so ``x * 2`` saves nothing and frees nothing."""
+
+    __slots__ = ("scalar",)
 
     def backward(self, g):
+        if not self._saved:
+            return g * self.scalar, None
         a, b = self.saved(g)
         return (g * b if self.next_functions[0][0] is not None else None,
                 g * a if self.next_functions[1][0] is not None else None)
@@ -111,6 +116,10 @@ def mul(input, other) -> Tensor:
     out = a * b
     if not _needs(ta, tb):
         return wrap(out)
+    if tb is None and not hasattr(b, "shape"):
+        node = record(MulBackward0, (ta, None))
+        node.scalar = b
+        return _finish(node, out)
     node = record(MulBackward0, (ta, tb))
     # Save only what the gradients need: d/da needs b, d/db needs a.
     edges = node.next_functions
@@ -340,7 +349,8 @@ def _reflected_floordiv(self, other):
 TENSOR_METHODS = dict(
     __add__=add, __radd__=lambda self, other: add(other, self), add=add,
     __sub__=sub, __rsub__=_reflected_sub, sub=sub, subtract=sub,
-    __mul__=mul, __rmul__=lambda self, other: mul(other, self), mul=mul, multiply=mul,
+    # ``2 * x`` is recorded as ``x * 2`` (tensor first), as PyTorch records it.
+    __mul__=mul, __rmul__=lambda self, other: mul(self, other), mul=mul, multiply=mul,
     __truediv__=div, __rtruediv__=_reflected_div, div=div, divide=div, true_divide=div,
     __floordiv__=_floordiv, __rfloordiv__=_reflected_floordiv,
     __neg__=neg, neg=neg, negative=neg, __pos__=lambda self: self,

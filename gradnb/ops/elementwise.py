@@ -27,6 +27,15 @@ def _float_data(x: Tensor):
     return d
 
 
+def _float_math(x: Tensor, ufunc):
+    """``ufunc`` (a NumPy ufunc) on ``x`` promoted to float; CuPy arrays use CuPy's namesake.
+    The NumPy float case, by far the most common, goes straight to the ufunc."""
+    d = x._data
+    if type(d) is np.ndarray and d.dtype.kind == "f":
+        return ufunc(d)
+    return getattr(get_array_module(d), ufunc.__name__)(_float_data(x))
+
+
 def _unary(x: Tensor, out, cls, save: int) -> Tensor:
     if not (grad_state.enabled and x._requires_grad):
         return wrap(out)
@@ -55,7 +64,7 @@ class ExpBackward0(Node):
 
 def exp(input: Tensor) -> Tensor:
     """``e ** input``."""
-    return _unary(input, _xp(input).exp(_float_data(input)), ExpBackward0, _OUTPUT)
+    return _unary(input, _float_math(input, np.exp), ExpBackward0, _OUTPUT)
 
 
 class Exp2Backward0(Node):
@@ -67,7 +76,7 @@ class Exp2Backward0(Node):
 
 
 def exp2(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).exp2(_float_data(input)), Exp2Backward0, _OUTPUT)
+    return _unary(input, _float_math(input, np.exp2), Exp2Backward0, _OUTPUT)
 
 
 class Expm1Backward0(Node):
@@ -79,7 +88,7 @@ class Expm1Backward0(Node):
 
 
 def expm1(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).expm1(_float_data(input)), Expm1Backward0, _OUTPUT)
+    return _unary(input, _float_math(input, np.expm1), Expm1Backward0, _OUTPUT)
 
 
 class LogBackward0(Node):
@@ -92,7 +101,7 @@ class LogBackward0(Node):
 
 def log(input: Tensor) -> Tensor:
     """Natural logarithm."""
-    return _unary(input, _xp(input).log(_float_data(input)), LogBackward0, _INPUT)
+    return _unary(input, _float_math(input, np.log), LogBackward0, _INPUT)
 
 
 class Log2Backward0(Node):
@@ -104,7 +113,7 @@ class Log2Backward0(Node):
 
 
 def log2(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).log2(_float_data(input)), Log2Backward0, _INPUT)
+    return _unary(input, _float_math(input, np.log2), Log2Backward0, _INPUT)
 
 
 class Log10Backward0(Node):
@@ -116,7 +125,7 @@ class Log10Backward0(Node):
 
 
 def log10(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).log10(_float_data(input)), Log10Backward0, _INPUT)
+    return _unary(input, _float_math(input, np.log10), Log10Backward0, _INPUT)
 
 
 class Log1PBackward0(Node):
@@ -128,7 +137,7 @@ class Log1PBackward0(Node):
 
 
 def log1p(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).log1p(_float_data(input)), Log1PBackward0, _INPUT)
+    return _unary(input, _float_math(input, np.log1p), Log1PBackward0, _INPUT)
 
 
 class SqrtBackward0(Node):
@@ -140,7 +149,7 @@ class SqrtBackward0(Node):
 
 
 def sqrt(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).sqrt(_float_data(input)), SqrtBackward0, _OUTPUT)
+    return _unary(input, _float_math(input, np.sqrt), SqrtBackward0, _OUTPUT)
 
 
 class RsqrtBackward0(Node):
@@ -152,7 +161,7 @@ class RsqrtBackward0(Node):
 
 
 def rsqrt(input: Tensor) -> Tensor:
-    return _unary(input, 1.0 / _xp(input).sqrt(_float_data(input)), RsqrtBackward0, _OUTPUT)
+    return _unary(input, 1.0 / _float_math(input, np.sqrt), RsqrtBackward0, _OUTPUT)
 
 
 class SinBackward0(Node):
@@ -164,7 +173,7 @@ class SinBackward0(Node):
 
 
 def sin(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).sin(_float_data(input)), SinBackward0, _INPUT)
+    return _unary(input, _float_math(input, np.sin), SinBackward0, _INPUT)
 
 
 class CosBackward0(Node):
@@ -176,7 +185,7 @@ class CosBackward0(Node):
 
 
 def cos(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).cos(_float_data(input)), CosBackward0, _INPUT)
+    return _unary(input, _float_math(input, np.cos), CosBackward0, _INPUT)
 
 
 class TanBackward0(Node):
@@ -188,7 +197,7 @@ class TanBackward0(Node):
 
 
 def tan(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).tan(_float_data(input)), TanBackward0, _OUTPUT)
+    return _unary(input, _float_math(input, np.tan), TanBackward0, _OUTPUT)
 
 
 class TanhBackward0(Node):
@@ -200,7 +209,7 @@ class TanhBackward0(Node):
 
 
 def tanh(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).tanh(_float_data(input)), TanhBackward0, _OUTPUT)
+    return _unary(input, _float_math(input, np.tanh), TanhBackward0, _OUTPUT)
 
 
 class SinhBackward0(Node):
@@ -212,7 +221,7 @@ class SinhBackward0(Node):
 
 
 def sinh(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).sinh(_float_data(input)), SinhBackward0, _INPUT)
+    return _unary(input, _float_math(input, np.sinh), SinhBackward0, _INPUT)
 
 
 class CoshBackward0(Node):
@@ -224,7 +233,7 @@ class CoshBackward0(Node):
 
 
 def cosh(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).cosh(_float_data(input)), CoshBackward0, _INPUT)
+    return _unary(input, _float_math(input, np.cosh), CoshBackward0, _INPUT)
 
 
 class AsinBackward0(Node):
@@ -236,7 +245,7 @@ class AsinBackward0(Node):
 
 
 def asin(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).arcsin(_float_data(input)), AsinBackward0, _INPUT)
+    return _unary(input, _float_math(input, np.arcsin), AsinBackward0, _INPUT)
 
 
 class AcosBackward0(Node):
@@ -248,7 +257,7 @@ class AcosBackward0(Node):
 
 
 def acos(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).arccos(_float_data(input)), AcosBackward0, _INPUT)
+    return _unary(input, _float_math(input, np.arccos), AcosBackward0, _INPUT)
 
 
 class AtanBackward0(Node):
@@ -260,7 +269,7 @@ class AtanBackward0(Node):
 
 
 def atan(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).arctan(_float_data(input)), AtanBackward0, _INPUT)
+    return _unary(input, _float_math(input, np.arctan), AtanBackward0, _INPUT)
 
 
 class SigmoidBackward0(Node):
