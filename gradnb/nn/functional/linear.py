@@ -45,9 +45,9 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     return finish(node, out)
 
 
-# Below this many rows, OpenBLAS computes ``x @ w.T`` (w stored out x in, as nn.Linear keeps it)
+# Up to this many rows, OpenBLAS computes ``x @ w.T`` (w stored out x in, as nn.Linear keeps it)
 # up to twice as slowly as ``(w @ x.T).T``; above it the transposing copy costs more than it saves.
-_FEW_ROWS = 256
+_FEW_ROWS = 32
 
 
 def _bias_plus_product(bias, m1, m2):
