@@ -20,7 +20,7 @@ observer the seam costs one global lookup per op.
 
 from __future__ import annotations
 
-__all__ = ["observers", "subscribe", "emit"]
+__all__ = ["observers", "subscribe", "emit", "Subscriber"]
 
 observers: list = []
 
@@ -58,3 +58,22 @@ def emit(event: str, *payload) -> None:
         method = getattr(observer, event, None)
         if method is not None:
             method(*payload)
+
+
+class Subscriber:
+    """Base for observers that switch themselves on and off: ``start()`` subscribes (once),
+    ``stop()`` unsubscribes; both are idempotent."""
+
+    _subscription: _Subscription | None = None
+
+    def start(self):
+        """Begin receiving engine events (idempotent)."""
+        if self._subscription is None:
+            self._subscription = subscribe(self)
+        return self
+
+    def stop(self) -> None:
+        """Stop receiving engine events (idempotent)."""
+        if self._subscription is not None:
+            self._subscription.remove()
+            self._subscription = None

@@ -96,7 +96,7 @@ class OpRecord:
         return node is None or node.released
 
 
-class Trace:
+class Trace(events.Subscriber):
     """The ops recorded while a :func:`trace` block ran, and the backward passes run in it.
 
     ``ops`` and ``leaves`` are in recording order; keys are small integers local to the trace,
@@ -112,21 +112,8 @@ class Trace:
         self._key_of_node: dict[int, int] = {}  # node._seq -> record key
         self._key_of_tensor: dict[int, tuple[weakref.ref, int]] = {}  # constants by id()
         self._records: dict[int, OpRecord | LeafRecord] = {}
-        self._subscription = None
 
     # -- context manager ------------------------------------------------------------------------
-    def start(self) -> Trace:
-        """Begin receiving engine events (idempotent)."""
-        if self._subscription is None:
-            self._subscription = events.subscribe(self)
-        return self
-
-    def stop(self) -> None:
-        """Stop receiving engine events; the record stays."""
-        if self._subscription is not None:
-            self._subscription.remove()
-            self._subscription = None
-
     @property
     def active(self) -> bool:
         """Whether the trace is still recording."""

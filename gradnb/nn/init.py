@@ -145,3 +145,12 @@ def fan_in_bound(weight: Tensor) -> float:
     """``1 / sqrt(fan_in)``: the bias bound PyTorch's Linear and Conv layers use."""
     fan_in, _ = _fans(weight)
     return 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+
+
+def default_layer_init_(weight: Tensor, bias: Tensor | None) -> None:
+    """PyTorch's default for Linear and Conv layers: ``kaiming_uniform_(a=sqrt(5))`` weights
+    and a bias uniform in ``±1/sqrt(fan_in)``."""
+    kaiming_uniform_(weight, a=5 ** 0.5)
+    if bias is not None:
+        bound = fan_in_bound(weight)
+        uniform_(bias, -bound, bound)

@@ -33,26 +33,17 @@ class MemoryEntry:
     retained: int
 
 
-class MemoryLog:
+class MemoryLog(events.Subscriber):
     """An engine observer that keeps an entry per backward call; ``listeners`` are called with
     the log after each one (live meters and gradient-flow widgets refresh that way)."""
 
     def __init__(self) -> None:
         self.entries: list[MemoryEntry] = []
         self.listeners: list[Callable[[MemoryLog], None]] = []
-        self._subscription = None
-
-    def start(self) -> MemoryLog:
-        """Begin logging (idempotent)."""
-        if self._subscription is None:
-            self._subscription = events.subscribe(self)
-        return self
 
     def stop(self) -> None:
         """Stop logging and drop the listeners."""
-        if self._subscription is not None:
-            self._subscription.remove()
-            self._subscription = None
+        super().stop()
         self.listeners.clear()
 
     def backward_finished(self, report: BackwardReport) -> None:
