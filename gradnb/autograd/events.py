@@ -20,7 +20,7 @@ observer the seam costs one global lookup per op.
 
 from __future__ import annotations
 
-__all__ = ["observers", "subscribe", "emit", "Subscriber"]
+__all__ = ["Subscriber", "emit", "observers", "subscribe"]
 
 observers: list = []
 
