@@ -48,6 +48,10 @@ class Tensor:
     __slots__ = ("_data", "_requires_grad", "grad_fn", "_output_nr", "_version", "__weakref__",
                  "__dict__")
     _base = None
+    # For a view: the shared version counter's value when its grad_fn was last set. If the base
+    # (or a sibling view) is written in place afterwards, the counter moves on and the view's
+    # grad_fn is regenerated before its next use (graph.refresh_view). None: not tracked.
+    _grad_fn_version = None
     _grad = None
     _hooks = None
     _post_hooks = None

@@ -22,7 +22,14 @@ import numpy as np
 
 from . import events, memory
 from .grad_mode import state as _grad_state
-from .graph import SECOND_BACKWARD_MESSAGE, AccumulateGrad, _hooks_state, accumulator, check_versions
+from .graph import (
+    SECOND_BACKWARD_MESSAGE,
+    AccumulateGrad,
+    _hooks_state,
+    accumulator,
+    check_versions,
+    refresh_view,
+)
 
 __all__ = ["backward", "grad"]
 
@@ -42,6 +49,8 @@ def _as_tuple(x):
 
 
 def _edge(t):
+    if t._grad_fn_version is not None and t._grad_fn_version != t._version[0]:
+        refresh_view(t)
     if t.grad_fn is not None:
         return (t.grad_fn, t._output_nr)
     return (accumulator(t), 0)

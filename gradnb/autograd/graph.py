@@ -215,6 +215,20 @@ def accumulator(leaf) -> AccumulateGrad:
     return node
 
 
+def refresh_view(t) -> None:
+    """Regenerate the grad_fn of a view whose base (or a sibling view) was written in place
+    since the view's grad_fn was set, as PyTorch does: the view becomes ``AsStridedBackward0``
+    of its base's current history. Without this, the view would still point at the history from
+    before the write and its gradient would be silently wrong."""
+    t._grad_fn_version = t._version[0]
+    base = t._base
+    if base is None or base.grad_fn is None:
+        return  # a view of a leaf (or of a tensor without history) needs no new node
+    from ..ops.inplace import _rebase_view, positions_in_base
+
+    _rebase_view(t, base, positions_in_base(t._data, base._data))
+
+
 def _edge(t):
     """The edge into ``t``'s producer (its grad_fn, or its AccumulateGrad if it is a leaf)."""
     fn = t.grad_fn
@@ -228,6 +242,10 @@ def record(cls, inputs, meta=True):
     recorded op, so the one- and two-input cases (nearly every op) are unrolled.
     """
     node = object.__new__(cls)
+    for t in inputs:  # only views carry a version to compare; everything else skips fast
+        if t is not None and t._grad_fn_version is not None:
+            if t._grad_fn_version != t._version[0]:
+                refresh_view(t)
     if len(inputs) == 2:
         a, b = inputs
         a_on = a is not None and a._requires_grad

@@ -125,6 +125,8 @@ def _rebase(t: Tensor, node, output_nr: int = 0) -> None:
     t.grad_fn = node
     t._output_nr = output_nr
     t._requires_grad = True
+    if t._grad_fn_version is not None:
+        t._grad_fn_version = t._version[0]
 
 
 def _rebase_on_new_node(t: Tensor, node) -> None:
@@ -193,6 +195,7 @@ def _rebase_view(view: Tensor, base: Tensor, positions) -> None:
     node.base_shape = base._data.shape
     node.key = get_array_module(positions).unravel_index(positions, base._data.shape)
     _rebase_on_new_node(view, node)
+    view._grad_fn_version = view._version[0]
 
 
 def positions_in_base(view, base):

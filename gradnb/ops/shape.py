@@ -55,6 +55,7 @@ def view_of(input: Tensor, out, node) -> Tensor:
     if out is not input._data and getattr(out, "base", None) is not None and _shares(out, input._data):
         t._version = input._version
         t._base = input if input._base is None else input._base
+        t._grad_fn_version = input._version[0]
     if node is not None and events.observers:
         emit(node, t)
     return t
@@ -549,6 +550,7 @@ def _views(cls, input: Tensor, outs, **attrs) -> tuple:
         t._output_nr = i
         t._version = input._version
         t._base = base
+        t._grad_fn_version = input._version[0]
         tensors.append(t)
     if node is not None and events.observers:
         emit_op(node, tuple(tensors))
