@@ -6,42 +6,141 @@ written for PyTorch runs with ``import gradnb as torch``. The notebook toolkit l
 IPython, ipywidgets or matplotlib.
 """
 
+# This module is the public namespace: its imports are re-exports (PyTorch's flat API), and
+# the op families publish themselves through their ``__all__`` (star imports).
+# ruff: noqa: F401
+
 from __future__ import annotations
 
-from . import _tensor_methods  # noqa: F401 - binds ops as Tensor methods
+from . import (
+    _tensor_methods,  # binds ops as Tensor methods
+    autograd,
+)
 from ._backend import device
 from ._dtype import (
-    bool, complex64, complex128, double, dtype, float, float16, float32, float64, get_default_dtype,
-    half, int, int8, int16, int32, int64, long, set_default_dtype, short, uint8,
+    bool,
+    complex64,
+    complex128,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    set_default_dtype,
+    short,
+    uint8,
 )
 from ._tensor import Size, Tensor
 from ._tensor_str import set_printoptions
 from .autograd import grad_mode as _grad_mode
+from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly
 from .autograd.grad_mode import (
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
     set_grad_enabled,
 )
+from .autograd.trace import trace
 from .ops.arithmetic import add, div, mul, neg, pow, reciprocal, sub, true_divide
 from .ops.creation import (
-    Generator, arange, as_tensor, bernoulli, clone, default_generator, empty, empty_like, eye,
-    from_numpy, full, full_like, initial_seed, linspace, manual_seed, multinomial, normal, ones,
-    ones_like, rand, rand_like, randint, randn, randn_like, randperm, seed, tensor, zeros,
+    Generator,
+    arange,
+    as_tensor,
+    bernoulli,
+    clone,
+    default_generator,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    initial_seed,
+    linspace,
+    manual_seed,
+    multinomial,
+    normal,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+    tensor,
+    zeros,
     zeros_like,
 )
 from .ops.elementwise import (
-    abs, acos, allclose, asin, atan, bitwise_not, ceil, clamp, clamp_max, clamp_min, clip, cos,
-    cosh, eq, equal, erf, exp, exp2, expm1, floor, ge, gt, isclose, isfinite, isinf, isnan, le,
-    log, log1p, log2, log10, logical_and, logical_not, logical_or, logical_xor, lt, maximum,
-    minimum, ne, relu, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, tan, tanh, trunc, where,
+    abs,
+    acos,
+    allclose,
+    asin,
+    atan,
+    bitwise_not,
+    ceil,
+    clamp,
+    clamp_max,
+    clamp_min,
+    clip,
+    cos,
+    cosh,
+    eq,
+    equal,
+    erf,
+    exp,
+    exp2,
+    expm1,
+    floor,
+    ge,
+    gt,
+    isclose,
+    isfinite,
+    isinf,
+    isnan,
+    le,
+    log,
+    log1p,
+    log2,
+    log10,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    lt,
+    maximum,
+    minimum,
+    ne,
+    relu,
+    round,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sinh,
+    sqrt,
+    tan,
+    tanh,
+    trunc,
+    where,
 )
-from .ops.linalg import bmm, dot, matmul, mm, mv, outer
 from .ops.indexing import *
+from .ops.linalg import bmm, dot, matmul, mm, mv, outer
 from .ops.reductions import *
 from .ops.shape import *
-
-from . import autograd  # noqa: E402  (after Tensor exists)
-from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly  # noqa: E402
-from .autograd.trace import trace  # noqa: E402 - the public gradnb.trace()
 
 __version__ = "0.1.0"
 

@@ -4,17 +4,32 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["dtype", "float16", "float32", "float64", "complex64", "complex128", "int8", "int16",
-           "int32", "int64", "uint8", "bool", "get_default_dtype", "set_default_dtype", "as_dtype"]
+__all__ = [
+    "as_dtype",
+    "bool",
+    "complex64",
+    "complex128",
+    "dtype",
+    "float16",
+    "float32",
+    "float64",
+    "get_default_dtype",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "set_default_dtype",
+    "uint8",
+]
 
 
-class dtype:  # noqa: N801 - the public name matches torch.dtype
+class dtype:
     """A tensor element type (``gradnb.float32``, ``gradnb.int64`` ...).
 
     Each gradnb dtype wraps exactly one NumPy dtype; ``np`` is that dtype.
     """
 
-    __slots__ = ("name", "np", "is_floating_point", "is_complex", "itemsize", "is_signed")
+    __slots__ = ("is_complex", "is_floating_point", "is_signed", "itemsize", "name", "np")
 
     def __init__(self, name: str, np_dtype) -> None:
         self.name = name
@@ -34,7 +49,7 @@ class dtype:  # noqa: N801 - the public name matches torch.dtype
 float16 = dtype("float16", np.float16)
 half = float16
 float32 = dtype("float32", np.float32)
-float = float32  # noqa: A001 - torch.float is float32
+float = float32
 float64 = dtype("float64", np.float64)
 double = float64
 # NumPy has no bfloat16; it is not offered rather than silently aliased to another type.
@@ -44,11 +59,11 @@ int8 = dtype("int8", np.int8)
 int16 = dtype("int16", np.int16)
 short = int16
 int32 = dtype("int32", np.int32)
-int = int32  # noqa: A001 - torch.int is int32
+int = int32
 int64 = dtype("int64", np.int64)
 long = int64
 uint8 = dtype("uint8", np.uint8)
-bool = dtype("bool", np.bool_)  # noqa: A001 - torch.bool
+bool = dtype("bool", np.bool_)
 
 _ALL = [float16, float32, float64, complex64, complex128, int8, int16, int32, int64, uint8, bool]
 _BY_NP = {d.np: d for d in _ALL}

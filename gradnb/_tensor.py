@@ -45,8 +45,15 @@ class Tensor:
 
     # Slots for what every tensor carries; rarer state defaults to these class attributes and
     # is stored in the instance ``__dict__`` only when set, so making a tensor sets five fields.
-    __slots__ = ("_data", "_requires_grad", "grad_fn", "_output_nr", "_version", "__weakref__",
-                 "__dict__")
+    __slots__ = (
+        "__dict__",
+        "__weakref__",
+        "_data",
+        "_output_nr",
+        "_requires_grad",
+        "_version",
+        "grad_fn",
+    )
     _base = None
     # For a view: the shared version counter's value when its grad_fn was last set. If the base
     # (or a sibling view) is written in place afterwards, the counter moves on and the view's

@@ -9,8 +9,14 @@ from __future__ import annotations
 import functools
 import threading
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled"]
+__all__ = [
+    "enable_grad",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "no_grad",
+    "set_grad_enabled",
+]
 
 
 class _State(threading.local):
@@ -45,7 +51,7 @@ class _Mode:
     def __exit__(self, *exc) -> None:
         state.enabled, state.inference = self._saved.pop()
 
-    def clone(self) -> "_Mode":
+    def clone(self) -> _Mode:
         """A fresh switch with the same setting (each decorated call gets its own)."""
         return type(self)()
 
@@ -58,7 +64,7 @@ class _Mode:
         return wrapper
 
 
-class no_grad(_Mode):  # noqa: N801
+class no_grad(_Mode):
     """Switch off graph recording: results of ops have ``requires_grad=False``.
 
     >>> import gradnb
@@ -73,14 +79,14 @@ class no_grad(_Mode):  # noqa: N801
         return False, state.inference
 
 
-class enable_grad(_Mode):  # noqa: N801
+class enable_grad(_Mode):
     """Switch recording back on inside a ``no_grad`` block."""
 
     def _target(self):
         return True, state.inference
 
 
-class set_grad_enabled(_Mode):  # noqa: N801
+class set_grad_enabled(_Mode):
     """Set recording on or off. Takes effect at once when called, like PyTorch, and also works
     as a context manager that restores the previous mode on exit."""
 
@@ -89,7 +95,7 @@ class set_grad_enabled(_Mode):  # noqa: N801
         self._saved = [(state.enabled, state.inference)]
         state.enabled = self.mode
 
-    def clone(self) -> "_Mode":
+    def clone(self) -> _Mode:
         clone = object.__new__(set_grad_enabled)
         clone.mode = self.mode
         return clone
@@ -111,14 +117,14 @@ class set_grad_enabled(_Mode):  # noqa: N801
         state.enabled, state.inference = self._saved.pop()
 
 
-class inference_mode(_Mode):  # noqa: N801
+class inference_mode(_Mode):
     """Like ``no_grad``, and tensors created inside are inference tensors that can never join a
     graph later. ``inference_mode(False)`` is a no-op switch, as in PyTorch."""
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = bool(mode)
 
-    def clone(self) -> "_Mode":
+    def clone(self) -> _Mode:
         return inference_mode(self.mode)
 
     def _target(self):

@@ -14,14 +14,23 @@ from __future__ import annotations
 
 import itertools
 import weakref
+from typing import ClassVar
 
 import numpy as np
 
 from . import events
 from .grad_mode import state as _grad_state
 
-__all__ = ["Node", "AccumulateGrad", "record", "NO_EDGE", "saved_input", "saved_output",
-           "saved_const", "SECOND_BACKWARD_MESSAGE"]
+__all__ = [
+    "NO_EDGE",
+    "SECOND_BACKWARD_MESSAGE",
+    "AccumulateGrad",
+    "Node",
+    "record",
+    "saved_const",
+    "saved_input",
+    "saved_output",
+]
 
 NO_EDGE = (None, 0)
 
@@ -52,7 +61,7 @@ class Node:
 
     # Only what every node needs is a slot; hooks and metadata are rare, so they default to the
     # class attribute and land in the instance ``__dict__`` when set (recording stays cheap).
-    __slots__ = ("next_functions", "_saved", "_meta", "_seq", "__weakref__", "__dict__")
+    __slots__ = ("__dict__", "__weakref__", "_meta", "_saved", "_seq", "next_functions")
     num_outputs = 1
     runs_user_code = False  # True for nodes whose backward is user code (custom Functions)
     _pre_hooks = None
@@ -243,9 +252,8 @@ def record(cls, inputs, meta=True):
     """
     node = object.__new__(cls)
     for t in inputs:  # only views carry a version to compare; everything else skips fast
-        if t is not None and t._grad_fn_version is not None:
-            if t._grad_fn_version != t._version[0]:
-                refresh_view(t)
+        if t is not None and t._grad_fn_version is not None and t._grad_fn_version != t._version[0]:
+            refresh_view(t)
     if len(inputs) == 2:
         a, b = inputs
         a_on = a is not None and a._requires_grad
@@ -275,7 +283,7 @@ class _HookState:
     """Engine-wide switches read on the hot path (anomaly mode, saved-tensor hooks)."""
 
     anomaly = False
-    saved_tensor_hooks: list = []
+    saved_tensor_hooks: ClassVar[list] = []  # one process-wide stack of (pack, unpack) pairs
 
 
 _hooks_state = _HookState()

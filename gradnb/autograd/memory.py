@@ -12,7 +12,7 @@ import weakref
 from collections import deque
 from dataclasses import dataclass, field
 
-__all__ = ["BackwardReport", "last_backward", "history", "totals", "graph_bytes", "reset"]
+__all__ = ["BackwardReport", "graph_bytes", "history", "last_backward", "reset", "totals"]
 
 
 @dataclass

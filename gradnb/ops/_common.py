@@ -13,8 +13,17 @@ from .._tensor import Tensor
 from ..autograd import events
 from ..autograd.grad_mode import state as grad_state
 
-__all__ = ["Tensor", "grad_state", "wrap", "as_tensor_operand", "binary_operands", "check_same_device",
-           "result_type", "emit", "events"]
+__all__ = [
+    "Tensor",
+    "as_tensor_operand",
+    "binary_operands",
+    "check_same_device",
+    "emit",
+    "events",
+    "grad_state",
+    "result_type",
+    "wrap",
+]
 
 _make = Tensor._make
 

@@ -10,7 +10,7 @@ from ..autograd.graph import Node, record, saved_const, saved_input
 from . import dual
 from ._common import Tensor, binary_operands, emit, events, grad_state, wrap
 
-__all__ = ["add", "sub", "rsub", "mul", "div", "true_divide", "neg", "pow", "rpow", "reciprocal"]
+__all__ = ["add", "div", "mul", "neg", "pow", "reciprocal", "rpow", "rsub", "sub", "true_divide"]
 
 
 _CONST = 2  # graph's saved-entry kind for constants (see saved_const)
@@ -178,7 +178,7 @@ def _is_integral(x) -> bool:
 def _rounded_div(input, other, mode):
     from .._backend import get_array_module
 
-    ta, tb, a, b = binary_operands(input, other)
+    _, _, a, b = binary_operands(input, other)
     xp = get_array_module(a if hasattr(a, "shape") else b)
     if mode == "floor":
         out = xp.floor_divide(a, b)
@@ -244,7 +244,7 @@ class PowBackward1(Node):
         return ga, gb
 
 
-def pow(input, exponent) -> Tensor:  # noqa: A001
+def pow(input, exponent) -> Tensor:
     """``input ** exponent`` (either may be a tensor)."""
     ta, tb, a, b = binary_operands(input, exponent)
     if tb is None and _is_integral(b) and not isinstance(b, bool) and hasattr(a, "dtype") \
@@ -346,13 +346,13 @@ def _reflected_floordiv(self, other):
     return div(as_tensor_operand(other, self), self, rounding_mode="floor")
 
 
-TENSOR_METHODS = dict(
-    __add__=add, __radd__=lambda self, other: add(other, self), add=add,
-    __sub__=sub, __rsub__=_reflected_sub, sub=sub, subtract=sub,
+TENSOR_METHODS = {
+    "__add__": add, "__radd__": lambda self, other: add(other, self), "add": add,
+    "__sub__": sub, "__rsub__": _reflected_sub, "sub": sub, "subtract": sub,
     # ``2 * x`` is recorded as ``x * 2`` (tensor first), as PyTorch records it.
-    __mul__=mul, __rmul__=lambda self, other: mul(self, other), mul=mul, multiply=mul,
-    __truediv__=div, __rtruediv__=_reflected_div, div=div, divide=div, true_divide=div,
-    __floordiv__=_floordiv, __rfloordiv__=_reflected_floordiv,
-    __neg__=neg, neg=neg, negative=neg, __pos__=lambda self: self,
-    __pow__=pow, __rpow__=rpow, pow=pow, reciprocal=reciprocal,
-)
+    "__mul__": mul, "__rmul__": lambda self, other: mul(self, other), "mul": mul, "multiply": mul,
+    "__truediv__": div, "__rtruediv__": _reflected_div, "div": div, "divide": div, "true_divide": div,
+    "__floordiv__": _floordiv, "__rfloordiv__": _reflected_floordiv,
+    "__neg__": neg, "neg": neg, "negative": neg, "__pos__": lambda self: self,
+    "__pow__": pow, "__rpow__": rpow, "pow": pow, "reciprocal": reciprocal,
+}

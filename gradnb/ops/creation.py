@@ -396,13 +396,13 @@ def to(input: Tensor, *args, dtype=None, device=None, non_blocking=False, copy=F
     return wrap(out)
 
 
-TENSOR_METHODS = dict(
-    clone=clone,
-    type_as=lambda self, other: to(self, dtype=other.dtype),
-    float=lambda self: to(self, dtype="float32"),
-    double=lambda self: to(self, dtype="float64"),
-    half=lambda self: to(self, dtype="float16"),
-    long=lambda self: to(self, dtype="int64"),
-    int=lambda self: to(self, dtype="int32"),
-    bool=lambda self: to(self, dtype="bool"),
-)
+TENSOR_METHODS = {
+    "clone": clone,
+    "type_as": lambda self, other: to(self, dtype=other.dtype),
+    "float": lambda self: to(self, dtype="float32"),
+    "double": lambda self: to(self, dtype="float64"),
+    "half": lambda self: to(self, dtype="float16"),
+    "long": lambda self: to(self, dtype="int64"),
+    "int": lambda self: to(self, dtype="int32"),
+    "bool": lambda self: to(self, dtype="bool"),
+}

@@ -59,7 +59,7 @@ sin = _unary("sin")
 cos = _unary("cos")
 tanh = _unary("tanh")
 sign = _unary("sign")
-abs = _unary("abs")  # noqa: A001
+abs = _unary("abs")
 
 
 def where(cond, a, b):
@@ -93,7 +93,7 @@ def matmul(a, b):
     return a @ b
 
 
-def mT(x):  # noqa: N802 - mirrors Tensor.mT
+def mT(x):
     """Swap the last two dimensions."""
     if isinstance(x, Tensor):
         return x.transpose(-2, -1)
@@ -110,7 +110,7 @@ def expand(x, shape):
     return get_array_module(x).broadcast_to(x, tuple(shape))
 
 
-def sum(x, axis=None, keepdims=False):  # noqa: A001
+def sum(x, axis=None, keepdims=False):
     if isinstance(x, Tensor):
         from .reductions import sum as tsum
 

@@ -313,7 +313,7 @@ class AbsBackward0(Node):
         return (g * dual.sign(dual.data(x)),)
 
 
-def abs(input: Tensor) -> Tensor:  # noqa: A001
+def abs(input: Tensor) -> Tensor:
     return _unary(input, _xp(input).abs(input._data), AbsBackward0, _INPUT)
 
 
@@ -361,7 +361,7 @@ trunc, TruncBackward0 = _zero_grad_unary("trunc")
 _round_half_even, RoundBackward0 = _zero_grad_unary("round")
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """Round half to even, like PyTorch."""
     if decimals == 0:
         return _round_half_even(input)
@@ -372,7 +372,7 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
 class ClampBackward1(Node):
     """Gradient passes where min <= x <= max (bounds included, as in PyTorch)."""
 
-    __slots__ = ("lo", "hi")
+    __slots__ = ("hi", "lo")
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -393,7 +393,7 @@ class ClampMaxBackward0(ClampBackward1):
     __slots__ = ()
 
 
-def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:  # noqa: A002
+def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
     """Limit values to ``[min, max]`` (either bound may be None; bounds may be tensors)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -423,11 +423,11 @@ def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor: 
 clip = clamp
 
 
-def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
+def clamp_min(input: Tensor, min) -> Tensor:
     return clamp(input, min=min, _cls=ClampMinBackward0)
 
 
-def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
+def clamp_max(input: Tensor, max) -> Tensor:
     return clamp(input, max=max, _cls=ClampMaxBackward0)
 
 
@@ -595,18 +595,18 @@ def isclose(input: Tensor, other: Tensor, rtol=1e-05, atol=1e-08, equal_nan=Fals
                                     equal_nan=equal_nan))
 
 
-TENSOR_METHODS = dict(
-    __eq__=eq, __ne__=ne, __lt__=lt, __le__=le, __gt__=gt, __ge__=ge,
-    eq=eq, ne=ne, lt=lt, le=le, gt=gt, ge=ge,
-    __and__=bitwise_and, __or__=bitwise_or, __xor__=bitwise_xor, __invert__=bitwise_not,
-    logical_not=logical_not, logical_and=logical_and, logical_or=logical_or,
-    logical_xor=logical_xor, bitwise_not=bitwise_not,
-    __abs__=abs, abs=abs, exp=exp, exp2=exp2, expm1=expm1, log=log, log2=log2, log10=log10,
-    log1p=log1p, sqrt=sqrt, rsqrt=rsqrt, sin=sin, cos=cos, tan=tan, tanh=tanh, sinh=sinh,
-    cosh=cosh, asin=asin, acos=acos, atan=atan, sigmoid=sigmoid, relu=relu, sign=sign, erf=erf,
-    floor=floor, ceil=ceil, trunc=trunc, round=round,
-    clamp=clamp, clip=clamp, clamp_min=clamp_min, clamp_max=clamp_max,
-    maximum=maximum, minimum=minimum, isnan=isnan, isinf=isinf, isfinite=isfinite,
-    equal=equal, allclose=allclose, isclose=isclose,
-    where=lambda self, condition, other: where(condition, self, other),
-)
+TENSOR_METHODS = {
+    "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
+    "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
+    "__and__": bitwise_and, "__or__": bitwise_or, "__xor__": bitwise_xor, "__invert__": bitwise_not,
+    "logical_not": logical_not, "logical_and": logical_and, "logical_or": logical_or,
+    "logical_xor": logical_xor, "bitwise_not": bitwise_not,
+    "__abs__": abs, "abs": abs, "exp": exp, "exp2": exp2, "expm1": expm1, "log": log, "log2": log2, "log10": log10,
+    "log1p": log1p, "sqrt": sqrt, "rsqrt": rsqrt, "sin": sin, "cos": cos, "tan": tan, "tanh": tanh, "sinh": sinh,
+    "cosh": cosh, "asin": asin, "acos": acos, "atan": atan, "sigmoid": sigmoid, "relu": relu, "sign": sign, "erf": erf,
+    "floor": floor, "ceil": ceil, "trunc": trunc, "round": round,
+    "clamp": clamp, "clip": clamp, "clamp_min": clamp_min, "clamp_max": clamp_max,
+    "maximum": maximum, "minimum": minimum, "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
+    "equal": equal, "allclose": allclose, "isclose": isclose,
+    "where": lambda self, condition, other: where(condition, self, other),
+}

@@ -192,7 +192,7 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
     return input.reshape(-1, 1) * vec2.reshape(1, -1)
 
 
-TENSOR_METHODS = dict(
-    __matmul__=matmul, __rmatmul__=lambda self, other: matmul(other, self), matmul=matmul,
-    mm=mm, bmm=bmm, dot=dot, mv=mv, outer=outer,
-)
+TENSOR_METHODS = {
+    "__matmul__": matmul, "__rmatmul__": lambda self, other: matmul(other, self), "matmul": matmul,
+    "mm": mm, "bmm": bmm, "dot": dot, "mv": mv, "outer": outer,
+}

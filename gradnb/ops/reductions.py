@@ -901,7 +901,7 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
     return wrap((data != 0).sum(axis=axes, dtype=_dtype.int64.np))
 
 
-def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
            return_counts: bool = False, dim: int | None = None):
     """The distinct values (sorted), optionally with inverse indices and counts; no gradient,
     as in PyTorch."""

@@ -73,8 +73,8 @@ CASES = {
     integer_requires_grad: (RuntimeError,
                             "Only Tensors of floating point and complex dtype can require gradients"),
     shape_mismatch: (RuntimeError, "Mismatch in shape: grad_output[0] has a shape of"),
-    modified_by_inplace: (RuntimeError, "one of the variables needed for gradient computation has "
-                                        "been modified by an inplace operation"),
+    modified_by_inplace: (RuntimeError, ("one of the variables needed for gradient computation "
+                                         "has been modified by an inplace operation")),
     leaf_inplace: (RuntimeError,
                    "a leaf Variable that requires grad is being used in an in-place operation."),
     nonleaf_requires_grad_change: (RuntimeError,

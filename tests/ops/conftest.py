@@ -79,4 +79,4 @@ def check():
     return opcheck
 
 
-__all__ = ["broadcastable_shapes", "arrays_for", "opcheck", "st"]
+__all__ = ["arrays_for", "broadcastable_shapes", "opcheck", "st"]

@@ -42,7 +42,7 @@ def test_unary_second_order(check, name):
     check(lambda m, t: getattr(m, name)(t), [x], gradgrad=True)
 
 
-@pytest.mark.parametrize("kwargs", [dict(min=-0.5, max=0.5), dict(min=0.0), dict(max=0.1)])
+@pytest.mark.parametrize("kwargs", [{"min": -0.5, "max": 0.5}, {"min": 0.0}, {"max": 0.1}])
 def test_clamp(check, kwargs):
     x = np.array([-1.0, -0.3, 0.05, 0.4, 2.0])
     check(lambda m, t: m.clamp(t, **kwargs), [x])
