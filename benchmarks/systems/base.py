@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import numpy as np
 
-from benchmarks.data import MlpProblem
+from benchmarks.data import DEEP_ADD, DEEP_MUL, TINY_ADD, TINY_MUL, MlpProblem
 
 
 class Unsupported(Exception):
@@ -54,3 +55,31 @@ class System(Protocol):
 def tiny_op_kind(index: int) -> str:
     """Which op the tiny chain applies at position ``index``: "mul", "add" or "tanh"."""
     return ("mul", "add", "tanh")[index % 3]
+
+
+def tiny_forward(tanh: Callable[[Any], Any], n_ops: int) -> Callable[[Any], Any]:
+    """The tiny chain's forward for an engine whose tanh is ``tanh`` (operators do the rest)."""
+    kinds = [tiny_op_kind(i) for i in range(n_ops)]
+
+    def forward(h: Any) -> Any:
+        for kind in kinds:
+            if kind == "mul":
+                h = h * TINY_MUL
+            elif kind == "add":
+                h = h + TINY_ADD
+            else:
+                h = tanh(h)
+        return h
+
+    return forward
+
+
+def deep_forward(n_iterations: int) -> Callable[[Any], Any]:
+    """The deep chain's forward: ``x = x * DEEP_MUL + DEEP_ADD``, ``n_iterations`` times."""
+
+    def forward(h: Any) -> Any:
+        for _ in range(n_iterations):
+            h = h * DEEP_MUL + DEEP_ADD
+        return h
+
+    return forward

@@ -10,8 +10,8 @@ import autograd.numpy as anp
 import numpy as np
 from autograd import value_and_grad
 
-from benchmarks.data import DEEP_ADD, DEEP_MUL, TINY_ADD, TINY_MUL, MlpProblem, parameter_names
-from benchmarks.systems.base import tiny_op_kind
+from benchmarks.data import MlpProblem, parameter_names
+from benchmarks.systems.base import deep_forward, tiny_forward
 
 
 def _mlp_loss(params: list[Any], x: np.ndarray, y: np.ndarray, rows: np.ndarray) -> Any:
@@ -74,31 +74,6 @@ class HipsChain:
         return {"value": self._value, "grad": self._grad}
 
 
-def _tiny_forward(n_ops: int) -> Callable[[Any], Any]:
-    kinds = [tiny_op_kind(i) for i in range(n_ops)]
-
-    def forward(h: Any) -> Any:
-        for kind in kinds:
-            if kind == "mul":
-                h = h * TINY_MUL
-            elif kind == "add":
-                h = h + TINY_ADD
-            else:
-                h = anp.tanh(h)
-        return h
-
-    return forward
-
-
-def _deep_forward(n_iterations: int) -> Callable[[Any], Any]:
-    def forward(h: Any) -> Any:
-        for _ in range(n_iterations):
-            h = h * DEEP_MUL + DEEP_ADD
-        return h
-
-    return forward
-
-
 class HipsAutogradSystem:
     """HIPS autograd (``HIPS/autograd``)."""
 
@@ -117,8 +92,8 @@ class HipsAutogradSystem:
 
     def tiny_chain(self, x0: np.ndarray, n_ops: int) -> HipsChain:
         """See ``HipsChain``."""
-        return HipsChain(x0, _tiny_forward(n_ops))
+        return HipsChain(x0, tiny_forward(anp.tanh, n_ops))
 
     def deep_chain(self, x0: np.ndarray, n_iterations: int) -> HipsChain:
         """See ``HipsChain``."""
-        return HipsChain(x0, _deep_forward(n_iterations))
+        return HipsChain(x0, deep_forward(n_iterations))

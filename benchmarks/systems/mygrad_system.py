@@ -11,8 +11,8 @@ import numpy as np
 from mygrad.nnet.activations import relu
 from mygrad.nnet.losses import softmax_crossentropy
 
-from benchmarks.data import DEEP_ADD, DEEP_MUL, TINY_ADD, TINY_MUL, MlpProblem, parameter_names
-from benchmarks.systems.base import tiny_op_kind
+from benchmarks.data import MlpProblem, parameter_names
+from benchmarks.systems.base import deep_forward, tiny_forward
 
 
 class MyGradMlpStep:
@@ -70,31 +70,6 @@ class MyGradChain:
         return {"value": self._value, "grad": np.array(self._leaf.grad)}
 
 
-def _tiny_forward(n_ops: int) -> Callable[[Any], Any]:
-    kinds = [tiny_op_kind(i) for i in range(n_ops)]
-
-    def forward(h: Any) -> Any:
-        for kind in kinds:
-            if kind == "mul":
-                h = h * TINY_MUL
-            elif kind == "add":
-                h = h + TINY_ADD
-            else:
-                h = mg.tanh(h)
-        return h
-
-    return forward
-
-
-def _deep_forward(n_iterations: int) -> Callable[[Any], Any]:
-    def forward(h: Any) -> Any:
-        for _ in range(n_iterations):
-            h = h * DEEP_MUL + DEEP_ADD
-        return h
-
-    return forward
-
-
 class MyGradSystem:
     """MyGrad (``rsokl/MyGrad``)."""
 
@@ -113,8 +88,8 @@ class MyGradSystem:
 
     def tiny_chain(self, x0: np.ndarray, n_ops: int) -> MyGradChain:
         """See ``MyGradChain``."""
-        return MyGradChain(x0, _tiny_forward(n_ops))
+        return MyGradChain(x0, tiny_forward(mg.tanh, n_ops))
 
     def deep_chain(self, x0: np.ndarray, n_iterations: int) -> MyGradChain:
         """See ``MyGradChain``."""
-        return MyGradChain(x0, _deep_forward(n_iterations))
+        return MyGradChain(x0, deep_forward(n_iterations))

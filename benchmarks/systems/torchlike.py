@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.data import DEEP_ADD, DEEP_MUL, TINY_ADD, TINY_MUL, MlpProblem, parameter_names
-from benchmarks.systems.base import Unsupported, tiny_op_kind
+from benchmarks.data import MlpProblem, parameter_names
+from benchmarks.systems.base import Unsupported, deep_forward, tiny_forward
 
 
 def _to_numpy(tensor: Any) -> np.ndarray:
@@ -61,31 +61,6 @@ class TorchLikeMlpStep:
     def release_gradients(self) -> None:
         """``zero_grad(set_to_none=True)``."""
         self._optimizer.zero_grad(set_to_none=True)
-
-
-def _tiny_forward(torch: ModuleType, n_ops: int) -> Callable[[Any], Any]:
-    kinds = [tiny_op_kind(i) for i in range(n_ops)]
-
-    def forward(h: Any) -> Any:
-        for kind in kinds:
-            if kind == "mul":
-                h = h * TINY_MUL
-            elif kind == "add":
-                h = h + TINY_ADD
-            else:
-                h = torch.tanh(h)
-        return h
-
-    return forward
-
-
-def _deep_forward(n_iterations: int) -> Callable[[Any], Any]:
-    def forward(h: Any) -> Any:
-        for _ in range(n_iterations):
-            h = h * DEEP_MUL + DEEP_ADD
-        return h
-
-    return forward
 
 
 class TorchLikeChain:
@@ -134,11 +109,11 @@ class TorchLikeSystem:
 
     def tiny_chain(self, x0: np.ndarray, n_ops: int) -> TorchLikeChain:
         """See ``TorchLikeChain``."""
-        return TorchLikeChain(self._torch, x0, _tiny_forward(self._torch, n_ops))
+        return TorchLikeChain(self._torch, x0, tiny_forward(self._torch.tanh, n_ops))
 
     def deep_chain(self, x0: np.ndarray, n_iterations: int) -> TorchLikeChain:
         """See ``TorchLikeChain``; ``sum()`` of a one-element tensor is the value itself."""
-        return TorchLikeChain(self._torch, x0, _deep_forward(n_iterations))
+        return TorchLikeChain(self._torch, x0, deep_forward(n_iterations))
 
     def trace_context(self) -> contextlib.AbstractContextManager:
         """The module's ``trace()`` context manager (gradnb's graph recorder)."""
