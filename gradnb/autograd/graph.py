@@ -117,24 +117,12 @@ class Node:
         return self._saved is _RELEASED
 
     def saved_arrays(self):
-        """The arrays this node keeps alive for backward (for memory accounting)."""
+        """The arrays this node keeps alive for backward (for memory accounting). Runs once per
+        node in every backward (via ``release``), so the common entry kinds are unrolled."""
         if self._saved is _RELEASED:
             return []
         arrays = []
         for entry in self._saved:
-            arr = _entry_array(entry)
-            if arr is not None:
-                arrays.append(arr)
-        return arrays
-
-    def release(self) -> list:
-        """Drop the saved values; return the arrays that were held (caller does accounting)."""
-        entries = self._saved
-        self._saved = _RELEASED
-        if entries is _RELEASED:
-            return []
-        arrays = []
-        for entry in entries:
             kind = entry[0]
             if kind == _INPUT:
                 arrays.append(entry[1]._data)
@@ -144,6 +132,12 @@ class Node:
                 arr = _entry_array(entry)
                 if arr is not None:
                     arrays.append(arr)
+        return arrays
+
+    def release(self) -> list:
+        """Drop the saved values; return the arrays that were held (caller does accounting)."""
+        arrays = self.saved_arrays()
+        self._saved = _RELEASED
         return arrays
 
     # -- hooks --------------------------------------------------------------------------------
