@@ -19,7 +19,6 @@ from typing import ClassVar
 import numpy as np
 
 from . import events
-from .grad_mode import state as _grad_state
 
 __all__ = [
     "NO_EDGE",
@@ -380,11 +379,6 @@ def _entry_array(entry):
     if hasattr(packed, "_data"):
         return packed._data
     return packed if hasattr(packed, "nbytes") and hasattr(packed, "base") else None
-
-
-def is_recording() -> bool:
-    """Whether forward ops record graph nodes right now (grad mode on)."""
-    return _grad_state.enabled
 
 
 def emit_op(node, outputs) -> None:

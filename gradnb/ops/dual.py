@@ -12,10 +12,6 @@ from .._backend import get_array_module
 from .._tensor import Tensor
 
 
-def is_tensor(x) -> bool:
-    return isinstance(x, Tensor)
-
-
 def xp_of(x):
     """The array module (NumPy or CuPy) of an array or tensor."""
     return get_array_module(x._data if isinstance(x, Tensor) else x)
@@ -72,14 +68,6 @@ def where(cond, a, b):
     return get_array_module(c).where(c, a, b)
 
 
-def zeros_like(x):
-    if isinstance(x, Tensor):
-        from .creation import zeros_like as tz
-
-        return tz(x)
-    return get_array_module(x).zeros_like(x)
-
-
 def data(x):
     """The raw array behind ``x`` (for masks and indices, which carry no gradient)."""
     return x._data if isinstance(x, Tensor) else x
@@ -122,10 +110,3 @@ def permute(x, axes):
     if isinstance(x, Tensor):
         return x.permute(*axes)
     return x.transpose(axes)
-
-
-def astype(x, like):
-    """Cast ``x`` to the dtype of ``like``."""
-    if isinstance(x, Tensor):
-        return x.to(dtype=like.dtype if isinstance(like, Tensor) else None)
-    return x.astype(like.dtype, copy=False)
