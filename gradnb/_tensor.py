@@ -15,6 +15,8 @@ import numpy as np
 
 from . import _backend, _dtype
 from .autograd import graph
+from .autograd.events import emit as _emit
+from .autograd.events import observers as _observers
 from .autograd.grad_mode import state as _grad_state
 
 
@@ -206,6 +208,8 @@ class Tensor:
         """A new leaf sharing this tensor's data (and version counter), cut from the graph."""
         t = Tensor._make(self._data, False, None, 0, self._version)
         t._base = self._base
+        if _observers and self._requires_grad:
+            _emit("value_detached", self, t, "detach()")
         return t
 
     def detach_(self) -> Tensor:
@@ -220,7 +224,11 @@ class Tensor:
     @property
     def data(self) -> Tensor:
         """The tensor's data as a new leaf that autograd does not track (like ``detach()``)."""
-        return self.detach()
+        t = Tensor._make(self._data, False, None, 0, self._version)
+        t._base = self._base
+        if _observers and self._requires_grad:
+            _emit("value_detached", self, t, ".data")
+        return t
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -300,6 +308,8 @@ class Tensor:
                     "copy the tensor to host memory first."
                 )
             return self._data.get()
+        if _observers and self._requires_grad:
+            _emit("value_detached", self, None, ".numpy()")
         return self._data
 
     def item(self):
@@ -308,10 +318,14 @@ class Tensor:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
+        if _observers and self._requires_grad:
+            _emit("value_detached", self, None, ".item()")
         return self._data.reshape(()).item()
 
     def tolist(self):
         """The data as (nested) Python lists."""
+        if _observers and self._requires_grad:
+            _emit("value_detached", self, None, ".tolist()")
         data = self._data if type(self._data) is np.ndarray else self._data.get()
         return data.tolist()
 

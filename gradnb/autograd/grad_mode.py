@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import threading
 
+from . import events
+
 __all__ = [
     "enable_grad",
     "inference_mode",
@@ -46,10 +48,15 @@ class _Mode:
     def __enter__(self):
         self.__dict__.setdefault("_saved", []).append((state.enabled, state.inference))
         state.enabled, state.inference = self._target()
+        if events.observers and self._saved[-1][0] and not state.enabled:
+            events.emit("grad_mode_entered", type(self).__name__)
         return self
 
     def __exit__(self, *exc) -> None:
+        switched_off = not state.enabled
         state.enabled, state.inference = self._saved.pop()
+        if events.observers and switched_off and state.enabled:
+            events.emit("grad_mode_exited", type(self).__name__)
 
     def clone(self) -> _Mode:
         """A fresh switch with the same setting (each decorated call gets its own)."""

@@ -101,8 +101,11 @@ class Trace(events.Subscriber):
 
     ``ops`` and ``leaves`` are in recording order; keys are small integers local to the trace,
     so two runs of the same program give the same trace. ``listeners`` are called with the
-    trace after every recorded op (the notebook's live view throttles itself).
+    trace after every recorded op (the notebook's live view throttles itself). A trace records
+    only the thread that entered it: ops other threads run meanwhile are not part of it.
     """
+
+    this_thread_only = True
 
     def __init__(self) -> None:
         self.ops: list[OpRecord] = []

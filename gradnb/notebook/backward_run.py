@@ -8,12 +8,17 @@ never keeps an array alive.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from gradnb._tensor import Tensor
 from gradnb.autograd import events
 from gradnb.autograd.memory import BackwardReport
 from gradnb.autograd.trace import Trace, snapshot
+from gradnb.notebook.explain.chain_rules import rule_for
+from gradnb.notebook.explain.watcher import watching
 from gradnb.notebook.formatting import format_shape, format_values, host_array
 
 
@@ -27,6 +32,11 @@ class Step:
     outgoing: tuple[str, ...]
     #: the trace key each outgoing gradient went to (None where the input needs no grad).
     targets: tuple[int | None, ...] = ()
+    #: the node's local derivative in one line (``grad * result`` for ExpBackward0).
+    rule: str = ""
+    #: broadcast reductions the engine applied after the node: (input index, the gradient's
+    #: shape as the node returned it, the input's shape, the summed gradient's summary).
+    reductions: tuple[tuple[int, tuple, tuple, str], ...] = ()
 
 
 @dataclass
@@ -55,7 +65,10 @@ class _Recorder:
         trace = self.run.trace
         targets = tuple(None if nxt is None else trace.key_of(nxt)
                         for nxt, _ in node.next_functions)
-        self.run.steps.append(Step(trace.key_of(node), node.name(), incoming, outgoing, targets))
+        rule = rule_for(node.name(), type(node).__name__) if self.keep_steps else ""
+        reductions = _reductions(node, grad_inputs) if self.keep_steps else ()
+        self.run.steps.append(Step(trace.key_of(node), node.name(), incoming, outgoing, targets,
+                                   rule, reductions))
 
     def grad_accumulated(self, tensor, grad, accumulated) -> None:
         self.run.leaves.append((tensor, bool(accumulated)))
@@ -81,9 +94,36 @@ def watched_backward(
     run = BackwardRun(trace)
     if root.grad_fn is not None:
         run.root = (trace.key_of(root.grad_fn), root._output_nr)
-    with events.subscribe(_Recorder(run, keep_steps)):
+    with events.subscribe(_Recorder(run, keep_steps), thread=threading.get_ident()), watching():
         root.backward(gradient, retain_graph=retain_graph, create_graph=create_graph)
     return run
+
+
+def _reductions(node, grad_inputs) -> tuple:
+    """The gradients the engine will sum back to their input's (smaller) broadcast shape."""
+    meta = node._meta
+    if meta is None:
+        return ()
+    out = []
+    for i, ((nxt, _), g) in enumerate(zip(node.next_functions, grad_inputs)):
+        if nxt is None or g is None or i >= len(meta) or meta[i] is None:
+            continue
+        shape = tuple(meta[i][0])
+        data = host_array(g._data if isinstance(g, Tensor) else g)
+        if tuple(data.shape) != shape:
+            summed = _sum_to(data, shape)
+            out.append((i, tuple(data.shape), shape, _summary(summed)))
+    return tuple(out)
+
+
+def _sum_to(data, shape: tuple) -> np.ndarray:
+    """Sum ``data`` over the dimensions that broadcasting added or stretched from 1."""
+    lead = data.ndim - len(shape)
+    summed = data.sum(axis=tuple(range(lead))) if lead > 0 else data
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and summed.shape[i] != 1)
+    if stretched:
+        summed = summed.sum(axis=stretched, keepdims=True)
+    return summed.reshape(shape)
 
 
 def _summary(grad) -> str:

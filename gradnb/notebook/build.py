@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from gradnb.autograd.trace import LeafRecord, OpRecord, Trace
+from gradnb.notebook.explain.cut_edges import annotate
 from gradnb.notebook.formatting import format_bytes, format_shape
 from gradnb.notebook.graphmodel import Graph, GraphNode
 from gradnb.notebook.naming import Names
@@ -39,6 +40,8 @@ class BuiltGraph:
     output_box: dict[tuple[int, int], int] = field(default_factory=dict)
     #: trace record key -> display name (leaves and named ops).
     label_of: dict[int, str] = field(default_factory=dict)
+    #: op record key -> id of its saved-tensor box.
+    saved_box: dict[int, int] = field(default_factory=dict)
 
 
 def describe(shape, dtype: str) -> str:
@@ -80,6 +83,7 @@ def build_graph(
         if show_saved and record.saved:
             saved_box = graph.add_node(_saved_box(next(next_id), record, built))
             graph.add_edge(saved_box.id, op_box.id, "saved")
+            built.saved_box[record.key] = saved_box.id
         for nr, (shape, dtype) in enumerate(record.outputs):
             label = _output_name(record, nr, names) or root_labels.get((record.key, nr))
             if label is None:
@@ -89,6 +93,7 @@ def build_graph(
             graph.add_edge(op_box.id, out.id)
             built.output_box[(record.key, nr)] = out.id
             built.label_of.setdefault(record.key, label)
+    annotate(built, trace)  # source lines and cut edges, where the watcher saw them
     return built
 
 

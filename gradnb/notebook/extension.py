@@ -47,7 +47,10 @@ def unload(shell) -> None:
     if log is None:
         return
     log.stop()
+    from gradnb.notebook.explain import watch_session
     from gradnb.notebook.magics import GradnbMagics
+
+    watch_session(False)
 
     registry = shell.magics_manager.magics
     for kind, names in GradnbMagics.magics.items():

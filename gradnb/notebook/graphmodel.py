@@ -30,11 +30,13 @@ NODE_KINDS: tuple[str, ...] = (
     "saved",  # a tensor an op saved for backward; its bytes go in the sublabel
     "output",  # a named non-leaf tensor such as ``loss``
     "accumulate",  # AccumulateGrad, which writes a leaf's ``.grad``
+    "cut",  # where a value left the graph (``detach()``, ``.item()``, ``no_grad``) or was edited
     "summary",  # stands for many nodes hidden by collapsing
 )
 
-#: ``data`` carries values forward; ``saved`` ties a saved tensor to the op that keeps it.
-EDGE_KINDS: tuple[str, ...] = ("data", "saved")
+#: ``data`` carries values forward; ``saved`` ties a saved tensor to the op that keeps it;
+#: ``cut`` is a value that left the graph (drawn dashed: no gradient flows back along it).
+EDGE_KINDS: tuple[str, ...] = ("data", "saved", "cut")
 
 #: How the ``%backward`` view marks a node: the gradient flowed through it (``path``), it is
 #: the node being run in step-through (``active``), or step-through already ran it (``done``).

@@ -1,4 +1,5 @@
-"""The magics: ``%%trace``, ``%backward``, ``%grad``, ``%memory`` and ``%gradflow``.
+"""The magics: ``%%trace``, ``%backward``, ``%grad``, ``%memory``, ``%gradflow``, ``%why`` and
+``%watch``.
 
 Each parses its options with IPython's ``magic_arguments`` (so ``%backward?`` shows help),
 checks every input before doing anything (a bad name, a non-tensor, a tensor that needs no
@@ -16,10 +17,13 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 
 from gradnb._tensor import Tensor
-from gradnb.autograd.trace import Trace
+from gradnb.autograd.trace import Trace, snapshot
 from gradnb.notebook import extension
 from gradnb.notebook.backward_run import backward_problem, watched_backward
 from gradnb.notebook.backward_view import BackwardView
+from gradnb.notebook.explain import watch_session, watcher, watching
+from gradnb.notebook.explain.inplace_view import InplaceErrorView, is_inplace_error
+from gradnb.notebook.explain.why import Why, explain
 from gradnb.notebook.grad_flow import GradFlow
 from gradnb.notebook.grad_table import GradTable
 from gradnb.notebook.graph_view import GraphView
@@ -92,9 +96,14 @@ class GradnbMagics(Magics):
             recording.listeners.append(live)
             display(live)
         try:
-            with recording:
+            with recording, watching():
                 exec(body, namespace)  # noqa: S102 - running the cell is the point
                 result = eval(last, namespace) if last is not None else None
+        except RuntimeError as error:
+            if is_inplace_error(error):
+                nodes = [op.node() for op in recording.ops]
+                display(InplaceErrorView(recording, nodes, error, namespace))
+            raise
         finally:
             final = view()
             if live is not None:
@@ -148,6 +157,9 @@ class GradnbMagics(Magics):
             run = watched_backward(root, gradient, retain_graph=args.retain_graph or None,
                                    create_graph=args.create_graph, keep_steps=args.step)
         except RuntimeError as error:
+            if is_inplace_error(error):
+                display(InplaceErrorView(snapshot([root]), [root.grad_fn], error,
+                                         self.shell.user_ns, label))
             raise UsageError(f"%backward: {_one_line(error)}") from None
         view = BackwardView(run, self.shell.user_ns, label, show_saved=not args.no_saved)
         if args.step:
@@ -205,3 +217,40 @@ class GradnbMagics(Magics):
                     "(it has no named_parameters())")
             flow = GradFlow(model)
         self._show(flow, flow.widget if args.live else None)
+
+    # -- %why -----------------------------------------------------------------------------------
+    @magic_arguments()
+    @argument("names", nargs="+", help="tensors to explain (names in the namespace)")
+    @line_magic
+    def why(self, line: str) -> None:
+        """Say why each tensor's ``.grad`` is what it is (None, zero, NaN, accumulated...), with
+        the line where it happened, and how to fix it.
+
+        Examples: ``%why w``, ``%why h model.fc1.weight``. Lines are known for code that ran
+        watched: inside ``%%trace``, ``%backward``, or after ``%watch on``.
+        """
+        args = parse_argstring(self.why, line)
+        names = Names(self.shell.user_ns)
+        found = dict(names.tensors())
+        reasons = []
+        for name in args.names:
+            if name not in found:
+                value = self.shell.user_ns.get(name)
+                if value is None and name not in self.shell.user_ns:
+                    raise UsageError(f"%why: no variable named {name!r}")
+                raise UsageError(f"%why: {name} is a {type(value).__name__}, not a tensor")
+            reasons.append(explain(name, found[name], names))
+        display(Why(reasons))
+
+    # -- %watch ---------------------------------------------------------------------------------
+    @magic_arguments()
+    @argument("state", nargs="?", choices=["on", "off"],
+              help="on: remember source lines, cuts and in-place writes in every cell; off: stop")
+    @line_magic
+    def watch(self, line: str) -> None:
+        """Watch every cell (``%watch on``) so graphs show source lines and cut edges and
+        ``%why`` can say where things happened; ``%watch off`` stops. Costs nothing when off."""
+        args = parse_argstring(self.watch, line)
+        if args.state is not None:
+            watch_session(args.state == "on")
+        print(f"watching: {'on' if watcher().session else 'off'}")

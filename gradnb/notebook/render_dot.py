@@ -17,6 +17,7 @@ from xml.sax.saxutils import escape
 
 from gradnb.notebook.graphmodel import Graph, GraphNode
 from gradnb.notebook.render_svg import (
+    CUT_EDGE_COLOUR,
     EDGE_COLOUR,
     HIGHLIGHT_STYLES,
     NODE_STYLES,
@@ -44,6 +45,8 @@ def to_dot(graph: Graph, *, name: str = "gradnb") -> str:
         attributes = []
         if edge.kind == "saved":
             attributes += ["style=dashed", f'color="{SAVED_EDGE_COLOUR}"']
+        elif edge.kind == "cut":
+            attributes += ["style=dashed", f'color="{CUT_EDGE_COLOUR}"']
         if graph.nodes[edge.src].highlight and graph.nodes[edge.dst].highlight:
             attributes = [a for a in attributes if not a.startswith("color=")]
             attributes += [f'color="{PATH_EDGE_COLOUR}"', "penwidth=1.8"]
@@ -76,7 +79,7 @@ def _node_attributes(node: GraphNode) -> str:
     ]
     if width != 1.2:
         attributes.append(f"penwidth={width}")
-    if node.kind == "summary":
+    if node.kind in ("summary", "cut"):
         attributes.append('style="rounded,filled,dashed"')
     return ", ".join(attributes)
 

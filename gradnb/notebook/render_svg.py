@@ -49,6 +49,7 @@ NODE_STYLES: dict[str, NodeStyle] = {
     "saved": NodeStyle("#ffdcae", "#e08a1e", "saved tensor"),
     "output": NodeStyle("#d6f0b8", "#6a9e3a", "output"),
     "summary": NodeStyle("#ffffff", "#a0a0a0", "collapsed nodes"),
+    "cut": NodeStyle("#fde2e2", "#c0392b", "left the graph / edited"),
 }
 
 #: Outline colour and width per highlight state.
@@ -61,6 +62,7 @@ HIGHLIGHT_STYLES: dict[str, tuple[str, float, str]] = {
 EDGE_COLOUR = "#7a7a7a"
 PATH_EDGE_COLOUR = "#d62728"
 SAVED_EDGE_COLOUR = "#e08a1e"
+CUT_EDGE_COLOUR = "#c0392b"
 TEXT_COLOUR = "#1f1f1f"
 SUBTEXT_COLOUR = "#5c5c5c"
 FONT_FAMILY = "ui-monospace, SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', monospace"
@@ -157,7 +159,7 @@ def _node(node: GraphNode, box: Box) -> str:
     if node.highlight:
         stroke, stroke_width, _ = HIGHLIGHT_STYLES[node.highlight]
     highlight = f' data-highlight="{node.highlight}"' if node.highlight else ""
-    dash = ' stroke-dasharray="4 3"' if node.kind == "summary" else ""
+    dash = ' stroke-dasharray="4 3"' if node.kind in ("summary", "cut") else ""
     tooltip = node.detail or " ".join(part for part in (node.label, node.sublabel) if part)
     weight = ' font-weight="bold"' if node.kind in _TENSOR_KINDS else ""
     italic = ' font-style="italic"' if node.kind == "summary" else ""
@@ -191,9 +193,12 @@ def _edge(route: EdgeRoute, nodes: dict[int, GraphNode]) -> str:
         colour, width = PATH_EDGE_COLOUR, 1.8
     elif route.kind == "saved":
         colour, width = SAVED_EDGE_COLOUR, 1.2
+    elif route.kind == "cut":
+        colour, width = CUT_EDGE_COLOUR, 1.4
     else:
         colour, width = EDGE_COLOUR, 1.2
-    dash = ' stroke-dasharray="4 3"' if route.kind == "saved" else ""
+    dash = {"saved": ' stroke-dasharray="4 3"', "cut": ' stroke-dasharray="2 3"'}.get(
+        route.kind, "")
     end_x, end_y = route.points[-1]
     # Curves arrive vertically, so the arrowhead points straight down at the box.
     points = [*route.points[:-1], (end_x, end_y - _ARROW_LENGTH + 0.5)]

@@ -105,10 +105,11 @@ def step_widget(stepper):
     above the graph of the current frame and the gradients of its node."""
     import ipywidgets
 
-    last = stepper.frame_count - 1
-    play = ipywidgets.Play(value=0, min=0, max=last, step=1, interval=900,
+    # The slider counts frames from 1, as the captions ("step 1/5") do.
+    last = stepper.frame_count
+    play = ipywidgets.Play(value=1, min=1, max=last, step=1, interval=900,
                            description="play backward")
-    slider = ipywidgets.IntSlider(value=0, min=0, max=last, step=1, description="step",
+    slider = ipywidgets.IntSlider(value=1, min=1, max=last, step=1, description="step",
                                   continuous_update=True)
     ipywidgets.jslink((play, "value"), (slider, "value"))
     caption = ipywidgets.HTML(value=stepper.frame_title(0))
@@ -118,7 +119,7 @@ def step_widget(stepper):
     detail.add_class("jp-RenderedHTMLCommon")
 
     def show(change) -> None:
-        index = change["new"]
+        index = change["new"] - 1
         caption.value = stepper.frame_title(index)
         graph.value = stepper.frame_svg(index)
         detail.value = stepper.frame_html(index)

@@ -96,7 +96,10 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor
     if d is not None:
         arr = arr.astype(d.np, copy=False)
     # to_device, not _place: a tensor's data may already live on a GPU and still have to move.
-    return _finish(_backend.to_device(arr, dev), requires_grad)
+    result = _finish(_backend.to_device(arr, dev), requires_grad)
+    if events.observers and isinstance(data, Tensor) and data._requires_grad:
+        events.emit("value_detached", data, result, "tensor()")
+    return result
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:

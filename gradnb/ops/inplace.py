@@ -160,7 +160,7 @@ def apply_inplace(t: Tensor, compute, others=(), fast=None) -> Tensor:
             _check_result(t, result)
             xp.copyto(t._data, result, casting="unsafe")
         t._version[0] += 1
-        return t
+        return _modified(t)
     shadow = Tensor._make(t._data.copy(), t._requires_grad, t.grad_fn, t._output_nr)
     result = compute(shadow)
     _check_result(t, result._data)
@@ -170,7 +170,7 @@ def apply_inplace(t: Tensor, compute, others=(), fast=None) -> Tensor:
         t._version[0] += 1
         _rebase(t, result.grad_fn, result._output_nr)
         _retarget_saved_output(result, t)
-        return t
+        return _modified(t)
     positions = positions_in_base(t._data, base._data)
     node = record(CopySlices, (base, result))
     node.key, node.accumulate = xp.unravel_index(positions, base._data.shape), False
@@ -178,6 +178,13 @@ def apply_inplace(t: Tensor, compute, others=(), fast=None) -> Tensor:
     t._version[0] += 1
     _rebase_on_new_node(base, node)
     _rebase_view(t, base, positions)
+    return _modified(t)
+
+
+def _modified(t: Tensor) -> Tensor:
+    """Tell observers that ``t`` was written in place; returns ``t``."""
+    if events.observers:
+        events.emit("tensor_modified", t)
     return t
 
 
@@ -255,6 +262,7 @@ def write_region(t: Tensor, key, value) -> None:
     if not (grad_state.enabled and (t._requires_grad or (vt is not None and vt._requires_grad))):
         t._data[data_key] = raw
         t._version[0] += 1
+        _modified(t)
         return
     base = _differentiable_base(t)
     root, root_key = t, data_key
@@ -270,6 +278,7 @@ def write_region(t: Tensor, key, value) -> None:
     _rebase_on_new_node(root, node)
     if base is not None:
         _rebase_view(t, base, positions)
+    _modified(t)
 
 
 def _takes_view(items, is_tuple: bool, shape) -> bool:

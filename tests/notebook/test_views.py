@@ -185,14 +185,20 @@ def test_step_through_frames_move_the_active_node():
     ns = seed_namespace()
     stepper = StepThrough(BackwardView(watched_backward(ns["loss"], keep_steps=True), ns,
                                        "loss"))
-    assert stepper.frame_count == 4
+    # loss = y * y sends two gradients to y's AddBackward0: they are added in a frame of their
+    # own, before AddBackward0 runs.
+    assert [f.kind for f in stepper.frames] == ["node", "add", "node", "node", "leaves"]
+    assert stepper.frame_count == 5
     actives = []
     for i in range(stepper.frame_count):
         svg = stepper.frame_svg(i)
         actives.append(re.findall(r'data-node-id="(\d+)" data-highlight="active"', svg))
     assert all(actives) and len({tuple(a) for a in actives}) == 4
+    assert actives[1] == actives[2]  # the addition happens at the node about to run
     assert len(actives[-1]) == 3  # the three leaves get their .grad in the last frame
-    assert stepper.frame_title(1) == "step 2/4: AddBackward0"
+    assert stepper.frame_title(1) == "step 2/5: 2 gradients added for AddBackward0"
+    assert stepper.frame_title(2) == "step 3/5: AddBackward0"
+    assert "() 7 + () 7" in stepper.text()
     assert "y: () 7" in stepper.text()
     assert "w: () 28; x: () 42" in stepper.text()
     assert "gradnb-steps" in stepper.to_html()
@@ -273,7 +279,10 @@ def test_widget_forms_carry_the_static_bundle():
     box = stepper.widget()
     controls, graph, detail = box.children
     slider = controls.children[1]
+    caption = controls.children[2]
+    assert (slider.min, slider.max) == (1, stepper.frame_count)  # counts as the captions do
     before = graph.value
-    slider.value = 2
+    slider.value = 4
+    assert caption.value == stepper.frame_title(3) == "step 4/5: MulBackward0"
     assert graph.value != before and 'data-highlight="active"' in graph.value
     assert "w: () 28" in detail.value

@@ -1,0 +1,166 @@
+"""The local derivative of every backward node, in one line each, as the step player shows it.
+
+``grad`` is the gradient flowing into the node (d loss / d result); each rule says what the node
+sends to its inputs (``self``, ``other``, ...), as PyTorch's ``derivatives.yaml`` writes it.
+Broadcasting is not part of the rules: the engine sums a gradient back to its input's shape
+after the node, and the player shows that as its own step.
+
+A test walks every :class:`~gradnb.autograd.graph.Node` subclass and fails if one has no rule.
+"""
+
+from __future__ import annotations
+
+#: Node class name -> the rule in one line.
+RULES: dict[str, str] = {
+    # arithmetic
+    "AddBackward0": "self: grad; other: grad * alpha",
+    "SubBackward0": "self: grad; other: -grad * alpha",
+    "RsubBackward1": "self: -grad * alpha",
+    "MulBackward0": "self: grad * other; other: grad * self",
+    "DivBackward0": "self: grad / other; other: -grad * self / other**2",
+    "NegBackward0": "self: -grad",
+    "ReciprocalBackward0": "self: -grad * result**2",
+    "PowBackward0": "self: grad * exponent * self**(exponent - 1)",
+    "PowBackward1": "self: grad * other * self**(other - 1); other: grad * result * log(self)",
+    "PowBackward2": "exponent: grad * result * log(base)",
+    "AbsBackward0": "self: grad * sign(self)",
+    "SignBackward0": "self: zeros (sign is flat almost everywhere)",
+    "RoundBackward0": "self: zeros (round is flat almost everywhere)",
+    "FloorBackward0": "self: zeros (floor is flat almost everywhere)",
+    "CeilBackward0": "self: zeros (ceil is flat almost everywhere)",
+    "TruncBackward0": "self: zeros (trunc is flat almost everywhere)",
+    "MaximumBackward0": "self: grad where self > other (half on ties); other: the rest",
+    "MinimumBackward0": "self: grad where self < other (half on ties); other: the rest",
+    "ClampBackward1": "self: grad where min <= self <= max, else 0",
+    "ClampMinBackward0": "self: grad where self >= min, else 0",
+    "ClampMaxBackward0": "self: grad where self <= max, else 0",
+    "WhereBackward0": "self: grad where condition, else 0; other: grad where not condition",
+    # elementwise functions
+    "ExpBackward0": "self: grad * result",
+    "Exp2Backward0": "self: grad * result * log(2)",
+    "Expm1Backward0": "self: grad * (result + 1)",
+    "LogBackward0": "self: grad / self",
+    "Log2Backward0": "self: grad / (self * log(2))",
+    "Log10Backward0": "self: grad / (self * log(10))",
+    "Log1PBackward0": "self: grad / (1 + self)",
+    "SqrtBackward0": "self: grad / (2 * result)",
+    "RsqrtBackward0": "self: -grad * result**3 / 2",
+    "SinBackward0": "self: grad * cos(self)",
+    "CosBackward0": "self: -grad * sin(self)",
+    "TanBackward0": "self: grad * (1 + result**2)",
+    "AsinBackward0": "self: grad / sqrt(1 - self**2)",
+    "AcosBackward0": "self: -grad / sqrt(1 - self**2)",
+    "AtanBackward0": "self: grad / (1 + self**2)",
+    "SinhBackward0": "self: grad * cosh(self)",
+    "CoshBackward0": "self: grad * sinh(self)",
+    "TanhBackward0": "self: grad * (1 - result**2)",
+    "SigmoidBackward0": "self: grad * result * (1 - result)",
+    "ReluBackward0": "self: grad where result > 0, else 0",
+    "GeluBackward0": "self: grad * (Phi(self) + self * phi(self))",
+    "ErfBackward0": "self: grad * 2 / sqrt(pi) * exp(-self**2)",
+    # reductions
+    "SumBackward0": "self: grad expanded to self's shape",
+    "SumBackward1": "self: grad unsqueezed on the summed dims, expanded to self's shape",
+    "MeanBackward0": "self: grad expanded to self's shape / numel",
+    "MeanBackward1": "self: grad expanded over the reduced dims / their size",
+    "ProdBackward0": "self: grad * result / self (products of the others where self == 0)",
+    "ProdBackward1": "self: grad * result / self along dim (others' product where self == 0)",
+    "CumsumBackward0": "self: reversed cumsum of grad along dim",
+    "CumprodBackward0": "self: reversed cumsum of grad * result, divided by self",
+    "AmaxBackward0": "self: grad shared evenly among the maximal entries",
+    "AminBackward0": "self: grad shared evenly among the minimal entries",
+    "MaxBackward0": "self: grad shared evenly among the maximal entries",
+    "MaxBackward1": "self: grad to the index that held the max along dim",
+    "MinBackward0": "self: grad shared evenly among the minimal entries",
+    "MinBackward1": "self: grad to the index that held the min along dim",
+    "MedianBackward0": "self: grad to the entry that is the median",
+    "MedianBackward1": "self: grad to the index of the median along dim",
+    "LogsumexpBackward0": "self: grad * exp(self - result)",
+    "StdBackward0": "self: grad * (self - mean) / ((n - correction) * result)",
+    "VarBackward0": "self: grad * 2 * (self - mean) / (n - correction)",
+    "LinalgVectorNormBackward0": "self: grad * self * |self|**(ord - 2) / result**(ord - 1)",
+    "_NormBackward": "self: grad * self * |self|**(p - 2) / result**(p - 1)",
+    "SoftmaxBackward0": "self: result * (grad - sum(grad * result, dim))",
+    "LogSoftmaxBackward0": "self: grad - exp(result) * sum(grad, dim)",
+    # linear algebra
+    "MmBackward0": "self: grad @ other.T; other: self.T @ grad",
+    "BmmBackward0": "self: grad @ other.mT; other: self.mT @ grad",
+    "MvBackward0": "self: outer(grad, vec); vec: self.T @ grad",
+    "DotBackward0": "self: grad * other; other: grad * self",
+    "AddmmBackward0": "self: beta * grad; mat1: alpha * grad @ mat2.T; mat2: alpha * mat1.T @ grad",
+    "ConvolutionBackward0": "input: conv_transpose(grad, weight); weight: conv(input, grad); "
+                            "bias: grad summed over batch and space",
+    # shape and views
+    "ViewBackward0": "self: grad.reshape(self's shape)",
+    "ReshapeAliasBackward0": "self: grad.reshape(self's shape)",
+    "UnsafeViewBackward0": "self: grad.reshape(self's shape)",
+    "AliasBackward0": "self: grad",
+    "CloneBackward0": "self: grad",
+    "ToCopyBackward0": "self: grad cast back to self's dtype and device",
+    "ExpandBackward0": "self: grad summed over the expanded dims",
+    "RepeatBackward0": "self: grad summed over the repeats",
+    "PermuteBackward0": "self: grad permuted back (inverse permutation)",
+    "TransposeBackward0": "self: grad.transpose(dim0, dim1)",
+    "TBackward0": "self: grad.T",
+    "SqueezeBackward0": "self: grad.reshape(self's shape)",
+    "SqueezeBackward1": "self: grad.unsqueeze(dim)",
+    "SqueezeBackward2": "self: grad unsqueezed on the squeezed dims",
+    "SqueezeBackward4": "self: grad unsqueezed on the squeezed dims",
+    "UnsqueezeBackward0": "self: grad.squeeze(dim)",
+    "FlipBackward0": "self: grad.flip(dims)",
+    "RollBackward0": "self: grad rolled back by -shifts",
+    "SliceBackward0": "self: zeros with grad written into the slice",
+    "SelectBackward0": "self: zeros with grad written at the index",
+    "IndexBackward0": "self: zeros with grad added at the indices (repeats add up)",
+    "AsStridedBackward0": "base: zeros with grad written at the view's positions",
+    "CatBackward0": "each input: its slice of grad along dim",
+    "StackBackward0": "each input: grad.select(dim, i)",
+    "SplitBackward0": "self: the pieces' grads concatenated (zeros for unused pieces)",
+    "SplitWithSizesBackward0": "self: the pieces' grads concatenated (zeros for unused pieces)",
+    "UnbindBackward0": "self: the pieces' grads stacked along dim",
+    # gather, scatter, masks
+    "GatherBackward0": "self: zeros with grad added at index (scatter_add)",
+    "ScatterBackward0": "self: grad with the scattered positions zeroed; src: grad.gather(index)",
+    "ScatterBackward1": "self: grad with the scattered positions zeroed",
+    "ScatterAddBackward0": "self: grad; src: grad.gather(index)",
+    "IndexSelectBackward0": "self: zeros with grad added at index along dim",
+    "IndexAddBackward0": "self: grad; source: alpha * grad.index_select(dim, index)",
+    "MaskedFillBackward0": "self: grad where not mask, else 0",
+    "MaskedFillBackward1": "self: grad where not mask; value: sum of grad where mask",
+    "MaskedSelectBackward0": "self: zeros with grad written where mask",
+    "EmbeddingBackward0": "weight: grad rows added into the looked-up rows",
+    "MaxPool2DWithIndicesBackward0": "self: grad routed to the argmax of each window",
+    # in-place and writes
+    "CopySlices": "self: grad with the written region zeroed; src: grad of the region",
+    "IndexPutBackward0": "self: grad with the written entries zeroed; values: grad at them",
+    "_RegionWrite": "self: grad with the written region zeroed; value: grad of the region",
+    "CopyBackwards": "self: zeros (overwritten); src: grad cast to src's dtype",
+    "FillBackward2": "self: zeros (every entry overwritten)",
+    "FillBackward3": "self: zeros (overwritten); value: sum(grad)",
+    "ZeroBackward0": "self: zeros (every entry overwritten)",
+    "NormalBackward0": "self: zeros (overwritten with random numbers)",
+    "UniformBackward0": "self: zeros (overwritten with random numbers)",
+    # losses and normalisation
+    "MseLossBackward0": "self: grad * 2 * (self - target) / n (for mean); target: the negative",
+    "BinaryCrossEntropyWithLogitsBackward0": "self: grad * (sigmoid(self) - target) * weight / n",
+    "NllLossBackward0": "self: -grad * weight at the target class / total weight",
+    "NllLoss2DBackward0": "self: -grad * weight at the target class per pixel / total weight",
+    "NativeBatchNormBackward0": "input: (grad - mean(grad) - x_hat * mean(grad * x_hat)) "
+                                "* weight / std; weight: sum(grad * x_hat); bias: sum(grad)",
+    "NativeLayerNormBackward0": "input: (grad*w - mean(grad*w) - x_hat * mean(grad*w * x_hat))"
+                                " / std; weight: sum(grad * x_hat); bias: sum(grad)",
+    # engine and user code
+    "AccumulateGrad": "adds grad into the leaf's .grad",
+    "BackwardCFunction": "your Function's backward(ctx, grad)",
+    "CheckpointFunctionBackward": "re-runs the forward, then backward through it",
+    "DelayedError": "raises the error of an op that cannot be differentiated",
+}
+
+
+def rule_for(node_name: str, node_class: str | None = None) -> str:
+    """The one-line rule of a node (by its class name, then the name it prints)."""
+    if node_class is not None and node_class in RULES:
+        return RULES[node_class]
+    if node_name in RULES:
+        return RULES[node_name]
+    return "your Function's backward(ctx, grad)" if node_name.endswith("Backward") else "?"

@@ -1,0 +1,62 @@
+"""Put what the watcher saw into a built graph: source lines and dashed cut edges.
+
+Every op box whose node was created while watched gets its line in the tooltip
+(``MulBackward0 -> (3,) float32, created at cell [2], line 1``). Every recorded cut whose value
+came from a box of this graph, or whose result is a constant the graph uses, becomes a ``cut``
+box (``detach()`` with its line) joined by dashed ``cut`` edges: from the box the value left,
+and on to the constant it became. No gradient flows back along them, which is the point.
+"""
+
+from __future__ import annotations
+
+from gradnb.autograd.trace import OpRecord, Trace
+from gradnb.notebook.explain.watcher import Cut, watcher
+from gradnb.notebook.graphmodel import GraphNode
+
+
+def annotate(built, trace: Trace) -> None:
+    """Add source lines to ``built``'s op boxes and draw the watched cuts (see module doc)."""
+    watch = watcher()
+    graph = built.graph
+    for record in trace.ops:
+        box = built.box_of.get(record.key)
+        node = record.node()
+        where = watch.where_of(node) if node is not None else None
+        if box is not None and where is not None:
+            graph.nodes[box].detail += f", created at {where}"
+    constants = {id(leaf.tensor()): leaf.key for leaf in trace.leaves
+                 if not leaf.requires_grad and leaf.tensor() is not None}
+    next_id = max(graph.nodes, default=-1) + 1
+    for cut in list(watch.cuts):
+        source, from_op = _source_box(built, trace, cut)
+        result = cut.result() if cut.result is not None else None
+        target = built.box_of.get(constants.get(id(result))) if result is not None else None
+        if target is None and not from_op:
+            continue  # a leaf's .data/.detach() that this graph does not use is not a cut here
+        box = graph.add_node(_cut_box(next_id, cut))
+        next_id += 1
+        if source is not None:
+            graph.add_edge(source, box.id, "cut")
+        if target is not None:
+            graph.add_edge(box.id, target, "cut")
+
+
+def _source_box(built, trace: Trace, cut: Cut) -> tuple[int | None, bool]:
+    """The box the value left from, and whether it is an op (not a leaf)."""
+    node = cut.source_node() if cut.source_node is not None else None
+    key = trace.key_of(node) if node is not None else None
+    if key is None:
+        return None, False
+    if isinstance(trace.record(key), OpRecord):
+        named = [box for (k, _), box in built.output_box.items() if k == key]
+        return (named[0] if named else built.box_of.get(key)), True
+    return built.box_of.get(key), False
+
+
+def _cut_box(node_id: int, cut: Cut) -> GraphNode:
+    where = str(cut.where) if cut.where is not None else ""
+    line = cut.where.source() if cut.where is not None else ""
+    detail = f"{cut.how}: the value left the graph here; no gradient flows back"
+    if where:
+        detail += f" ({where}{': ' + line if line else ''})"
+    return GraphNode(node_id, "cut", cut.how, where, detail)

@@ -1,0 +1,438 @@
+"""The watcher: an engine observer that remembers what later explanations need.
+
+While it watches (inside ``%%trace`` and ``%backward``, inside :func:`watching`, or for the whole
+session after ``%watch on``), it keeps, for the thread that started it:
+
+- where every recorded node was created (:meth:`Watcher.where_of`);
+- every place a value left the graph (``detach()``, ``.item()``, ``no_grad``, ...), as
+  :class:`Cut` records;
+- every in-place write, by version counter, with its line (:meth:`Watcher.writes_to`);
+- what each backward pass did: its roots, the leaves it reached, and the first node that made a
+  gradient all-zero or non-finite (:class:`Blame`) on the way to each leaf.
+
+It holds nodes and tensors only through weak references, so watching never keeps a graph alive.
+The engine knows nothing of it: everything arrives through the event seam
+(:mod:`gradnb.autograd.events`), which sends nothing when no one watches.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gradnb._tensor import Tensor
+from gradnb.autograd import events
+from gradnb.autograd.graph import AccumulateGrad
+from gradnb.notebook.explain.where import CellNumbers, Where, user_frame
+from gradnb.notebook.formatting import format_shape, host_array
+
+#: How many cuts, writes and backward passes are remembered (oldest forgotten first).
+HISTORY = 256
+
+#: Readable names for the gradnb functions that write in place.
+_WRITE_NAMES = {"__setitem__": "[...] =", "setitem": "[...] =", "__iadd__": "+=", "__isub__": "-=", "__imul__": "*=",
+                "__itruediv__": "/=", "__ipow__": "**="}
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A place where a value left the graph.
+
+    ``how`` is ``detach()``, ``.data``, ``.item()``, ``.numpy()``, ``.tolist()``, ``tensor()``,
+    ``no_grad`` or ``inference_mode``; ``source_node`` the node behind the value (weak), and
+    ``result`` the tensor that came out (weak; None for a Python number or NumPy array).
+    """
+
+    how: str
+    where: Where | None
+    source_name: str
+    source_node: weakref.ref | None = field(repr=False, default=None)
+    result: weakref.ref | None = field(repr=False, default=None)
+    #: the leaves (their ``id()``) the value was computed from.
+    leaves: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
+class Write:
+    """An in-place write: the version it made, the op (``mul_``, ``+=``) and its line."""
+
+    version: int
+    op: str
+    where: Where | None
+
+
+@dataclass(frozen=True)
+class Blame:
+    """The first node whose backward made a gradient all-zero (``zero``) or ``NaN``/``Inf``."""
+
+    kind: str
+    node: str
+    where: Where | None
+    detail: str
+
+
+@dataclass
+class BackwardRecord:
+    """One observed backward pass."""
+
+    index: int
+    where: Where | None
+    root_name: str
+    roots: list = field(default_factory=list)  # weak references to the root tensors
+    reached: dict[int, bool] = field(default_factory=dict)  # id(leaf) -> accumulated
+    blame: dict[int, Blame] = field(default_factory=dict)  # id(leaf) -> why its grad is bad
+    executed: int = 0
+
+
+class Watcher:
+    """Engine observer behind ``%why``, the cut edges and the in-place error view."""
+
+    def __init__(self) -> None:
+        self._origin: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.cuts: deque[Cut] = deque(maxlen=HISTORY)
+        self._cut_of_result: dict[int, tuple[weakref.ref, Cut]] = {}
+        self._writes: dict[int, tuple[list, list[Write]]] = {}
+        self.backwards: deque[BackwardRecord] = deque(maxlen=HISTORY)
+        self._leaf_last_use: dict[int, tuple[weakref.ref, weakref.ref, Where | None]] = {}
+        self._leaf_history: dict[int, tuple[weakref.ref, list[int]]] = {}
+        self._blocks: list[tuple[str, Where | None, object, dict[str, int]]] = []
+        self._marks: dict[int, Blame] = {}
+        self._current: BackwardRecord | None = None
+        self._cells = CellNumbers()
+        self._subscription = None
+        self._thread: int | None = None
+        self._depth = 0
+        self.session = False
+
+    # -- switching on and off ---------------------------------------------------------------------
+    @property
+    def active(self) -> bool:
+        """Whether the watcher is receiving events now."""
+        return self._subscription is not None
+
+    def start(self) -> None:
+        """Begin (or nest) watching the calling thread."""
+        self._depth += 1
+        if self._subscription is None:
+            self._cells = CellNumbers()
+            self._thread = threading.get_ident()
+            self._subscription = events.subscribe(self, thread=self._thread)
+
+    def stop(self) -> None:
+        """End one :meth:`start`; the last one (and no ``%watch on``) stops watching."""
+        self._depth = max(0, self._depth - 1)
+        if self._depth == 0 and not self.session and self._subscription is not None:
+            self._subscription.remove()
+            self._subscription = None
+            self._blocks.clear()
+
+    def _where(self) -> Where | None:
+        frame, _ = user_frame(2)
+        return None if frame is None else self._cells.where(frame)
+
+    # -- what explanations ask ------------------------------------------------------------------
+    def where_of(self, node) -> Where | None:
+        """The line that created ``node`` (None if it was not watched)."""
+        try:
+            return self._origin.get(node)
+        except TypeError:
+            return None
+
+    def cut_of(self, tensor) -> Cut | None:
+        """The cut that produced ``tensor`` (a detached copy, a tensor made under no_grad)."""
+        entry = self._cut_of_result.get(id(tensor))
+        return entry[1] if entry is not None and entry[0]() is tensor else None
+
+    def cuts_from_leaf(self, leaf) -> list[Cut]:
+        """Cuts whose value was computed from ``leaf`` (newest first)."""
+        return [c for c in reversed(self.cuts) if id(leaf) in c.leaves]
+
+    def writes_to(self, version_counter: list, after: int) -> list[Write]:
+        """In-place writes through this version counter that made a version above ``after``."""
+        entry = self._writes.get(id(version_counter))
+        if entry is None or entry[0] is not version_counter:
+            return []
+        return [w for w in entry[1] if w.version > after]
+
+    def last_use(self, leaf) -> tuple[object, Where | None] | None:
+        """The last watched node that used ``leaf`` as an input, and its line."""
+        entry = self._leaf_last_use.get(id(leaf))
+        if entry is None or entry[0]() is not leaf:
+            return None
+        node = entry[1]()
+        return (node, entry[2]) if node is not None else None
+
+    def passes_of(self, leaf) -> list[int]:
+        """Indexes of the backward passes that wrote ``leaf.grad``, since it was last fresh."""
+        entry = self._leaf_history.get(id(leaf))
+        if entry is None or entry[0]() is not leaf:
+            return []
+        return list(entry[1])
+
+    def backward(self, index: int) -> BackwardRecord | None:
+        """The record of backward pass ``index``, if still remembered."""
+        for record in self.backwards:
+            if record.index == index:
+                return record
+        return None
+
+    # -- events: forward ------------------------------------------------------------------------
+    def op_recorded(self, node, outputs) -> None:
+        """Remember the node's line and which leaves it used."""
+        where = self._where()
+        try:
+            self._origin[node] = where
+        except TypeError:
+            return
+        for nxt, _ in node.next_functions:
+            if type(nxt) is AccumulateGrad:
+                leaf = nxt.variable
+                self._leaf_last_use[id(leaf)] = (weakref.ref(leaf), weakref.ref(node), where)
+
+    def value_detached(self, source, result, how: str) -> None:
+        """Remember where a value left the graph."""
+        node = source.grad_fn
+        if node is None and source._accumulator is not None:
+            node = source._accumulator()
+        cut = Cut(how, self._where(), node.name() if node is not None else "a leaf",
+                  weakref.ref(node) if node is not None else None,
+                  weakref.ref(result) if result is not None else None,
+                  _leaves_behind(node))
+        self._remember_cut(cut, result)
+
+    def grad_mode_entered(self, mode: str) -> None:
+        """A no_grad/inference_mode block began: note the tensors its frame already has."""
+        frame, _ = user_frame(1)
+        where = None if frame is None else self._cells.where(frame)
+        before = _tensor_ids(frame.f_locals) if frame is not None else {}
+        self._blocks.append((mode, where, frame, before))
+
+    def grad_mode_exited(self, mode: str) -> None:
+        """The block ended: tensors bound to new names in it were computed without a graph."""
+        if not self._blocks:
+            return
+        mode, where, frame, before = self._blocks.pop()
+        if frame is None:
+            return
+        for name, value in list(frame.f_locals.items()):
+            if isinstance(value, Tensor) and before.get(name) != id(value) \
+                    and not value._requires_grad:
+                self._remember_cut(Cut(mode, where, name, None, weakref.ref(value)), value)
+
+    def tensor_modified(self, tensor) -> None:
+        """Remember an in-place write (its op and line), by version counter."""
+        frame, api = user_frame(1)
+        where = None if frame is None else self._cells.where(frame)
+        counter = tensor._version
+        entry = self._writes.get(id(counter))
+        if entry is None or entry[0] is not counter:
+            if len(self._writes) >= HISTORY:
+                self._writes.pop(next(iter(self._writes)))
+            entry = self._writes[id(counter)] = (counter, [])
+        entry[1].append(Write(counter[0], _WRITE_NAMES.get(api, api), where))
+
+    def _remember_cut(self, cut: Cut, result) -> None:
+        self.cuts.append(cut)
+        if result is not None:
+            if len(self._cut_of_result) >= 4 * HISTORY:
+                self._cut_of_result = {k: v for k, v in self._cut_of_result.items()
+                                       if v[0]() is not None}
+            self._cut_of_result[id(result)] = (weakref.ref(result), cut)
+
+    # -- events: backward -----------------------------------------------------------------------
+    def backward_started(self, roots, grads) -> None:
+        """A pass begins: open its record."""
+        index = self.backwards[-1].index + 1 if self.backwards else 1
+        names = ", ".join(r.grad_fn.name() if r.grad_fn is not None else "a leaf" for r in roots)
+        self._current = BackwardRecord(index, self._where(), names,
+                                       [weakref.ref(r) for r in roots])
+        self._marks = {}
+        self.backwards.append(self._current)
+
+    def node_executed(self, node, grad_outputs, grad_inputs) -> None:
+        """Find the first node that made a gradient all-zero or non-finite, and pass it on."""
+        record = self._current
+        if record is None:
+            return
+        record.executed += 1
+        incoming = [host_array(_array(g)) for g in grad_outputs if g is not None]
+        inherited = self._marks.pop(node._seq, None)
+        finite_in = all(np.isfinite(g).all() for g in incoming if g.dtype.kind in "fc")
+        nonzero_in = any(g.any() for g in incoming)
+        for i, ((nxt, _), g) in enumerate(zip(node.next_functions, grad_inputs)):
+            if nxt is None or g is None:
+                continue
+            out = host_array(_array(g))
+            blame = None
+            if out.dtype.kind in "fc" and not np.isfinite(out).all():
+                blame = inherited if not finite_in and inherited is not None else (
+                    self._blame_nonfinite(node, i, incoming, out) if finite_in else None)
+            elif not out.any():
+                blame = inherited if not nonzero_in and inherited is not None else (
+                    self._blame_zero(node, out) if nonzero_in else None)
+            if blame is not None:
+                self._marks.setdefault(nxt._seq, blame)
+
+    def grad_accumulated(self, tensor, grad, accumulated) -> None:
+        """A leaf's ``.grad`` was written: note the pass, and any blame that reached it."""
+        record = self._current
+        if record is None:
+            return
+        record.reached[id(tensor)] = bool(accumulated)
+        entry = self._leaf_history.get(id(tensor))
+        if not accumulated or entry is None or entry[0]() is not tensor:
+            entry = self._leaf_history[id(tensor)] = (weakref.ref(tensor), [])
+        entry[1].append(record.index)
+        acc = tensor._accumulator() if tensor._accumulator is not None else None
+        blame = self._marks.get(acc._seq) if acc is not None else None
+        if blame is not None:
+            record.blame[id(tensor)] = blame
+
+    def backward_finished(self, report) -> None:
+        """The pass ended."""
+        self._current = None
+        self._marks = {}
+
+    # -- blame ----------------------------------------------------------------------------------
+    def _blame_nonfinite(self, node, index: int, incoming, out) -> Blame:
+        kind = "NaN" if np.isnan(out).any() else "Inf"
+        bad = np.flatnonzero(~np.isfinite(out.reshape(-1)))
+        position = int(bad[0]) if bad.size else 0
+        inputs = _saved_values(node)
+        values = []
+        for label, array in inputs:
+            if array.size == out.size:
+                values.append(f"{label} = {array.reshape(-1)[position].item()!r}")
+            elif array.size == 1:
+                values.append(f"{label} = {array.reshape(-1)[0].item()!r}")
+        at = f" at index {position}" if out.size > 1 else ""
+        cause = _CAUSES.get(node.name(), "")
+        detail = (f"{cause}{'; ' if cause else ''}"
+                  f"{', '.join(values) if values else 'its inputs'}{at}").strip()
+        return Blame(kind, node.name(), self.where_of(node), detail)
+
+    def _blame_zero(self, node, out) -> Blame:
+        name = node.name()
+        reason = _BLOCKERS.get(name, "it multiplied the gradient by zeros")
+        return Blame("zero", name, self.where_of(node),
+                     f"{reason} (the gradient it passed on, {format_shape(out.shape)}, is all 0)")
+
+
+#: Why a node's backward gives Inf or NaN, in words.
+_CAUSES = {
+    "LogBackward0": "log of 0: grad / self",
+    "Log2Backward0": "log2 of 0: grad / (self * log 2)",
+    "Log10Backward0": "log10 of 0: grad / (self * log 10)",
+    "Log1PBackward0": "log1p at -1: grad / (1 + self)",
+    "SqrtBackward0": "sqrt at 0: grad / (2 * result)",
+    "RsqrtBackward0": "rsqrt at 0",
+    "DivBackward0": "division by 0 (0/0 gives NaN): grad / other",
+    "ReciprocalBackward0": "1/x at 0",
+    "PowBackward0": "a power below 1 at 0: exponent * self**(exponent - 1)",
+    "PowBackward1": "a power of 0 or a negative base: log(self)",
+    "AsinBackward0": "asin at |x| = 1: 1 / sqrt(1 - x**2)",
+    "AcosBackward0": "acos at |x| = 1: 1 / sqrt(1 - x**2)",
+    "LinalgVectorNormBackward0": "norm of a zero vector: self / result",
+    "StdBackward0": "std of constant values: divides by result = 0",
+}
+
+#: Why a node's backward gives an all-zero gradient, in words.
+_BLOCKERS = {
+    "ReluBackward0": "a dead ReLU: every input was <= 0",
+    "ClampBackward1": "a saturated clamp: every input was outside [min, max]",
+    "ClampMinBackward0": "a saturated clamp_min: every input was below min",
+    "ClampMaxBackward0": "a saturated clamp_max: every input was above max",
+    "MaskedFillBackward0": "a mask: every entry was filled",
+    "WhereBackward0": "a mask (where): the condition never picked this input",
+    "MulBackward0": "a multiplication by zeros (a mask)",
+    "SignBackward0": "sign() has zero derivative",
+    "RoundBackward0": "round() has zero derivative",
+    "FloorBackward0": "floor() has zero derivative",
+    "CeilBackward0": "ceil() has zero derivative",
+}
+
+
+def _array(g):
+    return g._data if isinstance(g, Tensor) else g
+
+
+def _saved_values(node) -> list[tuple[str, np.ndarray]]:
+    """The node's saved inputs as host arrays, labelled as the rules call them."""
+    try:
+        arrays = node.saved(None)
+    except RuntimeError:
+        return []
+    labels = ("result",) if node.name() in ("SqrtBackward0", "RsqrtBackward0",
+                                              "ReciprocalBackward0") else ("self", "other")
+    out = []
+    for label, array in zip(labels, arrays):
+        if hasattr(array, "shape") and hasattr(array, "dtype"):
+            out.append((label, host_array(array)))
+    return out
+
+
+def _leaves_behind(node) -> frozenset[int]:
+    """The ``id()`` of every leaf whose AccumulateGrad is reachable from ``node``."""
+    if node is None:
+        return frozenset()
+    seen: set[int] = set()
+    leaves: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current._seq in seen:
+            continue
+        seen.add(current._seq)
+        if type(current) is AccumulateGrad:
+            leaves.add(id(current.variable))
+            continue
+        stack.extend(nxt for nxt, _ in current.next_functions if nxt is not None)
+    return frozenset(leaves)
+
+
+def _tensor_ids(namespace) -> dict[str, int]:
+    return {name: id(value) for name, value in list(namespace.items())
+            if isinstance(value, Tensor)}
+
+
+_WATCHER = Watcher()
+
+
+def watcher() -> Watcher:
+    """The process's watcher (one, so that ``%why`` sees what every watched cell recorded)."""
+    return _WATCHER
+
+
+@contextmanager
+def watching() -> Iterator[Watcher]:
+    """Watch the calling thread for the duration of the block.
+
+    >>> import gradnb
+    >>> from gradnb.notebook.explain import watching
+    >>> x = gradnb.tensor(2.0, requires_grad=True)
+    >>> with watching() as w:
+    ...     y = (x * 3).detach()
+    >>> w.cut_of(y).how
+    'detach()'
+    """
+    _WATCHER.start()
+    try:
+        yield _WATCHER
+    finally:
+        _WATCHER.stop()
+
+
+def watch_session(on: bool) -> None:
+    """``%watch on``/``off``: keep watching the calling thread between cells, or stop."""
+    if on and not _WATCHER.session:
+        _WATCHER.session = True
+        _WATCHER.start()
+    elif not on and _WATCHER.session:
+        _WATCHER.session = False
+        _WATCHER.stop()

@@ -1,0 +1,98 @@
+"""Where a value came from: the line of user code that ran an op, as a cell or ``file:line``.
+
+:func:`caller_where` walks up the stack past gradnb's own frames (ops, modules, the magics) to
+the first frame of user code. In IPython a cell's code has a file name that the shell's compiler
+maps to the cell's execution count, so the place reads ``cell [3], line 2``; a ``%%trace`` cell
+body (compiled as ``<trace>``) counts its lines after the magic's own line. Elsewhere it reads
+``model.py:12``. Looking a code object up is cached, so a capture costs a short frame walk.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+from dataclasses import dataclass
+
+import gradnb
+
+_GRADNB_DIR = os.path.dirname(os.path.abspath(gradnb.__file__)) + os.sep
+#: Frames of IPython itself (a magic's caller) stand for "the running cell", without a line.
+_IPYTHON_MARK = os.sep + "IPython" + os.sep
+#: Cell bodies run by ``%%trace`` are compiled under this file name.
+TRACE_CELL_FILENAME = "<trace>"
+
+_internal_code: dict = {}  # code object -> whether it is gradnb's own (or the runtime's)
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """A line of user code: ``cell`` is the notebook execution count, or None for a file."""
+
+    filename: str
+    line: int
+    cell: int | None = None
+
+    def __str__(self) -> str:
+        if self.cell is not None:
+            return f"cell [{self.cell}], line {self.line}" if self.line else f"cell [{self.cell}]"
+        return f"{os.path.basename(self.filename)}:{self.line}"
+
+    def source(self) -> str:
+        """The text of the line, stripped ('' when the source is not available)."""
+        line = self.line - 1 if self.filename == TRACE_CELL_FILENAME else self.line
+        return linecache.getline(self.filename, line).strip()
+
+
+def _is_internal(filename: str) -> bool:
+    return (filename.startswith(_GRADNB_DIR) or filename.endswith(("contextlib.py", "functools.py"))
+            or os.path.abspath(filename).startswith(_GRADNB_DIR))
+
+
+def user_frame(depth: int = 1):
+    """``(frame, api)``: the first frame of user code above the caller, and the name of the
+    outermost gradnb function called from it (``mul_``, ``__setitem__``), or ``""``."""
+    frame = sys._getframe(depth + 1)
+    api = ""
+    while frame is not None:
+        code = frame.f_code
+        inside = _internal_code.get(code)
+        if inside is None:
+            inside = _internal_code[code] = _is_internal(code.co_filename)
+        if not inside:
+            return frame, api
+        api = code.co_name
+        frame = frame.f_back
+    return None, api
+
+
+class CellNumbers:
+    """Maps a code file name to its notebook cell (IPython's compiler keeps the map)."""
+
+    def __init__(self) -> None:
+        ipython = sys.modules.get("IPython")
+        shell = ipython.get_ipython() if ipython is not None else None
+        self.shell = shell
+        self._map = getattr(getattr(shell, "compile", None), "_filename_map", None)
+
+    def where(self, frame) -> Where:
+        """The :class:`Where` of ``frame``'s current line."""
+        filename = frame.f_code.co_filename
+        line = frame.f_lineno
+        if self._map is not None:
+            cell = self._map.get(filename)
+            if cell is not None:
+                return Where(filename, line, cell)
+            if filename == TRACE_CELL_FILENAME:
+                return Where(filename, line + 1, self.shell.execution_count)
+            if _IPYTHON_MARK in filename:
+                return Where(filename, 0, self.shell.execution_count)
+        return Where(filename, line)
+
+
+def caller_where(cells: CellNumbers | None = None, depth: int = 1) -> Where | None:
+    """Where the user code above the caller is now (None if there is no user frame)."""
+    frame, _ = user_frame(depth + 1)
+    if frame is None:
+        return None
+    return (cells or CellNumbers()).where(frame)
