@@ -41,7 +41,7 @@ def default_convert(data):
     ``DataLoader`` with ``batch_size=None`` applies to each sample)."""
     if isinstance(data, Tensor):
         return data
-    if isinstance(data, np.ndarray) or isinstance(data, (np.bool_, np.number)):
+    if isinstance(data, (np.ndarray, np.bool_, np.number)):
         if _STRING_OR_OBJECT_DTYPE.search(np.asarray(data).dtype.str) is not None:
             return data
         return as_tensor(np.asarray(data) if isinstance(data, np.generic) else data)

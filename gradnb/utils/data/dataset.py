@@ -111,7 +111,7 @@ class ConcatDataset(Dataset):
             raise AssertionError("datasets should not be an empty iterable")
         for d in self.datasets:
             if isinstance(d, IterableDataset):
-                raise AssertionError("ConcatDataset does not support IterableDataset")
+                raise AssertionError("ConcatDataset does not support IterableDataset")  # noqa: TRY004 (PyTorch's type)
         self.cumulative_sizes = self.cumsum(self.datasets)
 
     def __len__(self) -> int:
@@ -136,14 +136,14 @@ class ChainDataset(IterableDataset):
     def __iter__(self):
         for d in self.datasets:
             if not isinstance(d, IterableDataset):
-                raise AssertionError("ChainDataset only supports IterableDataset")
+                raise AssertionError("ChainDataset only supports IterableDataset")  # noqa: TRY004 (as PyTorch)
             yield from d
 
     def __len__(self) -> int:
         total = 0
         for d in self.datasets:
             if not isinstance(d, IterableDataset):
-                raise AssertionError("ChainDataset only supports IterableDataset")
+                raise AssertionError("ChainDataset only supports IterableDataset")  # noqa: TRY004 (as PyTorch)
             total += len(d)
         return total
 
@@ -171,7 +171,7 @@ class Subset(Dataset):
 
 
 def _lengths_from_fractions(fractions, n: int) -> list[int]:
-    lengths = [int(math.floor(n * frac)) for frac in fractions]
+    lengths = [math.floor(n * frac) for frac in fractions]
     # PyTorch hands the remainder out one by one, round-robin from the first part.
     for i in range(n - sum(lengths)):
         lengths[i % len(lengths)] += 1

@@ -114,7 +114,7 @@ class WeightedRandomSampler(Sampler):
             raise ValueError(f"num_samples should be a positive integer value, but got "
                              f"num_samples={num_samples}")
         if not isinstance(replacement, bool):
-            raise ValueError(f"replacement should be a boolean value, but got "
+            raise ValueError(f"replacement should be a boolean value, but got "  # noqa: TRY004 (as PyTorch)
                              f"replacement={replacement}")
         weights_tensor = as_tensor(weights, dtype=_dtype.float64)
         if weights_tensor.ndim != 1:
@@ -142,7 +142,8 @@ class BatchSampler(Sampler):
             raise ValueError(f"batch_size should be a positive integer value, but got "
                              f"batch_size={batch_size}")
         if not isinstance(drop_last, bool):
-            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+            raise ValueError(  # noqa: TRY004 (PyTorch raises ValueError here)
+                f"drop_last should be a boolean value, but got drop_last={drop_last}")
         self.sampler = sampler
         self.batch_size = batch_size
         self.drop_last = drop_last

@@ -69,7 +69,7 @@ def test_shuffled_loader_is_a_permutation_and_reproducible(torch):
     assert first == epoch(0) and first != epoch(1)
     assert [[part[:3] for part in b[1]] for b in first] == [[part[:3] for part in b[1]]
                                                             for b in theirs]
-    assert sorted(sum((b[1][1][3] for b in first), [])) == list(range(7))
+    assert sorted(y for b in first for y in b[1][1][3]) == list(range(7))
 
 
 def test_global_seed_makes_shuffle_reproducible():
@@ -290,7 +290,7 @@ def test_random_split_lengths_match_torch(torch, lengths):
     theirs = torch.utils.data.random_split(range(7), lengths,
                                            generator=torch.Generator().manual_seed(0))
     assert [len(p) for p in ours] == [len(p) for p in theirs]
-    assert sorted(sum((list(p) for p in ours), [])) == list(range(7))
+    assert sorted(i for p in ours for i in p) == list(range(7))
     assert math.isclose(sum(len(p) for p in ours), 7)
 
 
