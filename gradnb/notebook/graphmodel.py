@@ -37,8 +37,11 @@ NODE_KINDS: tuple[str, ...] = (
 EDGE_KINDS: tuple[str, ...] = ("data", "saved")
 
 #: How the ``%backward`` view marks a node: the gradient flowed through it (``path``), it is
-#: the node being run in step-through (``active``), or step-through already ran it (``done``).
-HIGHLIGHTS: tuple[str | None, ...] = (None, "path", "active", "done")
+#: the node being run in step-through (``active``), or step-through already ran it (``done``);
+#: how a diff of two traces marks it: new in the second (``added``), only in the first
+#: (``removed``), or present in both with another shape, dtype or gradient (``changed``).
+HIGHLIGHTS: tuple[str | None, ...] = (None, "path", "active", "done", "added", "removed",
+                                      "changed")
 
 
 @dataclass(slots=True)
