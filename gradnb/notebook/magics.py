@@ -113,10 +113,11 @@ class GradnbMagics(Magics):
         dtypes. The cell's last expression is its result, as without the magic; an error in the
         cell is a normal cell error (the graph so far is still shown).
         """
+        __tracebackhide__ = True  # an error in the cell shows the user's line, not this frame
         args = self._parse(self.trace, line)
         if args.store is not None and not args.store.isidentifier():
             raise UsageError(f"%%trace: --store needs a variable name, got {args.store!r}")
-        body, last = self._compile_cell(cell)
+        body, last = self._compile_cell(line, cell)
         namespace = self.shell.user_ns
         recording = Trace()
 
@@ -142,16 +143,24 @@ class GradnbMagics(Magics):
                 self._show(final, final.widget if live is not None else None)
         return result
 
-    def _compile_cell(self, cell: str):
-        """Parse and transform the cell as IPython would; split off a last expression."""
+    def _compile_cell(self, line: str, cell: str):
+        """Parse and transform the cell as IPython would; split off a last expression.
+
+        The whole cell, ``%%trace`` line included, is registered with ``linecache`` under
+        IPython's name for the cell (``Cell In[4]``), and line numbers count from that first
+        line, so a traceback shows the user's code at the right line.
+        """
         shell = self.shell
         source = shell.transform_cell(cell)
+        filename = shell.compile.cache(f"%%trace {line}".rstrip() + "\n" + cell,
+                                       shell.execution_count)
         tree = shell.transform_ast(shell.compile.ast_parse(source))
+        ast.increment_lineno(tree, 1)
         last = None
         if tree.body and isinstance(tree.body[-1], ast.Expr):
-            last = shell.compile(ast.Expression(tree.body[-1].value), "<trace>", "eval")
+            last = shell.compile(ast.Expression(tree.body[-1].value), filename, "eval")
             tree.body = tree.body[:-1]
-        return shell.compile(tree, "<trace>", "exec"), last
+        return shell.compile(tree, filename, "exec"), last
 
     # -- %tracediff ------------------------------------------------------------------------------
     @magic_arguments()
