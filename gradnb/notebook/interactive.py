@@ -114,11 +114,13 @@ def _chain_groups(drawn: Graph, grouped: set[int]) -> list[Group]:
 
 
 def _chain_label(ops: list[GraphNode]) -> str:
+    """``MulBackward0 → TanhBackward0 ×29 +1``: the shortest repeating body of the chain."""
     names = [op.label for op in ops]
     for period in range(1, len(names) // 2 + 1):
-        if len(names) % period == 0 and names == names[:period] * (len(names) // period):
+        if all(names[i] == names[i % period] for i in range(len(names))):
+            repeats, rest = divmod(len(names), period)
             body = " → ".join(names[:period])
-            return f"{body} ×{len(names) // period}"
+            return f"{body} ×{repeats}" + (f" +{rest}" if rest else "")
     return f"chain of {len(names)} ops"
 
 
