@@ -21,6 +21,8 @@ An observer is any object with some of these methods; each is called only if def
   ``with inference_mode()`` block switched recording off, or switched it back on at its end
   (``mode`` is the switch's name).
 - ``tensor_modified(tensor)``: ``tensor`` was written in place (its version counter moved on).
+- ``module_entered(module)`` / ``module_exited(module)``: an ``nn.Module`` call (hooks and
+  ``forward``) begins / ends, even when it raises; ops recorded between the two ran inside it.
 
 The engine checks ``if observers:`` (a list's truthiness) before building any payload, so with no
 observer the seam costs one global lookup per op.

@@ -54,7 +54,7 @@ class StepThrough:
         self.steps: list[Step] = view.run.steps
         built = view.built
         self._box = built.box_of
-        self._saved_box = built.saved_box
+        self._savers = _savers_of_saved_boxes(built)
         self._leaf_boxes = sorted(
             built.box_of[leaf.key] for leaf in view.run.trace.leaves
             if built.box_of.get(leaf.key) in set(view.path_ids)
@@ -148,14 +148,14 @@ class StepThrough:
         return to_svg(graph, self.view.graph_view.layout, title=title, legend=True)
 
     def _mark_saved(self, graph, ran: int) -> None:
-        """Saved boxes read "freed" only once their node has run (and the pass frees)."""
+        """Saved boxes read "freed" only once every node that saved them has run (and the pass
+        frees), instead of "released" from the first frame on."""
         ran_keys = {s.key for s in self.steps[:ran]}
-        trace = self.view.run.trace
-        for key, box in self._saved_box.items():
-            record = trace.record(key)
-            freed = self._frees and key in ran_keys
-            graph.nodes[box].sublabel = format_bytes(record.saved_bytes) + (
-                ", freed" if freed else "")
+        for box, savers in self._savers.items():
+            node = graph.nodes[box]
+            size = node.sublabel.removesuffix(", released")
+            freed = self._frees and savers <= ran_keys
+            node.sublabel = size + (", freed" if freed else "")
 
     def freed_bar(self, index: int) -> str:
         """``saved freed: 12 B of 28 B`` with a text bar."""
@@ -211,6 +211,16 @@ class StepThrough:
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         return {"text/html": self.to_html(), "text/plain": self.text()}
+
+
+def _savers_of_saved_boxes(built) -> dict[int, set[int]]:
+    """Saved box id -> the trace keys of the ops that keep it (one buffer may serve several)."""
+    key_of_box = {box: key for key, box in built.box_of.items()}
+    savers: dict[int, set[int]] = {}
+    for edge in built.graph.edges:
+        if edge.kind == "saved" and edge.dst in key_of_box:
+            savers.setdefault(edge.src, set()).add(key_of_box[edge.dst])
+    return savers
 
 
 def _label(view: BackwardView, key: int | None) -> str:

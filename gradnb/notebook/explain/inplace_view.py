@@ -102,7 +102,8 @@ class InplaceErrorView:
             op_box = built.box_of.get(key)
             if op_box is not None:
                 graph.set_highlight([op_box], "active")
-            saved_box = built.saved_box.get(key)
+            saved_box = next((e.src for e in graph.edges
+                              if e.kind == "saved" and e.dst == op_box), None)
             if saved_box is not None:
                 graph.set_highlight([saved_box], "path")
             target = saved_box if saved_box is not None else op_box

@@ -2,8 +2,8 @@
 
 :func:`caller_where` walks up the stack past gradnb's own frames (ops, modules, the magics) to
 the first frame of user code. In IPython a cell's code has a file name that the shell's compiler
-maps to the cell's execution count, so the place reads ``cell [3], line 2``; a ``%%trace`` cell
-body (compiled as ``<trace>``) counts its lines after the magic's own line. Elsewhere it reads
+maps to the cell's execution count, so the place reads ``cell [3], line 2`` (``%%trace``
+registers its cell the same way, counting the magic's own line). Elsewhere it reads
 ``model.py:12``. Looking a code object up is cached, so a capture costs a short frame walk.
 """
 
@@ -19,8 +19,6 @@ import gradnb
 _GRADNB_DIR = os.path.dirname(os.path.abspath(gradnb.__file__)) + os.sep
 #: Frames of IPython itself (a magic's caller) stand for "the running cell", without a line.
 _IPYTHON_MARK = os.sep + "IPython" + os.sep
-#: Cell bodies run by ``%%trace`` are compiled under this file name.
-TRACE_CELL_FILENAME = "<trace>"
 
 _internal_code: dict = {}  # code object -> whether it is gradnb's own (or the runtime's)
 
@@ -40,8 +38,7 @@ class Where:
 
     def source(self) -> str:
         """The text of the line, stripped ('' when the source is not available)."""
-        line = self.line - 1 if self.filename == TRACE_CELL_FILENAME else self.line
-        return linecache.getline(self.filename, line).strip()
+        return linecache.getline(self.filename, self.line).strip() if self.line else ""
 
 
 def _is_internal(filename: str) -> bool:
@@ -83,8 +80,6 @@ class CellNumbers:
             cell = self._map.get(filename)
             if cell is not None:
                 return Where(filename, line, cell)
-            if filename == TRACE_CELL_FILENAME:
-                return Where(filename, line + 1, self.shell.execution_count)
             if _IPYTHON_MARK in filename:
                 return Where(filename, 0, self.shell.execution_count)
         return Where(filename, line)
