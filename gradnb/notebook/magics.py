@@ -24,6 +24,7 @@ from gradnb.notebook.backward_run import backward_problem, watched_backward
 from gradnb.notebook.backward_view import BackwardView
 from gradnb.notebook.explain import watch_session, watcher, watching
 from gradnb.notebook.explain.inplace_view import InplaceErrorView, is_inplace_error
+from gradnb.notebook.explain.where import running_cell
 from gradnb.notebook.explain.why import Why, explain
 from gradnb.notebook.grad_flow import GradFlow
 from gradnb.notebook.grad_table import GradTable
@@ -161,7 +162,7 @@ class GradnbMagics(Magics):
         shell = self.shell
         source = shell.transform_cell(cell)
         filename = shell.compile.cache(f"%%trace {line}".rstrip() + "\n" + cell,
-                                       shell.execution_count)
+                                       running_cell(shell))
         tree = shell.transform_ast(shell.compile.ast_parse(source))
         ast.increment_lineno(tree, 1)
         last = None

@@ -156,6 +156,7 @@ class StepThrough:
             size = node.sublabel.removesuffix(", released")
             freed = self._frees and savers <= ran_keys
             node.sublabel = size + (", freed" if freed else "")
+            node.detail = node.detail.replace(", released", ", freed" if freed else "")
 
     def freed_bar(self, index: int) -> str:
         """``saved freed: 12 B of 28 B`` with a text bar."""

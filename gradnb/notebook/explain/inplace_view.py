@@ -44,6 +44,8 @@ class Culprit:
     version: int
     saved_where: Where | None
     writes: list[Write]
+    #: the version counter the saved tensor shares with its views and aliases.
+    counter: list
 
 
 def find_culprit(root_nodes) -> Culprit | None:
@@ -66,11 +68,11 @@ def find_culprit(root_nodes) -> Culprit | None:
                 t = entry[1]
                 return Culprit(node, t, tuple(t._data.shape), t._data.dtype.name, entry[2],
                                t._version[0], watch.where_of(node),
-                               watch.writes_to(t._version, entry[2]))
+                               watch.writes_to(t._version, entry[2]), t._version)
             if entry[0] == _OUTPUT and entry[2][0] != entry[3]:
                 return Culprit(node, None, tuple(entry[1].shape), entry[1].dtype.name, entry[3],
                                entry[2][0], watch.where_of(node),
-                               watch.writes_to(entry[2], entry[3]))
+                               watch.writes_to(entry[2], entry[3]), entry[2])
     return None
 
 
@@ -95,10 +97,15 @@ class InplaceErrorView:
         culprit = self.culprit
         if culprit is not None:
             key = trace.key_of(culprit.node)
-            if culprit.tensor is not None:
-                self.saved_name = names.of_tensor(culprit.tensor) or self.saved_name
-            elif key is not None:
-                self.saved_name = built.label_of.get(key, f"the result of {culprit.node.name()}")
+            # The saved tensor, or the variable that still shares its version counter (an
+            # output written in place, ``y.mul_(2)``, is that same ``y``).
+            sharing = [n for n, t in names.tensors() if t._version is culprit.counter]
+            if culprit.tensor is not None and names.of_tensor(culprit.tensor):
+                self.saved_name = names.of_tensor(culprit.tensor)
+            elif sharing:
+                self.saved_name = sharing[0]
+            else:
+                self.saved_name = f"the result of {culprit.node.name()}"
             op_box = built.box_of.get(key)
             if op_box is not None:
                 graph.set_highlight([op_box], "active")

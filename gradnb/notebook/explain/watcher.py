@@ -54,8 +54,8 @@ class Cut:
     source_name: str
     source_node: weakref.ref | None = field(repr=False, default=None)
     result: weakref.ref | None = field(repr=False, default=None)
-    #: the leaves (their ``id()``) the value was computed from.
-    leaves: frozenset[int] = frozenset()
+    #: the leaves the value was computed from (weak references).
+    leaves: tuple[weakref.ref, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -151,7 +151,7 @@ class Watcher:
 
     def cuts_from_leaf(self, leaf) -> list[Cut]:
         """Cuts whose value was computed from ``leaf`` (newest first)."""
-        return [c for c in reversed(self.cuts) if id(leaf) in c.leaves]
+        return [c for c in reversed(self.cuts) if any(ref() is leaf for ref in c.leaves)]
 
     def writes_to(self, version_counter: list, after: int) -> list[Write]:
         """In-place writes through this version counter that made a version above ``after``."""
@@ -377,12 +377,12 @@ def _saved_values(node) -> list[tuple[str, np.ndarray]]:
     return out
 
 
-def _leaves_behind(node) -> frozenset[int]:
-    """The ``id()`` of every leaf whose AccumulateGrad is reachable from ``node``."""
+def _leaves_behind(node) -> tuple[weakref.ref, ...]:
+    """Weak references to every leaf whose AccumulateGrad is reachable from ``node``."""
     if node is None:
-        return frozenset()
+        return ()
     seen: set[int] = set()
-    leaves: set[int] = set()
+    leaves: list[weakref.ref] = []
     stack = [node]
     while stack:
         current = stack.pop()
@@ -390,10 +390,10 @@ def _leaves_behind(node) -> frozenset[int]:
             continue
         seen.add(current._seq)
         if type(current) is AccumulateGrad:
-            leaves.add(id(current.variable))
+            leaves.append(weakref.ref(current.variable))
             continue
         stack.extend(nxt for nxt, _ in current.next_functions if nxt is not None)
-    return frozenset(leaves)
+    return tuple(leaves)
 
 
 def _tensor_ids(namespace) -> dict[str, int]:

@@ -1,7 +1,7 @@
 """Where a value came from: the line of user code that ran an op, as a cell or ``file:line``.
 
-:func:`caller_where` walks up the stack past gradnb's own frames (ops, modules, the magics) to
-the first frame of user code. In IPython a cell's code has a file name that the shell's compiler
+:func:`caller_where` walks up the stack past gradnb's own frames (ops, modules, the magics)
+and IPython's to the first frame of user code. In IPython a cell's code has a file name that the shell's compiler
 maps to the cell's execution count, so the place reads ``cell [3], line 2`` (``%%trace``
 registers its cell the same way, counting the magic's own line). Elsewhere it reads
 ``model.py:12``. Looking a code object up is cached, so a capture costs a short frame walk.
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import gradnb
 
 _GRADNB_DIR = os.path.dirname(os.path.abspath(gradnb.__file__)) + os.sep
-#: Frames of IPython itself (a magic's caller) stand for "the running cell", without a line.
+#: IPython's own frames are skipped too: a magic's caller is the cell that ran the magic.
 _IPYTHON_MARK = os.sep + "IPython" + os.sep
 
 _internal_code: dict = {}  # code object -> whether it is gradnb's own (or the runtime's)
@@ -33,16 +33,17 @@ class Where:
 
     def __str__(self) -> str:
         if self.cell is not None:
-            return f"cell [{self.cell}], line {self.line}" if self.line else f"cell [{self.cell}]"
+            return f"cell [{self.cell}], line {self.line}"
         return f"{os.path.basename(self.filename)}:{self.line}"
 
     def source(self) -> str:
         """The text of the line, stripped ('' when the source is not available)."""
-        return linecache.getline(self.filename, self.line).strip() if self.line else ""
+        return linecache.getline(self.filename, self.line).strip()
 
 
 def _is_internal(filename: str) -> bool:
-    return (filename.startswith(_GRADNB_DIR) or filename.endswith(("contextlib.py", "functools.py"))
+    return (filename.startswith(_GRADNB_DIR) or _IPYTHON_MARK in filename
+            or filename.endswith(("contextlib.py", "functools.py"))
             or os.path.abspath(filename).startswith(_GRADNB_DIR))
 
 
@@ -80,8 +81,6 @@ class CellNumbers:
             cell = self._map.get(filename)
             if cell is not None:
                 return Where(filename, line, cell)
-            if _IPYTHON_MARK in filename:
-                return Where(filename, 0, self.shell.execution_count)
         return Where(filename, line)
 
 
@@ -91,3 +90,17 @@ def caller_where(cells: CellNumbers | None = None, depth: int = 1) -> Where | No
     if frame is None:
         return None
     return (cells or CellNumbers()).where(frame)
+
+
+def running_cell(shell) -> int:
+    """The execution count of the cell running now (a magic's caller), whichever IPython: 9
+    counts ``execution_count`` up before a cell runs, 8 after. The cell's own code is the
+    nearest frame whose file name the shell's compiler mapped to a cell."""
+    cells = getattr(shell.compile, "_filename_map", {})
+    frame = sys._getframe(1)
+    while frame is not None:
+        number = cells.get(frame.f_code.co_filename)
+        if number is not None:
+            return number
+        frame = frame.f_back
+    return shell.execution_count
