@@ -99,7 +99,7 @@ class Watcher:
         self._cut_of_result: dict[int, tuple[weakref.ref, Cut]] = {}
         self._writes: dict[int, tuple[list, list[Write]]] = {}
         self.backwards: deque[BackwardRecord] = deque(maxlen=HISTORY)
-        self._leaf_last_use: dict[int, tuple[weakref.ref, weakref.ref, Where | None]] = {}
+        self._leaf_last_use: dict[int, tuple[weakref.ref, weakref.ref, tuple[str, int]]] = {}
         self._leaf_history: dict[int, tuple[weakref.ref, list[int]]] = {}
         self._blocks: list[tuple[str, Where | None, object, dict[str, int]]] = []
         self._marks: dict[int, Blame] = {}
@@ -140,9 +140,10 @@ class Watcher:
     def where_of(self, node) -> Where | None:
         """The line that created ``node`` (None if it was not watched)."""
         try:
-            return self._origin.get(node)
+            spot = self._origin.get(node)
         except TypeError:
             return None
+        return None if spot is None else self._cells.at(*spot)
 
     def cut_of(self, tensor) -> Cut | None:
         """The cut that produced ``tensor`` (a detached copy, a tensor made under no_grad)."""
@@ -166,7 +167,7 @@ class Watcher:
         if entry is None or entry[0]() is not leaf:
             return None
         node = entry[1]()
-        return (node, entry[2]) if node is not None else None
+        return (node, self._cells.at(*entry[2])) if node is not None else None
 
     def passes_of(self, leaf) -> list[int]:
         """Indexes of the backward passes that wrote ``leaf.grad``, since it was last fresh."""
@@ -184,16 +185,20 @@ class Watcher:
 
     # -- events: forward ------------------------------------------------------------------------
     def op_recorded(self, node, outputs) -> None:
-        """Remember the node's line and which leaves it used."""
-        where = self._where()
+        """Remember the node's line (as file name and line, made readable when asked) and
+        which leaves it used: this runs for every op, so it stays a frame walk and a store."""
+        frame, _ = user_frame(1)
+        if frame is None:
+            return
+        spot = (frame.f_code.co_filename, frame.f_lineno)
         try:
-            self._origin[node] = where
+            self._origin[node] = spot
         except TypeError:
             return
         for nxt, _ in node.next_functions:
             if type(nxt) is AccumulateGrad:
                 leaf = nxt.variable
-                self._leaf_last_use[id(leaf)] = (weakref.ref(leaf), weakref.ref(node), where)
+                self._leaf_last_use[id(leaf)] = (weakref.ref(leaf), weakref.ref(node), spot)
 
     def value_detached(self, source, result, how: str) -> None:
         """Remember where a value left the graph."""
@@ -256,26 +261,29 @@ class Watcher:
         self.backwards.append(self._current)
 
     def node_executed(self, node, grad_outputs, grad_inputs) -> None:
-        """Find the first node that made a gradient all-zero or non-finite, and pass it on."""
+        """Find the first node that made a gradient all-zero or non-finite, and pass it on.
+
+        The common case (a finite, non-zero gradient out) costs one sum and one ``any`` per
+        gradient; the incoming gradients are only looked at when an outgoing one is bad."""
         record = self._current
         if record is None:
             return
         record.executed += 1
-        incoming = [host_array(_array(g)) for g in grad_outputs if g is not None]
         inherited = self._marks.pop(node._seq, None)
-        finite_in = all(np.isfinite(g).all() for g in incoming if g.dtype.kind in "fc")
-        nonzero_in = any(g.any() for g in incoming)
         for i, ((nxt, _), g) in enumerate(zip(node.next_functions, grad_inputs)):
             if nxt is None or g is None:
                 continue
             out = host_array(_array(g))
             blame = None
-            if out.dtype.kind in "fc" and not np.isfinite(out).all():
-                blame = inherited if not finite_in and inherited is not None else (
-                    self._blame_nonfinite(node, i, incoming, out) if finite_in else None)
+            if out.dtype.kind in "fc" and not np.isfinite(out.sum()) \
+                    and not np.isfinite(out).all():
+                incoming = _incoming(grad_outputs)
+                finite_in = all(np.isfinite(a).all() for a in incoming if a.dtype.kind in "fc")
+                blame = (self._blame_nonfinite(node, i, incoming, out) if finite_in
+                         else inherited)
             elif not out.any():
-                blame = inherited if not nonzero_in and inherited is not None else (
-                    self._blame_zero(node, out) if nonzero_in else None)
+                nonzero_in = any(a.any() for a in _incoming(grad_outputs))
+                blame = self._blame_zero(node, out) if nonzero_in else inherited
             if blame is not None:
                 self._marks.setdefault(nxt._seq, blame)
 
@@ -360,6 +368,10 @@ _BLOCKERS = {
 
 def _array(g):
     return g._data if isinstance(g, Tensor) else g
+
+
+def _incoming(grad_outputs) -> list[np.ndarray]:
+    return [host_array(_array(g)) for g in grad_outputs if g is not None]
 
 
 def _saved_values(node) -> list[tuple[str, np.ndarray]]:

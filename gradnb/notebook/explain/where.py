@@ -75,13 +75,12 @@ class CellNumbers:
 
     def where(self, frame) -> Where:
         """The :class:`Where` of ``frame``'s current line."""
-        filename = frame.f_code.co_filename
-        line = frame.f_lineno
-        if self._map is not None:
-            cell = self._map.get(filename)
-            if cell is not None:
-                return Where(filename, line, cell)
-        return Where(filename, line)
+        return self.at(frame.f_code.co_filename, frame.f_lineno)
+
+    def at(self, filename: str, line: int) -> Where:
+        """The :class:`Where` of ``line`` in the code file ``filename``."""
+        cell = self._map.get(filename) if self._map is not None else None
+        return Where(filename, line, cell)
 
 
 def caller_where(cells: CellNumbers | None = None, depth: int = 1) -> Where | None:
