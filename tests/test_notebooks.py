@@ -85,7 +85,7 @@ def stored(request):
 
 def test_the_series_is_complete():
     numbers = [path.name[:2] for path in NOTEBOOKS]
-    assert numbers == [f"{n:02d}" for n in range(1, 8)]
+    assert numbers == [f"{n:02d}" for n in range(1, 9)]
 
 
 def test_stored_outputs_exist_and_hold_no_errors(stored):

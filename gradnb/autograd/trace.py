@@ -161,6 +161,11 @@ class Trace(events.Subscriber):
         """The key of the record made for ``node`` (an op, or a leaf's AccumulateGrad)."""
         return self._key_of_node.get(node._seq)
 
+    def key_of_seq(self, seq: int) -> int | None:
+        """Like :meth:`key_of`, by the node's creation number (``node._seq``): for a node
+        that may have died since, such as the producer of a value that was detached."""
+        return self._key_of_node.get(seq)
+
     @property
     def saved_bytes(self) -> int:
         """Bytes of all distinct buffers saved by the recorded ops: a tensor saved by two ops

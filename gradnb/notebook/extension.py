@@ -1,16 +1,22 @@
 """``%load_ext gradnb`` / ``%unload_ext gradnb``: what gets registered, and removed again.
 
 Loading registers the magics, an HTML formatter for tensors and a :class:`MemoryLog` that
-records every backward from then on. Unloading removes all three, so the session is as it
-was (tensors print as text only, the magics are gone, no observer listens to the engine).
+records every backward from then on, and silences NumPy's floating-point warnings raised inside
+gradnb (``log(0)``, ``0/0``), where PyTorch is silent. Unloading removes all of it, so the
+session is as it was (tensors print as text only, the magics are gone, no observer listens to
+the engine).
 """
 
 from __future__ import annotations
+
+import warnings
 
 from gradnb._tensor import Tensor
 from gradnb.notebook.memory_meter import MemoryLog
 
 _loaded: dict[int, MemoryLog] = {}  # id(shell) -> its log
+#: The warnings filter loading adds: NumPy's RuntimeWarnings from gradnb's own modules.
+_QUIET_NUMPY = ("ignore", None, RuntimeWarning, r"gradnb\.", 0)
 
 
 def session_log() -> MemoryLog | None:
@@ -39,6 +45,7 @@ def load(shell) -> None:
     shell.register_magics(GradnbMagics)
     shell.display_formatter.formatters["text/html"].for_type(Tensor, tensor_html)
     _loaded[id(shell)] = MemoryLog().start()
+    warnings.filterwarnings(_QUIET_NUMPY[0], category=RuntimeWarning, module=_QUIET_NUMPY[3])
 
 
 def unload(shell) -> None:
@@ -51,6 +58,7 @@ def unload(shell) -> None:
     from gradnb.notebook.magics import GradnbMagics
 
     watch_session(False)
+    _remove_warning_filter()
 
     registry = shell.magics_manager.magics
     for kind, names in GradnbMagics.magics.items():
@@ -58,3 +66,13 @@ def unload(shell) -> None:
             registry[kind].pop(name, None)
     shell.magics_manager.registry.pop(GradnbMagics.__name__, None)
     shell.display_formatter.formatters["text/html"].pop(Tensor, None)
+
+
+def _remove_warning_filter() -> None:
+    for entry in list(warnings.filters):
+        action, message, category, module, lineno = entry
+        if (action, category, lineno) == ("ignore", RuntimeWarning, 0) and \
+                getattr(module, "pattern", module) == _QUIET_NUMPY[3] and message is None:
+            warnings.filters.remove(entry)
+            warnings._filters_mutated()
+            return

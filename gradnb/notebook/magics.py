@@ -217,7 +217,9 @@ class GradnbMagics(Magics):
         The report shows the graph with the path the gradient took, the ``.grad`` table of every
         leaf it reached (values or summary, norm, NaN/Inf/zero flags, fresh or accumulated) and
         the bytes the call freed. ``--step`` plays the pass node by node. Bad input changes
-        nothing: no graph is freed and no ``.grad`` is touched.
+        nothing: no graph is freed and no ``.grad`` is touched. When a saved tensor was
+        modified in place, the graph shows which one, the node that saved it and the write
+        (with their lines, for code that ran watched).
 
         Examples::
 
@@ -243,10 +245,12 @@ class GradnbMagics(Magics):
             run = watched_backward(root, gradient, retain_graph=args.retain_graph or None,
                                    create_graph=args.create_graph, keep_steps=args.step)
         except RuntimeError as error:
-            if is_inplace_error(error):
-                display(InplaceErrorView(snapshot([root]), [root.grad_fn], error,
-                                         self.shell.user_ns, label))
-            raise UsageError(f"%backward: {_one_line(error)}") from None
+            if not is_inplace_error(error):
+                raise UsageError(f"%backward: {_one_line(error)}") from None
+            # The drawing is the answer: which saved tensor, saved where, written where.
+            display(InplaceErrorView(snapshot([root]), [root.grad_fn], error,
+                                     self.shell.user_ns, label))
+            return
         view = BackwardView(run, self.shell.user_ns, label, show_saved=not args.no_saved)
         if args.step:
             stepper = StepThrough(view)

@@ -43,8 +43,7 @@ def annotate(built, trace: Trace) -> None:
 
 def _source_box(built, trace: Trace, cut: Cut) -> tuple[int | None, bool]:
     """The box the value left from, and whether it is an op (not a leaf)."""
-    node = cut.source_node() if cut.source_node is not None else None
-    key = trace.key_of(node) if node is not None else None
+    key = trace.key_of_seq(cut.source_seq) if cut.source_seq is not None else None
     if key is None:
         return None, False
     if isinstance(trace.record(key), OpRecord):

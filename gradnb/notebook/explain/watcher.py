@@ -45,14 +45,15 @@ class Cut:
     """A place where a value left the graph.
 
     ``how`` is ``detach()``, ``.data``, ``.item()``, ``.numpy()``, ``.tolist()``, ``tensor()``,
-    ``no_grad`` or ``inference_mode``; ``source_node`` the node behind the value (weak), and
-    ``result`` the tensor that came out (weak; None for a Python number or NumPy array).
+    ``no_grad`` or ``inference_mode``; ``source_seq`` says which node the value came from, and
+    ``result`` is the tensor that came out (weak; None for a Python number or NumPy array).
     """
 
     how: str
     where: Where | None
     source_name: str
-    source_node: weakref.ref | None = field(repr=False, default=None)
+    #: creation number (``_seq``) of the node behind the value, or None (a no_grad block).
+    source_seq: int | None = None
     result: weakref.ref | None = field(repr=False, default=None)
     #: the leaves the value was computed from (weak references).
     leaves: tuple[weakref.ref, ...] = ()
@@ -206,7 +207,7 @@ class Watcher:
         if node is None and source._accumulator is not None:
             node = source._accumulator()
         cut = Cut(how, self._where(), node.name() if node is not None else "a leaf",
-                  weakref.ref(node) if node is not None else None,
+                  node._seq if node is not None else None,
                   weakref.ref(result) if result is not None else None,
                   _leaves_behind(node))
         self._remember_cut(cut, result)

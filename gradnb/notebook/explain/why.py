@@ -256,10 +256,12 @@ def _value_reason(name: str, t: Tensor, watch: Watcher) -> Reason:
                       "check that op's inputs (initialisation, learning rate, the mask)",
                       blame.where)
     if len(passes) > 1:
-        wheres = ", ".join(str(r.where) for r in map(watch.backward, passes)
-                           if r is not None and r.where is not None)
+        spots = list(dict.fromkeys(str(r.where) for r in map(watch.backward, passes)
+                                   if r is not None and r.where is not None))
+        wheres = (f" (all at {spots[0]})" if len(spots) == 1 and len(passes) > 1 else
+                  f" ({', '.join(spots)})" if spots else "")
         return Reason(name, f"{name}: .grad is the sum of {len(passes)} backward passes"
-                            f"{' (' + wheres + ')' if wheres else ''}: gradients accumulate",
+                            f"{wheres}: gradients accumulate",
                       ["each backward adds into .grad; nothing reset it in between"],
                       "call optimizer.zero_grad() (or set .grad = None) before each backward")
     where = record.where if record is not None else None
