@@ -7,7 +7,11 @@ Views (usable without magics, in any IPython display):
 - :class:`GradTable`: ``.grad`` of named tensors;
 - :class:`MemoryMeter`: freed/released/retained bytes of each backward, with a plot;
 - :class:`GradFlow`: per-parameter gradient statistics across a model's layers;
-- :class:`TraceDiff` (``diff(before, after)``): what changed between two traced runs.
+- :class:`TraceDiff` (``diff(before, after)``): what changed between two traced runs;
+- :func:`why`: why a tensor's ``.grad`` is None, zero, NaN or accumulated, with the line.
+
+``trace()`` here records a graph and watches it (source lines, cut edges); ``watching()`` watches
+without recording a graph, so ``why`` can say where things happened.
 
 Importing this package does not import IPython or ipywidgets; the magics module does, and is
 loaded only by ``%load_ext gradnb``.
@@ -15,7 +19,8 @@ loaded only by ``%load_ext gradnb``.
 
 from __future__ import annotations
 
-from gradnb.autograd.trace import Trace, trace
+from gradnb.autograd.trace import Trace
+from gradnb.notebook.explain import WatchedTrace, watching, why
 from gradnb.notebook.grad_flow import GradFlow
 from gradnb.notebook.grad_table import GradTable
 from gradnb.notebook.graph_view import GraphView
@@ -33,7 +38,15 @@ __all__ = [
     "load_ipython_extension",
     "trace",
     "unload_ipython_extension",
+    "watching",
+    "why",
 ]
+
+
+def trace() -> WatchedTrace:
+    """Record the graph of every op run in the block, with each op's source line and the places
+    where values left the graph (``with gradnb.notebook.trace() as t: ...``)."""
+    return WatchedTrace()
 
 
 def load_ipython_extension(ipython) -> None:

@@ -49,6 +49,16 @@ def test_watched_nodes_remember_their_source_line_and_the_graph_shows_it():
     assert f"created at {HERE}:{where.line}" in svg
 
 
+def test_the_notebook_tracer_watches_while_it_records():
+    from gradnb.notebook import trace
+
+    x = gradnb.tensor([1.0, 2.0], requires_grad=True)
+    with trace() as t:
+        y = x.exp()  # marker: notebook trace
+    assert watcher().where_of(y.grad_fn).line == line_of("marker: notebook trace")
+    assert [op.name for op in t.ops] == ["ExpBackward0"] and not watcher().active
+
+
 def test_unwatched_code_costs_no_observer():
     before = list(events.observers)
     x = gradnb.tensor(2.0, requires_grad=True)

@@ -9,7 +9,13 @@
 
 from __future__ import annotations
 
-from gradnb.notebook.explain.watcher import Watcher, watch_session, watcher, watching
+from gradnb.notebook.explain.watcher import (
+    WatchedTrace,
+    Watcher,
+    watch_session,
+    watcher,
+    watching,
+)
 from gradnb.notebook.explain.why import Why, why
 
-__all__ = ["Watcher", "Why", "watch_session", "watcher", "watching", "why"]
+__all__ = ["WatchedTrace", "Watcher", "Why", "watch_session", "watcher", "watching", "why"]

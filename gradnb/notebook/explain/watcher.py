@@ -29,6 +29,7 @@ import numpy as np
 from gradnb._tensor import Tensor
 from gradnb.autograd import events
 from gradnb.autograd.graph import AccumulateGrad
+from gradnb.autograd.trace import Trace
 from gradnb.notebook.explain.where import CellNumbers, Where, user_frame
 from gradnb.notebook.formatting import format_shape, host_array
 
@@ -449,3 +450,29 @@ def watch_session(on: bool) -> None:
     elif not on and _WATCHER.session:
         _WATCHER.session = False
         _WATCHER.stop()
+
+
+class WatchedTrace(Trace):
+    """A :class:`~gradnb.autograd.trace.Trace` that also watches while it records, so its graph
+    shows source lines and cut edges: what ``gradnb.notebook.trace()`` returns.
+
+    >>> import gradnb
+    >>> from gradnb.notebook import trace
+    >>> x = gradnb.tensor(2.0, requires_grad=True)
+    >>> with trace() as t:
+    ...     y = x.exp()
+    >>> watcher().where_of(y.grad_fn) is not None
+    True
+    """
+
+    def start(self):
+        """Begin recording and watching (idempotent)."""
+        if not self.active:
+            _WATCHER.start()
+        return super().start()
+
+    def stop(self) -> None:
+        """Stop recording and watching (idempotent)."""
+        if self.active:
+            _WATCHER.stop()
+        super().stop()
