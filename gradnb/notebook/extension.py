@@ -15,8 +15,8 @@ from gradnb._tensor import Tensor
 from gradnb.notebook.memory_meter import MemoryLog
 
 _loaded: dict[int, MemoryLog] = {}  # id(shell) -> its log
-#: The warnings filter loading adds: NumPy's RuntimeWarnings from gradnb's own modules.
-_QUIET_NUMPY = ("ignore", None, RuntimeWarning, r"gradnb\.", 0)
+#: Loading ignores NumPy's RuntimeWarnings raised in modules whose name matches this.
+_QUIET_MODULES = r"gradnb\."
 
 
 def session_log() -> MemoryLog | None:
@@ -45,7 +45,7 @@ def load(shell) -> None:
     shell.register_magics(GradnbMagics)
     shell.display_formatter.formatters["text/html"].for_type(Tensor, tensor_html)
     _loaded[id(shell)] = MemoryLog().start()
-    warnings.filterwarnings(_QUIET_NUMPY[0], category=RuntimeWarning, module=_QUIET_NUMPY[3])
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=_QUIET_MODULES)
 
 
 def unload(shell) -> None:
@@ -72,7 +72,7 @@ def _remove_warning_filter() -> None:
     for entry in list(warnings.filters):
         action, message, category, module, lineno = entry
         if (action, category, lineno) == ("ignore", RuntimeWarning, 0) and \
-                getattr(module, "pattern", module) == _QUIET_NUMPY[3] and message is None:
+                getattr(module, "pattern", module) == _QUIET_MODULES and message is None:
             warnings.filters.remove(entry)
             warnings._filters_mutated()
             return

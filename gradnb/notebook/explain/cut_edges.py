@@ -1,7 +1,7 @@
 """Put what the watcher saw into a built graph: source lines and dashed cut edges.
 
 Every op box whose node was created while watched gets its line in the tooltip
-(``MulBackward0 -> (3,) float32, created at cell [2], line 1``). Every recorded cut whose value
+(``MulBackward0 -> (3,) float32, created at line 1: h = x * 3``). Every recorded cut whose value
 came from a box of this graph, or whose result is a constant the graph uses, becomes a ``cut``
 box (``detach()`` with its line) joined by dashed ``cut`` edges: from the box the value left,
 and on to the constant it became. No gradient flows back along them, which is the point.
@@ -20,10 +20,9 @@ def annotate(built, trace: Trace) -> None:
     graph = built.graph
     for record in trace.ops:
         box = built.box_of.get(record.key)
-        node = record.node()
-        where = watch.where_of(node) if node is not None else None
+        where = watch.where_of_seq(record.seq)
         if box is not None and where is not None:
-            graph.nodes[box].detail += f", created at {where}"
+            graph.nodes[box].detail += f", created at {_place(where)}"
     constants = {id(leaf.tensor()): leaf.key for leaf in trace.leaves
                  if not leaf.requires_grad and leaf.tensor() is not None}
     next_id = max(graph.nodes, default=-1) + 1
@@ -53,9 +52,14 @@ def _source_box(built, trace: Trace, cut: Cut) -> tuple[int | None, bool]:
 
 
 def _cut_box(node_id: int, cut: Cut) -> GraphNode:
-    where = str(cut.where) if cut.where is not None else ""
-    line = cut.where.source() if cut.where is not None else ""
     detail = f"{cut.how}: the value left the graph here; no gradient flows back"
-    if where:
-        detail += f" ({where}{': ' + line if line else ''})"
-    return GraphNode(node_id, "cut", cut.how, where, detail)
+    if cut.where is not None:
+        detail += f" ({_place(cut.where)})"
+    return GraphNode(node_id, "cut", cut.how, cut.where.short() if cut.where else "", detail)
+
+
+def _place(where) -> str:
+    """``line 2: h = x * 2``: drawings name the line and its code, not the cell's number (which
+    depends on how often cells ran), so a stored drawing reads the same on every run."""
+    source = where.source()
+    return f"{where.short()}: {source}" if source else where.short()

@@ -117,7 +117,7 @@ class InplaceErrorView:
             next_id = max(graph.nodes, default=-1) + 1
             for write in culprit.writes or [None]:
                 op = write.op if write is not None else "in-place write"
-                sub = str(write.where) if write is not None and write.where else (
+                sub = write.where.short() if write is not None and write.where else (
                     f"version {culprit.saved_version} -> {culprit.version}")
                 box = graph.add_node(GraphNode(next_id, "cut", op, sub,
                                                f"{op} wrote {self.saved_name} in place ({sub})"))

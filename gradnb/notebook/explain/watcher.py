@@ -35,6 +35,8 @@ from gradnb.notebook.formatting import format_shape, host_array
 
 #: How many cuts, writes and backward passes are remembered (oldest forgotten first).
 HISTORY = 256
+#: How many nodes' source lines are remembered (oldest forgotten first).
+ORIGINS = 100_000
 
 #: Readable names for the gradnb functions that write in place.
 _WRITE_NAMES = {"__setitem__": "[...] =", "setitem": "[...] =", "__iadd__": "+=", "__isub__": "-=", "__imul__": "*=",
@@ -96,7 +98,9 @@ class Watcher:
     """Engine observer behind ``%why``, the cut edges and the in-place error view."""
 
     def __init__(self) -> None:
-        self._origin: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        # node._seq -> (file name, line): by number, so a drawing made after a temporary's
+        # node died still finds its line; the oldest entries go first past ORIGINS.
+        self._origin: dict[int, tuple[str, int]] = {}
         self.cuts: deque[Cut] = deque(maxlen=HISTORY)
         self._cut_of_result: dict[int, tuple[weakref.ref, Cut]] = {}
         self._writes: dict[int, tuple[list, list[Write]]] = {}
@@ -141,10 +145,12 @@ class Watcher:
     # -- what explanations ask ------------------------------------------------------------------
     def where_of(self, node) -> Where | None:
         """The line that created ``node`` (None if it was not watched)."""
-        try:
-            spot = self._origin.get(node)
-        except TypeError:
-            return None
+        return self.where_of_seq(node._seq)
+
+    def where_of_seq(self, seq: int) -> Where | None:
+        """The line that created the node numbered ``seq`` (``node._seq``), even if the node
+        has died since."""
+        spot = self._origin.get(seq)
         return None if spot is None else self._cells.at(*spot)
 
     def cut_of(self, tensor) -> Cut | None:
@@ -193,10 +199,10 @@ class Watcher:
         if frame is None:
             return
         spot = (frame.f_code.co_filename, frame.f_lineno)
-        try:
-            self._origin[node] = spot
-        except TypeError:
-            return
+        origin = self._origin
+        origin[node._seq] = spot
+        if len(origin) > ORIGINS:
+            del origin[next(iter(origin))]
         for nxt, _ in node.next_functions:
             if type(nxt) is AccumulateGrad:
                 leaf = nxt.variable

@@ -36,6 +36,11 @@ class Where:
             return f"cell [{self.cell}], line {self.line}"
         return f"{os.path.basename(self.filename)}:{self.line}"
 
+    def short(self) -> str:
+        """``line 2`` for a cell (drawings use it: a saved drawing then reads the same whatever
+        numbers the cells got when they ran), ``model.py:12`` for a file."""
+        return f"line {self.line}" if self.cell is not None else str(self)
+
     def source(self) -> str:
         """The text of the line, stripped ('' when the source is not available)."""
         return linecache.getline(self.filename, self.line).strip()
