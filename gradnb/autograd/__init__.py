@@ -19,12 +19,6 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
-from .saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
-
-# PyTorch users find the saved-tensor hooks in ``autograd.graph``.
-graph.saved_tensors_hooks = saved_tensors_hooks
-graph.save_on_cpu = save_on_cpu
-graph.disable_saved_tensors_hooks = disable_saved_tensors_hooks
 
 __all__ = [
     "Function",

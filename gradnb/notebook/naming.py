@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Mapping
 
-from gradnb._tensor import Tensor
+from gradnb._core.tensor import Tensor
 
 _IPYTHON_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython"})
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._core.tensor import Tensor
 from ..ops.creation import default_generator
 
 __all__ = ["DataLoader", "TensorDataset"]
