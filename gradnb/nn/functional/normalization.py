@@ -134,10 +134,18 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     count = x.size // x.shape[1] if x.shape[1] else 0
     stat_shape = [1] * x.ndim
     stat_shape[1] = -1
-    if training:
+    empty = x.size == 0
+    if empty:
+        # An empty batch normalises nothing and leaves the running statistics alone (PyTorch);
+        # its gradients are the empty input's and zero for the parameters.
+        xp = get_array_module(x)
+        channel_shape = [x.shape[1] if i == 1 else 1 for i in range(x.ndim)]
+        mean = xp.zeros(channel_shape, dtype=x.dtype)
+        rstd = xp.ones(channel_shape, dtype=x.dtype)
+    elif training:
         if count <= 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
-                             f"size {list(x.shape)}")
+                             f"size {input.shape!r}")
         mean, rstd = _stats(x, axes, eps)
         if running_mean is not None:
             _update_running(running_mean, running_var, x, mean, axes, count, momentum)
@@ -149,6 +157,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         out = out * weight._data.reshape(stat_shape)
     if bias is not None:
         out = out + bias._data.reshape(stat_shape)
+
+    training = training and not empty
 
     def save():
         return (0, 1 if weight is not None else None,

@@ -11,6 +11,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
+from ..._core import events
 from ..._core.backend import to_device
 from ..._core.grad_mode import no_grad
 from ..._core.hooks import RemovableHandle
@@ -94,6 +95,16 @@ class Module:
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
+        if not events.observers:
+            return self._call_with_hooks(args, kwargs)
+        # Observers (a trace grouping ops by module) see which module's forward is running.
+        events.emit("module_entered", self)
+        try:
+            return self._call_with_hooks(args, kwargs)
+        finally:
+            events.emit("module_exited", self)
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict):
         for hook in list(self._forward_pre_hooks.values()):
             result = hook(self, args)
             if result is not None:
