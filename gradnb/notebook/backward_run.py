@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gradnb._tensor import Tensor
+from gradnb._core.tensor import Tensor
 from gradnb.autograd import events
 from gradnb.autograd.memory import BackwardReport
 from gradnb.autograd.trace import Trace, snapshot

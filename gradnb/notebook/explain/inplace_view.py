@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
 
-from gradnb.autograd.graph import _INPUT, _OUTPUT, AccumulateGrad
+from gradnb._core.graph import _INPUT, _OUTPUT, AccumulateGrad
 from gradnb.autograd.trace import Trace
 from gradnb.notebook.build import build_graph, describe
 from gradnb.notebook.explain.watcher import Write, watcher

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gradnb._tensor import Tensor
+from gradnb._core.graph import AccumulateGrad
+from gradnb._core.tensor import Tensor
 from gradnb.autograd import events
-from gradnb.autograd.graph import AccumulateGrad
 from gradnb.autograd.trace import Trace
 from gradnb.notebook.explain.where import CellNumbers, Where, user_frame
 from gradnb.notebook.formatting import format_shape, host_array

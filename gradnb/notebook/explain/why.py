@@ -27,8 +27,8 @@ from html import escape
 
 import numpy as np
 
-from gradnb._tensor import Tensor
-from gradnb.autograd.graph import AccumulateGrad
+from gradnb._core.graph import AccumulateGrad
+from gradnb._core.tensor import Tensor
 from gradnb.notebook.explain.watcher import Watcher, watcher
 from gradnb.notebook.explain.where import Where
 from gradnb.notebook.formatting import host_array
