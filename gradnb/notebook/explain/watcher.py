@@ -17,6 +17,7 @@ The engine knows nothing of it: everything arrives through the event seam
 
 from __future__ import annotations
 
+import math
 import threading
 import weakref
 from collections import deque
@@ -272,7 +273,8 @@ class Watcher:
         """Find the first node that made a gradient all-zero or non-finite, and pass it on.
 
         The common case (a finite, non-zero gradient out) costs one sum and one ``any`` per
-        gradient; the incoming gradients are only looked at when an outgoing one is bad."""
+        gradient (a float comparison for a scalar); the incoming gradients are only looked at
+        when an outgoing one is bad."""
         record = self._current
         if record is None:
             return
@@ -283,17 +285,25 @@ class Watcher:
                 continue
             out = host_array(_array(g))
             blame = None
-            if out.dtype.kind in "fc" and not np.isfinite(out.sum()) \
-                    and not np.isfinite(out).all():
-                incoming = _incoming(grad_outputs)
-                finite_in = all(np.isfinite(a).all() for a in incoming if a.dtype.kind in "fc")
-                blame = (self._blame_nonfinite(node, i, incoming, out) if finite_in
-                         else inherited)
-            elif not out.any():
-                nonzero_in = any(a.any() for a in _incoming(grad_outputs))
-                blame = self._blame_zero(node, out) if nonzero_in else inherited
+            if out.size == 1 and out.dtype.kind == "f":  # scalars: Python floats are cheaper
+                value = float(out.reshape(()))
+                if value == 0.0 or not math.isfinite(value):
+                    blame = self._judge(node, i, grad_outputs, out, inherited)
+            elif (out.dtype.kind in "fc" and not np.isfinite(out.sum())
+                  and not np.isfinite(out).all()) or not out.any():
+                blame = self._judge(node, i, grad_outputs, out, inherited)
             if blame is not None:
                 self._marks.setdefault(nxt._seq, blame)
+
+    def _judge(self, node, index: int, grad_outputs, out, inherited) -> Blame | None:
+        """Blame for a bad outgoing gradient: this node if what came in was fine, else the
+        blame that came in with it."""
+        if out.dtype.kind in "fc" and not np.isfinite(out).all():
+            incoming = _incoming(grad_outputs)
+            finite_in = all(np.isfinite(a).all() for a in incoming if a.dtype.kind in "fc")
+            return self._blame_nonfinite(node, index, incoming, out) if finite_in else inherited
+        nonzero_in = any(a.any() for a in _incoming(grad_outputs))
+        return self._blame_zero(node, out) if nonzero_in else inherited
 
     def grad_accumulated(self, tensor, grad, accumulated) -> None:
         """A leaf's ``.grad`` was written: note the pass, and any blame that reached it."""
