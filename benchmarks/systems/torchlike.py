@@ -116,7 +116,7 @@ class TorchLikeSystem:
         return TorchLikeChain(self._torch, x0, deep_forward(n_iterations))
 
     def trace_context(self) -> contextlib.AbstractContextManager:
-        """The module's ``trace()`` context manager (gradnb's graph recorder)."""
-        if not hasattr(self._torch, "trace"):
-            raise Unsupported(f"{self._torch.__name__}.trace() does not exist")
-        return self._torch.trace()
+        """The module's ``autograd.graph_trace()`` context manager (gradnb's graph recorder)."""
+        if not hasattr(self._torch.autograd, "graph_trace"):
+            raise Unsupported(f"{self._torch.__name__}.autograd.graph_trace() does not exist")
+        return self._torch.autograd.graph_trace()

@@ -8,6 +8,18 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = [
+    "CPU",
+    "cuda_is_available",
+    "cuda_unavailable_reason",
+    "cupy_module",
+    "device",
+    "device_of",
+    "get_array_module",
+    "sum_to",
+    "to_device",
+]
+
 _cupy = None
 
 

@@ -20,6 +20,8 @@ from .grad_mode import state as _grad_state
 from .hooks import register
 from .printing import format_tensor
 
+__all__ = ["Size", "Tensor", "is_tensor", "numel"]
+
 
 class Size(tuple):
     """A tensor's shape: a tuple that prints as ``gradnb.Size([2, 3])``."""
@@ -352,6 +354,16 @@ class Tensor:
 
     def __reduce_ex__(self, protocol):
         raise TypeError("gradnb tensors are not pickled; save arrays with gradnb.save (npz)")
+
+
+def is_tensor(obj) -> bool:
+    """True if ``obj`` is a gradnb tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    """The number of elements of ``input``."""
+    return input.numel()
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

@@ -12,9 +12,9 @@ boxes of the first (dashed red) wired to the boxes they connected to.
 >>> import gradnb
 >>> from gradnb.notebook import GraphView
 >>> w = gradnb.tensor([1.0, 2.0], requires_grad=True)
->>> with gradnb.trace() as t1:
+>>> with gradnb.autograd.graph_trace() as t1:
 ...     y = (w * 2).sum()
->>> with gradnb.trace() as t2:
+>>> with gradnb.autograd.graph_trace() as t2:
 ...     y = (w * 2).exp().sum()
 >>> print(diff(GraphView(t1), GraphView(t2)).text().splitlines()[0])
 TraceDiff: 2 ops -> 3 ops: 1 added, 0 removed, 0 changed; 0 gradients changed

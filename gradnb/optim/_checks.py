@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+__all__ = ["check_betas", "check_eps", "check_lr", "check_weight_decay"]
+
 
 def check_lr(lr: float) -> None:
     """Reject a negative learning rate."""

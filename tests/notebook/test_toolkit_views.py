@@ -21,7 +21,7 @@ from .test_magics import FORWARD, assert_usage_error, ip, run, svg_labels  # noq
 def traced_mlp(width_in: int = 3, rows: int = 2, act=None):
     model = nn.Sequential(nn.Linear(width_in, 4), act or nn.Tanh(), nn.Linear(4, 2))
     x = gradnb.randn(rows, width_in)
-    with gradnb.trace() as recording:
+    with gradnb.autograd.graph_trace() as recording:
         loss = model(x).pow(2).sum()
     loss.backward()
     return GraphView(recording, namespace={"model": model, "x": x, "loss": loss}), model
@@ -41,7 +41,7 @@ def test_ops_inside_a_module_are_grouped_under_its_name():
 def test_a_module_called_twice_is_two_groups():
     layer = nn.Linear(2, 2)
     x = gradnb.ones(1, 2)
-    with gradnb.trace() as recording:
+    with gradnb.autograd.graph_trace() as recording:
         out = layer(layer(x)).sum()
     view = GraphView(recording, namespace={"layer": layer, "out": out})
     assert {n.group for n in view.graph.nodes.values() if n.kind == "op"} >= {
@@ -84,7 +84,7 @@ def test_hover_details_have_bytes_and_grad():
 
 def test_a_long_chain_is_one_folded_group():
     x = gradnb.ones(3, requires_grad=True)
-    with gradnb.trace() as recording:
+    with gradnb.autograd.graph_trace() as recording:
         y = x
         for _ in range(30):
             y = (y * 1.01).tanh()
@@ -98,7 +98,7 @@ def test_a_long_chain_is_one_folded_group():
 # -- saved tensors -------------------------------------------------------------------------------
 def test_a_buffer_saved_by_two_ops_is_drawn_once_and_labelled_by_its_op():
     x = gradnb.ones(1000, requires_grad=True)
-    with gradnb.trace() as recording:
+    with gradnb.autograd.graph_trace() as recording:
         t = (x * 2).tanh()
         out = (t * t).sum() + (x * 3).sin().sum()
     view = GraphView(recording, namespace={"x": x})

@@ -82,7 +82,7 @@ def test_same_program_gives_identical_svg_bytes():
 def test_graph_view_from_a_trace_and_unnamed_tensors():
     x = gradnb.ones(2, requires_grad=True)
     c = gradnb.tensor([1.0, 2.0])
-    with trace_module.trace() as t:
+    with trace_module.graph_trace() as t:
         (x * c).sum()
     view = GraphView(t, namespace={})
     assert "parameter" in labels(view.to_svg())
