@@ -16,8 +16,9 @@ import gradnb
 
 PACKAGE = Path(gradnb.__file__).resolve().parent
 
-# gradnb's own public names, documented in the README: the IPython extension entry points.
-GRADNB_OWN = {"load_ipython_extension", "unload_ipython_extension"}
+# gradnb's own public names, documented in the README: the notebook toolkit (a subpackage, an
+# attribute once imported) and the IPython extension entry points.
+GRADNB_OWN = {"load_ipython_extension", "notebook", "unload_ipython_extension"}
 
 # Helpers that once leaked into ``gradnb``: they must never come back.
 FORMER_LEAKS = ("sum_all", "write_key", "scatter_into_zeros", "scalar_type_name", "getitem",

@@ -283,7 +283,7 @@ def accumulator(leaf) -> AccumulateGrad:
 
 def edge(t) -> tuple:
     """The edge into ``t``'s producer (its grad_fn, or its AccumulateGrad if it is a leaf)."""
-    fn = t.grad_fn
+    fn = t._grad_fn  # callers brought stale views up to date first
     return (fn, t._output_nr) if fn is not None else (accumulator(t), 0)
 
 

@@ -26,7 +26,6 @@ from .._core.dtype import from_numpy_dtype
 from .._core.grad_mode import state as _grad_state
 from .._core.graph import AccumulateGrad, accumulator, check_versions, switches
 from .._core.tensor import Tensor
-from .._core.views import refresh
 from . import memory
 from .anomaly import check_nan, report_failure
 
@@ -42,10 +41,10 @@ def _as_tuple(x):
 
 
 def _edge(t):
-    if t._grad_fn_version is not None and t._grad_fn_version != t._version[0]:
-        refresh(t)
-    if t.grad_fn is not None:
-        return (t.grad_fn, t._output_nr)
+    """The edge into ``t``'s producer (``grad_fn`` regenerates a stale view's node first)."""
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
     return (accumulator(t), 0)
 
 
