@@ -28,7 +28,7 @@ def cupy_module():
     global _cupy
     if _cupy is None:
         try:
-            import cupy
+            import cupy  # optional (GPU only): imported on first use of a CUDA device
         except ImportError as exc:
             raise RuntimeError(
                 f"CuPy is not installed (import failed: {exc}); gradnb needs CuPy for "

@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Self
 
+import numpy as np
+
 from .._core import events
 from .._core.graph import AccumulateGrad, Node
 from .memory import BackwardReport, owner_of
@@ -358,8 +360,6 @@ def _child_name(parent, module) -> str | None:
 
 
 def _nbytes(shape: tuple[int, ...], dtype: str) -> int:
-    import numpy as np
-
     if not dtype:
         return 0
     count = 1

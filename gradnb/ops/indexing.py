@@ -23,6 +23,7 @@ from .._core.record import record, wrap
 from .._core.tensor import _wrap_dim
 from . import dual
 from ._common import Tensor
+from .creation import zeros
 from .shape import SliceBackward0, UnsqueezeBackward0, expand
 
 __all__ = [
@@ -55,7 +56,7 @@ def _add_at(xp, target, key, values) -> None:
     if xp is np:
         np.add.at(target, key, values)
     else:
-        import cupyx
+        import cupyx  # optional (GPU only), so imported where a CuPy array is met
 
         cupyx.scatter_add(target, key, values)
 
@@ -67,8 +68,6 @@ def scatter_into_zeros(shape, key, g, accumulate: bool = True):
     ``index_put`` so the result can be differentiated again.
     """
     if isinstance(g, Tensor):
-        from .creation import zeros
-
         return index_put(zeros(tuple(shape), dtype=g.dtype, device=g.device), key, g,
                          accumulate=accumulate)
     xp = get_array_module(g)
