@@ -96,6 +96,7 @@ from .pooling import (
     MaxPool1d,
     MaxPool2d,
 )
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
 
 __all__ = [
@@ -103,6 +104,9 @@ __all__ = [
     "ELU",
     "GELU",
     "GLU",
+    "GRU",
+    "LSTM",
+    "RNN",
     "SELU",
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
@@ -136,6 +140,7 @@ __all__ = [
     "Dropout",
     "Embedding",
     "Flatten",
+    "GRUCell",
     "GaussianNLLLoss",
     "GroupNorm",
     "Hardshrink",
@@ -149,6 +154,7 @@ __all__ = [
     "InstanceNorm3d",
     "KLDivLoss",
     "L1Loss",
+    "LSTMCell",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
@@ -168,6 +174,9 @@ __all__ = [
     "PixelUnshuffle",
     "PoissonNLLLoss",
     "RMSNorm",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
     "RReLU",
     "ReLU",
     "ReLU6",
