@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .attention import MultiheadAttention, NonDynamicallyQuantizableLinear
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import Dropout
@@ -98,6 +99,12 @@ from .pooling import (
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
+from .transformer import (
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "CELU",
@@ -167,7 +174,9 @@ __all__ = [
     "Module",
     "ModuleDict",
     "ModuleList",
+    "MultiheadAttention",
     "NLLLoss",
+    "NonDynamicallyQuantizableLinear",
     "PReLU",
     "PairwiseDistance",
     "PixelShuffle",
@@ -200,6 +209,10 @@ __all__ = [
     "Tanh",
     "Tanhshrink",
     "Threshold",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
     "Unflatten",
     "Upsample",
     "UpsamplingBilinear2d",
