@@ -1,4 +1,4 @@
-"""Transformer blocks: TransformerEncoderLayer, TransformerDecoderLayer and the
+"""Transformer, and its blocks: TransformerEncoderLayer, TransformerDecoderLayer and the
 TransformerEncoder/Decoder stacks, with PyTorch's submodule names (post-norm by default,
 ``norm_first=True`` for pre-norm)."""
 
@@ -6,8 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
+from ..._dtype import get_default_dtype
 from ..._tensor import Tensor
+from ...ops.creation import tensor as _tensor
 from .. import functional as F
+from .. import init
 from ..parameter import Parameter
 from .attention import MultiheadAttention
 from .container import ModuleList
@@ -16,7 +21,7 @@ from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
 
-__all__ = ["TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+__all__ = ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
            "TransformerEncoderLayer"]
 
 
@@ -183,3 +188,65 @@ class TransformerDecoder(Module):
             out = layer(out, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
                         memory_key_padding_mask, bool(tgt_is_causal), memory_is_causal)
         return out if self.norm is None else self.norm(out)
+
+
+class Transformer(Module):
+    """The encoder-decoder Transformer: ``num_encoder_layers`` encoder layers and
+    ``num_decoder_layers`` decoder layers, each stack closed by a LayerNorm; every matrix
+    parameter Xavier-uniform initialised."""
+
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
+                 num_decoder_layers: int = 6, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation="relu", custom_encoder: Module | None = None,
+                 custom_decoder: Module | None = None, layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        options = {"dim_feedforward": dim_feedforward, "dropout": dropout,
+                   "activation": activation, "layer_norm_eps": layer_norm_eps,
+                   "batch_first": batch_first, "norm_first": norm_first, "bias": bias, **kw}
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            self.encoder = TransformerEncoder(
+                TransformerEncoderLayer(d_model, nhead, **options), num_encoder_layers,
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            self.decoder = TransformerDecoder(
+                TransformerDecoderLayer(d_model, nhead, **options), num_decoder_layers,
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+        for p in self.parameters():
+            if p.ndim > 1:
+                init.xavier_uniform_(p)
+        self.d_model = d_model
+        self.nhead = nhead
+        self.batch_first = batch_first
+
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None,
+                tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                src_key_padding_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None,
+                memory_key_padding_mask: Tensor | None = None,
+                src_is_causal: bool | None = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Tensor:
+        batch_dim = 0 if self.batch_first else 1
+        if src.ndim == 3 and src.shape[batch_dim] != tgt.shape[batch_dim]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
+        """A float ``sz x sz`` mask: -inf above the diagonal (the future), 0 elsewhere."""
+        mask = np.triu(np.full((sz, sz), -np.inf), 1)
+        return _tensor(mask, dtype=dtype if dtype is not None else get_default_dtype(),
+                       device=device)
