@@ -19,6 +19,14 @@ from .lazy import (
 )
 from .linear import Identity, Linear
 from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
+from .margin_loss import (
+    CosineEmbeddingLoss,
+    HingeEmbeddingLoss,
+    MarginRankingLoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+)
 from .misc import (
     Bilinear,
     CosineSimilarity,
@@ -40,6 +48,7 @@ from .normalization import (
     InstanceNorm2d,
     InstanceNorm3d,
     LayerNorm,
+    LocalResponseNorm,
     RMSNorm,
 )
 from .padding import (
@@ -103,8 +112,12 @@ from .pooling import (
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
+    LPPool1d,
+    LPPool2d,
+    LPPool3d,
     MaxPool1d,
     MaxPool2d,
+    MaxPool3d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
@@ -152,6 +165,7 @@ __all__ = [
     "ConvTranspose1d",
     "ConvTranspose2d",
     "ConvTranspose3d",
+    "CosineEmbeddingLoss",
     "CosineSimilarity",
     "CrossEntropyLoss",
     "Dropout",
@@ -164,6 +178,7 @@ __all__ = [
     "Hardsigmoid",
     "Hardswish",
     "Hardtanh",
+    "HingeEmbeddingLoss",
     "HuberLoss",
     "Identity",
     "InstanceNorm1d",
@@ -171,6 +186,9 @@ __all__ = [
     "InstanceNorm3d",
     "KLDivLoss",
     "L1Loss",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
     "LSTMCell",
     "LayerNorm",
     "LazyConv1d",
@@ -182,15 +200,21 @@ __all__ = [
     "LazyLinear",
     "LeakyReLU",
     "Linear",
+    "LocalResponseNorm",
     "LogSigmoid",
     "LogSoftmax",
     "MSELoss",
+    "MarginRankingLoss",
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
     "Mish",
     "Module",
     "ModuleDict",
     "ModuleList",
+    "MultiLabelMarginLoss",
+    "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
     "MultiheadAttention",
     "NLLLoss",
     "NonDynamicallyQuantizableLinear",

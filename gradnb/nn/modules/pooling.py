@@ -8,7 +8,7 @@ from .module import Module
 
 __all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
-           "MaxPool1d", "MaxPool2d"]
+           "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d"]
 
 
 class MaxPool2d(Module):
@@ -169,3 +169,49 @@ class AdaptiveMaxPool3d(_AdaptiveMax):
 
 def _single(v) -> tuple:
     return tuple(v) if isinstance(v, (tuple, list)) else (v,)
+
+
+class MaxPool3d(MaxPool2d):
+    """The maximum over each ``kernel_size`` window of ``(N, C, D, H, W)``."""
+
+    def forward(self, input: Tensor):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+
+class _LPPool(Module):
+    _fn = staticmethod(F.lp_pool2d)
+
+    def __init__(self, norm_type: float, kernel_size, stride=None,
+                 ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._fn(input, float(self.norm_type), self.kernel_size, self.stride,
+                        self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPool):
+    """The ``p``-norm of each window of the last dim."""
+
+    _fn = staticmethod(F.lp_pool1d)
+
+
+class LPPool2d(_LPPool):
+    """The ``p``-norm of each window of the last two dims."""
+
+    _fn = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPool):
+    """The ``p``-norm of each window of the last three dims."""
+
+    _fn = staticmethod(F.lp_pool3d)
