@@ -197,3 +197,14 @@ def test_batch_norm_of_an_empty_batch_keeps_running_stats():
     out = F.batch_norm(x, mean, var, training=True)
     assert out.shape == (0, 3)
     assert mean.tolist() == [0.0] * 3 and var.tolist() == [1.0] * 3
+
+
+def test_dropout_and_label_smoothing_of_a_0d_tensor():
+    x = gradnb.tensor(3.0, requires_grad=True)
+    y = F.dropout(x, 0.5)
+    y.backward()
+    assert y.item() in (0.0, 6.0) and x.grad.item() == y.item() / 3
+    logits = np.random.default_rng(0).standard_normal(5)
+    got = F.cross_entropy(gradnb.tensor(logits), gradnb.tensor(2), label_smoothing=0.1)
+    want = TF.cross_entropy(torch.tensor(logits), torch.tensor(2), label_smoothing=0.1)
+    assert np.isclose(got.item(), want.item())

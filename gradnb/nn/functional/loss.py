@@ -185,7 +185,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         return nll
     smooth = -(logp if w_view is None else logp * w_view).sum(class_dim)
     valid = target._data != ignore_index
-    smooth = smooth * Tensor._make(valid.astype(logp._data.dtype))
+    # ``asarray``: a 0-d mask (unbatched input) must stay an array, not become a NumPy scalar.
+    xp = get_array_module(valid)
+    smooth = smooth * Tensor._make(xp.asarray(valid, dtype=logp._data.dtype))
     if reduction == "mean":
         if weight is None:
             denom = float(valid.sum())
