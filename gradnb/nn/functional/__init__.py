@@ -15,7 +15,13 @@ from .conv_nd import conv1d, conv3d, conv_transpose1d, conv_transpose2d, conv_tr
 from .distance import cosine_similarity, normalize, pairwise_distance
 from .fractional import fractional_max_pool2d, fractional_max_pool3d
 from .linear import bilinear, linear
-from .loss import binary_cross_entropy_with_logits, cross_entropy, mse_loss, nll_loss
+from .loss import (
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    linear_cross_entropy,
+    mse_loss,
+    nll_loss,
+)
 from .margin_loss import (
     cosine_embedding_loss,
     hinge_embedding_loss,
@@ -125,6 +131,7 @@ __all__ = [
     "layer_norm",
     "leaky_relu",
     "linear",
+    "linear_cross_entropy",
     "local_response_norm",
     "log_softmax",
     "logsigmoid",

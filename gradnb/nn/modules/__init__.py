@@ -18,7 +18,13 @@ from .lazy import (
     LazyLinear,
 )
 from .linear import Identity, Linear
-from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
+from .loss import (
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    LinearCrossEntropyLoss,
+    MSELoss,
+    NLLLoss,
+)
 from .margin_loss import (
     CosineEmbeddingLoss,
     HingeEmbeddingLoss,
@@ -204,6 +210,7 @@ __all__ = [
     "LazyLinear",
     "LeakyReLU",
     "Linear",
+    "LinearCrossEntropyLoss",
     "LocalResponseNorm",
     "LogSigmoid",
     "LogSoftmax",
