@@ -208,3 +208,31 @@ def test_dropout_and_label_smoothing_of_a_0d_tensor():
     got = F.cross_entropy(gradnb.tensor(logits), gradnb.tensor(2), label_smoothing=0.1)
     want = TF.cross_entropy(torch.tensor(logits), torch.tensor(2), label_smoothing=0.1)
     assert np.isclose(got.item(), want.item())
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_ctc_loss_through_log_softmax(reduction):
+    rng = np.random.default_rng(0)
+    logits = rng.standard_normal((12, 2, 5))
+    targets = np.array([[1, 2, 2, 0], [3, 1, 4, 4]])
+    in_lens, tgt_lens = [12, 9], [3, 4]
+    g_x = gradnb.tensor(logits, requires_grad=True)
+    t_x = torch.tensor(logits, requires_grad=True)
+    g = F.ctc_loss(F.log_softmax(g_x, 2), gradnb.tensor(targets), in_lens, tgt_lens,
+                   reduction=reduction)
+    t = TF.ctc_loss(TF.log_softmax(t_x, 2), torch.tensor(targets), in_lens, tgt_lens,
+                    reduction=reduction)
+    np.testing.assert_allclose(g.detach().numpy(), t.detach().numpy(), rtol=1e-9)
+    g.sum().backward()
+    t.sum().backward()
+    np.testing.assert_allclose(g_x.grad.numpy(), t_x.grad.numpy(), rtol=1e-7, atol=1e-10)
+
+
+def test_ctc_loss_gradcheck_through_log_softmax():
+    logits = gradnb.randn(6, 1, 4, dtype=gradnb.float64, requires_grad=True)
+    targets = gradnb.tensor([[1, 3]])
+
+    def loss(x):
+        return F.ctc_loss(F.log_softmax(x, 2), targets, [6], [2])
+
+    assert gradcheck(loss, (logits,))

@@ -12,6 +12,7 @@ from .activation import dropout, gelu, log_softmax, relu, sigmoid, softmax, tanh
 from .attention import scaled_dot_product_attention
 from .conv import conv2d, max_pool2d
 from .conv_nd import conv1d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
+from .ctc import ctc_loss
 from .distance import cosine_similarity, normalize, pairwise_distance
 from .fractional import fractional_max_pool2d, fractional_max_pool3d
 from .linear import bilinear, linear
@@ -109,6 +110,7 @@ __all__ = [
     "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
+    "ctc_loss",
     "dropout",
     "elu",
     "embedding",

@@ -21,6 +21,7 @@ from .linear import Identity, Linear
 from .loss import (
     BCEWithLogitsLoss,
     CrossEntropyLoss,
+    CTCLoss,
     LinearCrossEntropyLoss,
     MSELoss,
     NLLLoss,
@@ -161,6 +162,7 @@ __all__ = [
     "BatchNorm2d",
     "BatchNorm3d",
     "Bilinear",
+    "CTCLoss",
     "CircularPad1d",
     "CircularPad2d",
     "CircularPad3d",
