@@ -85,7 +85,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
         sample = lp[:steps, b]
         nll = _sequence_nll(index_select(sample, 1, _tensor(ext, device=lp.device)), ext, blank)
         if float(nll.detach().item()) > -_UNREACHABLE / 10:
-            nll = sample.sum() * 0 + (0.0 if zero_infinity else float("inf"))
+            nll = full((), 0.0 if zero_infinity else float("inf"), dtype=lp.dtype,
+                       device=lp.device)
         else:
             weights = elementwise.exp(sample).detach()
             extra = (weights * sample).sum()

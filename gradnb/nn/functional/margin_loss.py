@@ -27,9 +27,8 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1``."""
     _check_reduction(reduction)
-    zero = input * 0
-    loss = elementwise.where(target != 1, (margin - input).clamp(min=0), zero) \
-        + elementwise.where(target != -1, input, zero)
+    loss = elementwise.where(target != 1, (margin - input).clamp(min=0), 0.0) \
+        + elementwise.where(target != -1, input, 0.0)
     return _reduce(loss, reduction)
 
 
@@ -43,9 +42,8 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     mag1 = (input1 * input1).sum(dim) + eps
     mag2 = (input2 * input2).sum(dim) + eps
     cos = prod / elementwise.sqrt(mag1 * mag2)
-    zero = cos * 0
-    loss = elementwise.where(target == 1, 1 - cos, zero) \
-        + elementwise.where(target == -1, (cos - margin).clamp(min=0), zero)
+    loss = elementwise.where(target == 1, 1 - cos, 0.0) \
+        + elementwise.where(target == -1, (cos - margin).clamp(min=0), 0.0)
     return _reduce(loss, reduction)
 
 

@@ -90,8 +90,9 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``; its gradient is 0 below -3 and 1 above 3, as in PyTorch."""
-    ramp = input * (input / 3 + 0.5) - input * input / 6
-    return _w(input <= -3, input * 0, _w(input < 3, ramp, input))
+    inner = input.clamp(-3.0, 3.0)  # the ramp only matters inside (-3, 3); no inf there
+    ramp = inner * (inner + 3) / 6
+    return _w(input <= -3, 0.0, _w(input < 3, ramp, input))
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
@@ -133,7 +134,7 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, ``value`` elsewhere."""
-    return _w(input > threshold, input, input * 0 + value)
+    return _w(input > threshold, input, float(value))
 
 
 def logsigmoid(input: Tensor) -> Tensor:
@@ -148,12 +149,12 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > lambd``, 0 elsewhere."""
-    return _w((input > lambd) | (input < -lambd), input, input * 0)
+    return _w((input > lambd) | (input < -lambd), input, 0.0)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
-    return _w(input > lambd, input - lambd, _w(input < -lambd, input + lambd, input * 0))
+    return _w(input > lambd, input - lambd, _w(input < -lambd, input + lambd, 0.0))
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

@@ -46,7 +46,7 @@ def _apply_rows(x: Tensor, dim: int, m: np.ndarray) -> Tensor:
         weight = _tensor(m[rows, cols].reshape(shape), dtype=x.dtype, device=x.device)
         term = index_select(x, dim, _tensor(cols, device=x.device)) * weight
         if not valid.all():
-            term = where(_tensor(valid.reshape(shape), device=x.device), term, term.detach() * 0)
+            term = where(_tensor(valid.reshape(shape), device=x.device), term, 0.0)
         out = term if out is None else out + term
     if out is None:
         sizes = list(x.shape)
