@@ -139,6 +139,10 @@ CASES = {
     "pairwise_distance": (F.pairwise_distance, TF.pairwise_distance, [(3, 4), (3, 4)]),
     "normalize": (lambda x: F.normalize(x, dim=-1), lambda x: TF.normalize(x, dim=-1),
                   [(3, 4)]),
+    "unfold": (lambda x: F.unfold(x, (2, 3), (2, 1), (1, 2), (2, 3)),
+               lambda x: TF.unfold(x, (2, 3), (2, 1), (1, 2), (2, 3)), [(2, 3, 7, 6)]),
+    "fold": (lambda x: F.fold(x, (7, 6), (2, 3), (2, 1), (1, 2), (2, 3)),
+             lambda x: TF.fold(x, (7, 6), (2, 3), (2, 1), (1, 2), (2, 3)), [(2, 18, 12)]),
     "sdpa": (F.scaled_dot_product_attention, TF.scaled_dot_product_attention,
              [(2, 3, 5, 4), (2, 3, 6, 4), (2, 3, 6, 4)]),
     "sdpa_causal": (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
@@ -156,7 +160,8 @@ def test_matches_torch(name):
 
 GRADCHECK = ["elu", "softplus", "mish", "kl_div", "binary_cross_entropy", "rms_norm",
              "group_norm", "instance_norm", "avg_pool2d", "pad_reflect", "interpolate_bicubic",
-             "conv_transpose1d", "bilinear", "cosine_similarity", "sdpa_causal"]
+             "conv_transpose1d", "bilinear", "cosine_similarity", "sdpa_causal", "unfold",
+             "fold"]
 
 
 @pytest.mark.parametrize("name", GRADCHECK)

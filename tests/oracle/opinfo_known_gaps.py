@@ -116,7 +116,6 @@ KNOWN_GAPS = {
     "nn.functional.conv3d": "missing: gradnb has no nn.functional.conv3d",
     "nn.functional.layer_norm": "partial: gradient[1]: shape [1, 2, 3] in torch, [] in gradnb",
     "constant_pad_nd": "missing: gradnb has no constant_pad_nd",
-    "nn.functional.unfold": "missing: gradnb has no nn.functional.unfold",
     "nn.functional.upsample_bilinear": "missing: gradnb has no nn.functional.upsample_bilinear",
     "nn.functional.upsample_nearest": "missing: gradnb has no nn.functional.upsample_nearest",
     "nn.functional.max_pool1d": "missing: gradnb has no nn.functional.max_pool1d",

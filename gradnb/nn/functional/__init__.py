@@ -14,6 +14,7 @@ from .conv import conv2d, max_pool2d
 from .conv_nd import conv1d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
 from .ctc import ctc_loss
 from .distance import cosine_similarity, normalize, pairwise_distance
+from .fold import fold, unfold
 from .fractional import fractional_max_pool2d, fractional_max_pool3d
 from .linear import bilinear, linear
 from .loss import (
@@ -114,6 +115,7 @@ __all__ = [
     "dropout",
     "elu",
     "embedding",
+    "fold",
     "fractional_max_pool2d",
     "fractional_max_pool3d",
     "gaussian_nll_loss",
@@ -177,5 +179,6 @@ __all__ = [
     "tanh",
     "tanhshrink",
     "threshold",
+    "unfold",
     "upsample",
 ]
