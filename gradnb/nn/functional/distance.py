@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from numpy import broadcast_shapes
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 
 __all__ = ["cosine_similarity", "normalize", "pairwise_distance"]
 

@@ -7,7 +7,7 @@ their block positions (overlaps sum). Their gradients are each other's.
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ...ops.shape import stack
 from .conv_nd import _spread
 from .resample import pad

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ...ops.creation import rand
 from ...ops.creation import tensor as _tensor
 

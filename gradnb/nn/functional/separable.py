@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ...ops.creation import tensor as _tensor
 from ...ops.creation import zeros
 from ...ops.elementwise import where

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ...ops import elementwise
 from ...ops.creation import empty, zeros
 from ...ops.indexing import index_select

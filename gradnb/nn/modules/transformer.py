@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..._dtype import get_default_dtype
-from ..._tensor import Tensor
+from ..._core.dtype import get_default_dtype
+from ..._core.tensor import Tensor
 from ...ops.creation import tensor as _tensor
 from .. import functional as F
 from .. import init
