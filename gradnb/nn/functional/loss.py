@@ -278,6 +278,11 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
             "expected equal input and linear_weight last dimensions (in_features), "
             f"got {in_features} and {linear_weight.shape[-1]}, respectively")
     num_classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if out_features and input.ndim == 1:
+        raise RuntimeError(
+            f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} "
+            f"requires batched input, (N, {in_features}), got unbatched input with shape "
+            f"{tuple(input.shape)}")
     logits_shape = (*input.shape[:-1], num_classes, *out_features)
     if tuple(target.shape) == logits_shape and ignore_index is not None:
         raise RuntimeError("ignore_index cannot be specified when target contains probabilities")

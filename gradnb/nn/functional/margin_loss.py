@@ -16,6 +16,22 @@ __all__ = ["cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss
            "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss"]
 
 
+def _scalar_name(t: Tensor) -> str:
+    """PyTorch's scalar type name (``Float``, ``Double``, ...) of ``t``'s dtype."""
+    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int32": "Int",
+             "int64": "Long", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+    key = str(t.dtype).removeprefix("gradnb.")
+    return names.get(key, key)
+
+
+def _check_nonempty(input: Tensor) -> None:
+    ok = (input.ndim == 1 and input.shape[0] > 0) or (
+        input.ndim == 2 and input.shape[1] > 0) or input.ndim == 0
+    if not ok:
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {list(input.shape)}")
+
+
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """``max(0, -y (x1 - x2) + margin)``."""
@@ -66,6 +82,21 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     _check_reduction(reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.ndim != 1:
+        raise ValueError("weight must be one-dimensional")
+    _check_nonempty(input)
+    classes = input.shape[-1] if input.ndim else 1
+    rows = input.shape[0] if input.ndim == 2 else 1
+    if target.ndim > 1 or target.numel() != rows:
+        raise RuntimeError(f"target tensor should be 1-D with size equal to the number of rows "
+                           f"of the input. Expected target size [{rows}], but got "
+                           f"{list(target.shape)}")
+    if weight is not None and weight.numel() != classes:
+        raise RuntimeError(f"inconsistent weight size, expected {classes} but got "
+                           f"{list(weight.shape)}")
+    if target.is_floating_point():
+        raise RuntimeError(f"expected scalar type Long but found "
+                           f"{_scalar_name(target)}")
     unbatched = input.ndim <= 1
     x = input.reshape(1, -1) if unbatched else input
     y = target.reshape(-1)
@@ -89,6 +120,10 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     """``sum_{j in targets, i not in targets} max(0, 1 - (x[j] - x[i])) / C``; each row of
     ``target`` lists class indices and ends at the first -1."""
     _check_reduction(reduction)
+    _check_nonempty(input)
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
     unbatched = input.ndim <= 1
     x = input.reshape(1, -1) if unbatched else input
     t = target.detach().numpy().reshape(x.shape[0], -1)

@@ -30,6 +30,9 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     shape = tuple(normalized_shape)
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
     k = len(shape)
     if tuple(input.shape[input.ndim - k:]) != shape:
         raise RuntimeError(

@@ -98,6 +98,11 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one entry or one per
     channel (dim 1, or dim 0 of a 1-D input)."""
+    if input.ndim == 0 and weight.numel() != 1:
+        raise RuntimeError("Not allow zero-dim input tensor.")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
     w = weight
     if weight.numel() != 1:
         channels = input.shape[1] if input.ndim >= 2 else input.shape[0]
@@ -119,6 +124,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
           inplace: bool = False) -> Tensor:
     """Leaky ReLU with the slope ``(lower + upper) / 2`` (the eval form; a random slope per
     element in training)."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         return leaky_relu(input, (lower + upper) / 2)
     from ...ops.creation import rand
@@ -154,6 +161,9 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be in range [0, inf) for input dtype {input.dtype}, "
+                           f"but found {lambd}")
     return _w(input > lambd, input - lambd, _w(input < -lambd, input + lambd, 0.0))
 
 

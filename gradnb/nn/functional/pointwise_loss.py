@@ -59,6 +59,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                weight: Tensor | None = None) -> Tensor:
     """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere."""
     _check_reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _warn_shape(input, target)
     diff = input - target
     ad = elementwise.abs(diff)
@@ -145,7 +147,8 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
                       eps: float = 1e-6, reduction: str = "mean") -> Tensor:
     """``0.5 (log(max(var, eps)) + (input - target)^2 / max(var, eps))`` (+ ``0.5 log 2 pi``
     with ``full``)."""
-    _check_reduction(reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not valid")
     if not isinstance(var, Tensor):
         var = full_like(input.detach(), var)
     if var.ndim == input.ndim - 1:  # one variance per sample, homoscedastic over the last dim

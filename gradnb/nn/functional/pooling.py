@@ -49,9 +49,13 @@ def _avg_pool(input: Tensor, n: int, kernel_size, stride, padding, ceil_mode,
     stride = kernel if stride is None or stride == [] or stride == () else _tuple(stride, n)
     pads = _tuple(padding, n)
     for k, p in zip(kernel, pads):
+        if p < 0:
+            raise RuntimeError("pad must be non-negative")
         if p > k // 2:
             raise RuntimeError("pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation=1")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
     sizes = input.shape[-n:]
     mats = [avg_pool_matrix(s, k, st, p, ceil_mode, count_include_pad,
                             unit=divisor_override is not None)
@@ -82,11 +86,19 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
 
 
 def _out_sizes(output_size, sizes) -> tuple:
-    out = _tuple(output_size, len(sizes))
+    n = len(sizes)
+    out = _tuple(output_size, n)
+    if len(out) != n:
+        raise RuntimeError("'output_size' should contain one int" if n == 1
+                           else f"output_size must be {n}")
+    if any(o is not None and o < 0 for o in out):
+        raise RuntimeError("elements of output_size must be greater than or equal to 0")
     return tuple(s if o is None else o for o, s in zip(out, sizes))
 
 
 def _adaptive_avg(input: Tensor, n: int, output_size) -> Tensor:
+    if n > 1 and input.ndim < n + 1:
+        raise ValueError(f"Input dimension should be at least {n + 1}")
     if input.ndim not in (n + 1, n + 2):
         raise RuntimeError(f"adaptive_avg_pool{n}d(): Expected {n + 1}D or {n + 2}D tensor, "
                            f"but got {list(input.shape)}")
@@ -111,6 +123,8 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
 
 
 def _adaptive_max(input: Tensor, n: int, output_size, return_indices: bool):
+    if n > 1 and input.ndim < n + 1:
+        raise ValueError(f"Input dimension should be at least {n + 1}")
     if input.ndim not in (n + 1, n + 2):
         raise RuntimeError(f"adaptive_max_pool{n}d(): Expected {n + 1}D or {n + 2}D tensor, "
                            f"but got {list(input.shape)}")
@@ -164,6 +178,8 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
     _check_rank(input, 1, "max_pool1d")
     k = _tuple(kernel_size, 1)[0]
     s = k if stride is None or stride == [] else _tuple(stride, 1)[0]
+    if _tuple(padding, 1)[0] < 0:
+        raise RuntimeError("pad must be non-negative")
     res = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _tuple(padding, 1)[0]),
                      (1, _tuple(dilation, 1)[0]), ceil_mode, return_indices)
     if return_indices:
@@ -209,6 +225,8 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
     kernel = _tuple(kernel_size, 3)
     stride = kernel if stride is None or stride == [] else _tuple(stride, 3)
     pads, dil = _tuple(padding, 3), _tuple(dilation, 3)
+    if any(p < 0 for p in pads):
+        raise RuntimeError("pad must be non-negative")
     if pads[0] > kernel[0] // 2:
         raise RuntimeError("pad should be at most half of effective kernel size, but got "
                            f"pad={pads[0]}, kernel_size={kernel[0]} and dilation={dil[0]}")
