@@ -54,7 +54,7 @@ def graph_groups(graph: Graph, layout: Layout) -> list[Group]:
     many = len(drawn) > FOLD_FIRST_ABOVE
     groups = [
         Group(label, tuple(members), many and depth[label] == 1 and len(members) > 1,
-              f"{label}: {len(members)} boxes")
+              f"{label}: {len(members)} box{'es' if len(members) != 1 else ''}")
         for label, members in sorted(by_label.items(), key=lambda item: (depth[item[0]],
                                                                           item[1][0]))
     ]
@@ -272,7 +272,8 @@ _SCRIPT = r"""
     var f = g.frame;
     g.frameEl = el('g', {'class': 'gradnb-group', 'data-group': g.label}, frames);
     el('rect', {x: f.x, y: f.y, width: f.w, height: f.h, rx: 6, fill: '#7d8ba1',
-                'fill-opacity': 0.06, stroke: '#7d8ba1', 'stroke-dasharray': '3 3'}, g.frameEl);
+                'fill-opacity': 0.06, stroke: '#7d8ba1', 'stroke-dasharray': '3 3',
+                'pointer-events': 'none'}, g.frameEl);
     var name = el('text', {x: f.x + 5, y: f.y + 11, 'font-size': 10, fill: '#4b5870',
                            'class': 'gradnb-group-toggle', style: 'cursor:pointer'}, g.frameEl);
     name.textContent = '\u25be ' + g.label;

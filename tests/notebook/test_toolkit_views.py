@@ -10,12 +10,24 @@ import pytest
 
 IPython = pytest.importorskip("IPython")
 
+from IPython.core.interactiveshell import InteractiveShell
+
 import gradnb
-import gradnb.nn as nn
+from gradnb import nn
 from gradnb.notebook import GraphView, TraceDiff, diff
 from gradnb.notebook.interactive import graph_groups
 
-from .test_magics import FORWARD, assert_usage_error, ip, run, svg_labels  # noqa: F401
+from .test_magics import FORWARD, SEED, assert_usage_error, run, svg_labels
+
+
+@pytest.fixture
+def ip():
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "gradnb")
+    shell.run_cell(SEED)
+    yield shell
+    shell.run_line_magic("unload_ext", "gradnb")
+    shell.reset()
 
 
 def traced_mlp(width_in: int = 3, rows: int = 2, act=None):
@@ -115,7 +127,7 @@ def test_a_buffer_saved_by_two_ops_is_drawn_once_and_labelled_by_its_op():
 
 # -- diff ----------------------------------------------------------------------------------------
 def test_diff_reports_added_removed_reshaped_and_gradients():
-    before, model = traced_mlp()
+    before, _ = traced_mlp()
     after, _ = traced_mlp(rows=5, act=nn.ReLU())
     result = diff(before, after)
     text = result.text()
@@ -155,7 +167,7 @@ def test_an_unbalanced_quote_is_a_one_line_usage_error(ip, line):
 
 def test_backward_gradient_takes_the_rest_of_the_line(ip):
     run(ip, "v = torch.ones(3, requires_grad=True)\nz = v * 2")
-    result, captured = run(ip, "%backward z --gradient torch.tensor([1.0, 1.0, 1.0]) --retain-graph")
+    result, _ = run(ip, "%backward z --gradient torch.tensor([1.0, 1.0, 1.0]) --retain-graph")
     assert result.success, result.error_in_exec
     assert ip.user_ns["v"].grad.tolist() == [2.0, 2.0, 2.0]
     result, _ = run(ip, "%backward z --gradient torch.tensor([1.0, 2.0, 3.0])")
