@@ -22,8 +22,8 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 
-from gradnb.notebook.graphmodel import Graph, GraphNode
-from gradnb.notebook.layout import Layout
+from gradnb.notebook.graphmodel import Graph
+from gradnb.notebook.layout import Layout, chain_label
 
 #: Graphs with more drawn boxes than this start with their top-level groups folded.
 FOLD_FIRST_ABOVE = 60
@@ -108,20 +108,9 @@ def _chain_groups(drawn: Graph, grouped: set[int]) -> list[Group]:
             run.append(succs[run[-1]][0])
         if len(run) >= CHAIN_GROUP_MIN:
             members = sorted(run + [s for op in run for s in saved_of[op]])
-            label = _chain_label([drawn.nodes[i] for i in run])
+            label = chain_label([drawn.nodes[i].label for i in run])
             groups.append(Group(label, tuple(members), True, f"{label}: {len(run)} ops"))
     return groups
-
-
-def _chain_label(ops: list[GraphNode]) -> str:
-    """``MulBackward0 → TanhBackward0 ×29 +1``: the shortest repeating body of the chain."""
-    names = [op.label for op in ops]
-    for period in range(1, len(names) // 2 + 1):
-        if all(names[i] == names[i % period] for i in range(len(names))):
-            repeats, rest = divmod(len(names), period)
-            body = " → ".join(names[:period])
-            return f"{body} ×{repeats}" + (f" +{rest}" if rest else "")
-    return f"chain of {len(names)} ops"
 
 
 def interactive_html(svg: str, graph: Graph, layout: Layout) -> str:

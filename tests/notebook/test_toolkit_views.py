@@ -94,17 +94,24 @@ def test_hover_details_have_bytes_and_grad():
     assert "output: (2, 4) float32, 32 B" in op.detail
 
 
-def test_a_long_chain_is_one_folded_group():
+def test_a_chain_is_one_folded_group_and_a_long_one_is_folded_in_the_drawing():
     x = gradnb.ones(3, requires_grad=True)
     with gradnb.trace() as recording:
         y = x
-        for _ in range(30):
+        for _ in range(8):
             y = (y * 1.01).tanh()
     view = GraphView(recording, namespace={"x": x})
     (chain,) = graph_groups(view.graph, view.layout)
-    # The last op has no consumer, so the chain is the 59 before it.
-    assert chain.label == "MulBackward0 → TanhBackward0 ×29 +1"
+    # The last op has no consumer, so the chain is the 15 before it.
+    assert chain.label == "MulBackward0 → TanhBackward0 ×7 +1"
     assert chain.folded
+    with gradnb.trace() as recording:
+        for _ in range(30):
+            y = (y * 1.01).tanh()
+    view = GraphView(recording, namespace={"x": x})
+    assert graph_groups(view.graph, view.layout) == []
+    (fold,) = [n for n in view.layout.graph.nodes.values() if n.kind == "summary"]
+    assert fold.label == "TanhBackward0 → MulBackward0 ×28 +1"  # the ends stay drawn
 
 
 # -- saved tensors -------------------------------------------------------------------------------

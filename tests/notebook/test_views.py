@@ -164,7 +164,8 @@ def test_backward_view_seed_example():
     run = watched_backward(ns["loss"], keep_steps=True)
     view = BackwardView(run, ns, "loss")
     text = view.text()
-    assert text.splitlines()[0] == "backward(loss): 3 nodes ran, 3 leaves reached"
+    assert text.splitlines()[0] == ("backward(loss): 6 nodes ran (3 ops, 3 AccumulateGrad), "
+                                    "3 leaves reached")
     grads = {row.name: row.grad for row in view.grads.rows}
     assert grads == {"w": "28", "x": "42", "b": "14"}
     assert {row.update for row in view.grads.rows} == {"fresh"}
