@@ -218,7 +218,8 @@ def test_memory_after_backward_calls(ip):
     _, captured = run(ip, "%memory")
     text = captured.outputs[0].data["text/plain"]
     assert text.splitlines()[0].startswith("MemoryMeter: 2 backward calls; freed 40 B in total")
-    assert "<svg" in captured.outputs[0].data["text/html"]
+    html = captured.outputs[0].data["text/html"]
+    assert "data:image/svg+xml;base64," in html and "<td>In [" in html  # rows name their cell
     _, live = run(ip, "%memory --live")
     assert live.outputs[0].data["text/plain"] == text  # no kernel: static form only
 
