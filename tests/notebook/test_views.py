@@ -170,8 +170,9 @@ def test_backward_view_seed_example():
     assert grads == {"w": "28", "x": "42", "b": "14"}
     assert {row.update for row in view.grads.rows} == {"fresh"}
     assert "memory: freed 0 B; released but still referenced 12 B" in text
+    assert 'data-highlight="path"' in view.graph_view.to_svg()
     html = view.to_html()
-    assert 'data-highlight="path"' in html and "<svg" in html
+    assert "data:image/svg+xml;base64," in html and "<svg" not in html  # kept by sanitizers
 
 
 def test_backward_view_reports_freed_bytes_and_accumulation():
