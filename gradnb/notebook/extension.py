@@ -11,6 +11,23 @@ from gradnb._tensor import Tensor
 from gradnb.notebook.memory_meter import MemoryLog
 
 _loaded: dict[int, MemoryLog] = {}  # id(shell) -> its log
+_prompts: dict[int, int] = {}  # id(shell) -> prompt number of the cell running now
+_hooks: dict[int, object] = {}  # id(shell) -> its pre_run_cell callback
+
+
+def running_prompt(shell) -> int | None:
+    """The prompt number (``In [5]``) of the cell ``shell`` is running, if the extension saw it
+    start. IPython counts a cell that stores history before running it, so inside the cell
+    ``shell.execution_count`` is one ahead; the number is worked out as the cell starts."""
+    return _prompts.get(id(shell))
+
+
+def _remember_prompt(shell):
+    def pre_run_cell(info=None) -> None:
+        counted = getattr(info, "store_history", True)  # IPython has already counted it
+        _prompts[id(shell)] = shell.execution_count - (1 if counted else 0)
+
+    return pre_run_cell
 
 
 def session_log() -> MemoryLog | None:
@@ -39,6 +56,8 @@ def load(shell) -> None:
     shell.register_magics(GradnbMagics)
     shell.display_formatter.formatters["text/html"].for_type(Tensor, tensor_html)
     _loaded[id(shell)] = MemoryLog().start()
+    _hooks[id(shell)] = _remember_prompt(shell)
+    shell.events.register("pre_run_cell", _hooks[id(shell)])
 
 
 def unload(shell) -> None:
@@ -47,6 +66,8 @@ def unload(shell) -> None:
     if log is None:
         return
     log.stop()
+    shell.events.unregister("pre_run_cell", _hooks.pop(id(shell)))
+    _prompts.pop(id(shell), None)
     from gradnb.notebook.magics import GradnbMagics
 
     registry = shell.magics_manager.magics

@@ -152,8 +152,9 @@ class GradnbMagics(Magics):
         """
         shell = self.shell
         source = shell.transform_cell(cell)
+        prompt = extension.running_prompt(shell)
         filename = shell.compile.cache(f"%%trace {line}".rstrip() + "\n" + cell,
-                                       shell.execution_count)
+                                       shell.execution_count if prompt is None else prompt)
         tree = shell.transform_ast(shell.compile.ast_parse(source))
         ast.increment_lineno(tree, 1)
         last = None

@@ -64,10 +64,12 @@ def _running_cell() -> str:
     """``In [5]`` while IPython runs cell 5 (its prompt number), else ""."""
     import sys
 
+    from gradnb.notebook.extension import running_prompt
+
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
-    count = getattr(shell, "execution_count", None)
-    return f"In [{count}]" if isinstance(count, int) else ""
+    count = running_prompt(shell) if shell is not None else None
+    return f"In [{count}]" if count is not None else ""
 
 
 class MemoryMeter:
