@@ -140,7 +140,9 @@ class GradnbMagics(Magics):
             if args.store is not None:
                 namespace[args.store] = final
             if not args.quiet:
-                self._show(final, final.widget if live is not None else None)
+                # The final graph is the view itself, not a widget: its HTML form is interactive
+                # without ipywidgets (VS Code, Colab, Notebook 7), its SVG static elsewhere.
+                display(final)
         return result
 
     def _compile_cell(self, line: str, cell: str):

@@ -122,3 +122,34 @@ def test_without_scripts_the_static_image_shows(browser_page, tmp_path):
     assert image.is_visible()
     assert page.evaluate("() => document.querySelector('img.gradnb-igraph-static').naturalWidth"
                          ) > 100
+
+
+def test_a_stored_notebook_opened_untrusted_in_jupyterlab_shows_graph_images(
+        browser_page, lab_server):
+    # browser_page first: where Chromium is missing the test skips before JupyterLab starts.
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": lab_server.kernel_name, "language": "python",
+                                       "display_name": lab_server.kernel_name}
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in (
+        "%load_ext gradnb\nimport gradnb as torch\nx = torch.tensor(2.0, requires_grad=True)",
+        "%%trace\ny = x * x\nloss = y.exp()",
+        "%backward loss",
+    )]
+    root = str(Path(__file__).resolve().parents[2])  # this checkout's gradnb
+    nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": root}}).execute()
+    # Written by this test, never signed in this server's trust database: opened untrusted,
+    # as a fresh clone's tutorials are. JupyterLab then sanitizes HTML and runs no script.
+    nbformat.write(notebook, lab_server.root / "stored.ipynb")
+    page = browser_page
+    page.goto(lab_server.notebook_url("stored.ipynb"))
+    images = page.locator(".jp-OutputArea-output img.gradnb-igraph-static")
+    images.first.wait_for(timeout=60_000)
+    assert images.count() == 2  # the %%trace graph and %backward's graph
+    for index in range(2):
+        assert images.nth(index).evaluate("img => img.naturalWidth") > 100
+    assert page.locator(".gradnb-igraph[data-ready]").count() == 0  # no script ran
+    report = page.locator(".jp-OutputArea-output", has_text="backward(loss):").first
+    assert "MulBackward0" not in report.inner_text()  # no run-on labels of a stripped SVG
