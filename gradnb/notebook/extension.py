@@ -7,67 +7,42 @@ was (tensors print as text only, the magics are gone, no observer listens to the
 
 from __future__ import annotations
 
-from gradnb._tensor import Tensor
-from gradnb.notebook.memory_meter import MemoryLog
+from gradnb._core.tensor import Tensor
+from gradnb.notebook import prompts
+from gradnb.notebook.memory_meter import (
+    has_session_log,
+    session_log,
+    start_session_log,
+    stop_session_log,
+)
 
-_loaded: dict[int, MemoryLog] = {}  # id(shell) -> its log
-_prompts: dict[int, int] = {}  # id(shell) -> prompt number of the cell running now
-_hooks: dict[int, object] = {}  # id(shell) -> its pre_run_cell callback
-
-
-def running_prompt(shell) -> int | None:
-    """The prompt number (``In [5]``) of the cell ``shell`` is running, if the extension saw it
-    start. IPython counts a cell that stores history before running it, so inside the cell
-    ``shell.execution_count`` is one ahead; the number is worked out as the cell starts."""
-    return _prompts.get(id(shell))
-
-
-def _remember_prompt(shell):
-    def pre_run_cell(info=None) -> None:
-        counted = getattr(info, "store_history", True)  # IPython has already counted it
-        _prompts[id(shell)] = shell.execution_count - (1 if counted else 0)
-
-    return pre_run_cell
-
-
-def session_log() -> MemoryLog | None:
-    """The memory log of the running IPython session, if the extension is loaded there."""
-    import sys
-
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    if shell is None:
-        return next(iter(_loaded.values()), None)
-    return _loaded.get(id(shell))
+__all__ = ["is_loaded", "load", "session_log", "unload"]
 
 
 def is_loaded(shell) -> bool:
     """Whether the extension is loaded in ``shell``."""
-    return id(shell) in _loaded
+    return has_session_log(shell)
 
 
 def load(shell) -> None:
     """Register magics, the tensor HTML formatter and the memory log (idempotent)."""
     if is_loaded(shell):
         return
+    # Magics and HTML import IPython's display machinery: loaded only when a shell loads us.
     from gradnb.notebook.magics import GradnbMagics
     from gradnb.notebook.tensor_html import tensor_html
 
     shell.register_magics(GradnbMagics)
     shell.display_formatter.formatters["text/html"].for_type(Tensor, tensor_html)
-    _loaded[id(shell)] = MemoryLog().start()
-    _hooks[id(shell)] = _remember_prompt(shell)
-    shell.events.register("pre_run_cell", _hooks[id(shell)])
+    start_session_log(shell)
+    prompts.watch(shell)
 
 
 def unload(shell) -> None:
     """Remove everything :func:`load` registered."""
-    log = _loaded.pop(id(shell), None)
-    if log is None:
+    if not stop_session_log(shell):
         return
-    log.stop()
-    shell.events.unregister("pre_run_cell", _hooks.pop(id(shell)))
-    _prompts.pop(id(shell), None)
+    prompts.unwatch(shell)
     from gradnb.notebook.magics import GradnbMagics
 
     registry = shell.magics_manager.magics

@@ -8,6 +8,7 @@ back to the allocator, ``released`` was let go by the graph but is still referen
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
@@ -15,6 +16,7 @@ from html import escape
 from gradnb.autograd import events, memory
 from gradnb.autograd.memory import BackwardReport
 from gradnb.notebook.formatting import format_bytes, html_table, text_table
+from gradnb.notebook.prompts import running_prompt
 
 HEADER = ["call", "cell", "nodes", "freed", "released", "retained"]
 
@@ -62,14 +64,41 @@ def _entry(call: int, report: BackwardReport, cell: str = "") -> MemoryEntry:
 
 def _running_cell() -> str:
     """``In [5]`` while IPython runs cell 5 (its prompt number), else ""."""
-    import sys
-
-    from gradnb.notebook.extension import running_prompt
-
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
     count = running_prompt(shell) if shell is not None else None
     return f"In [{count}]" if count is not None else ""
+
+
+_session_logs: dict[int, MemoryLog] = {}  # id(shell) -> the log ``%load_ext gradnb`` started
+
+
+def session_log() -> MemoryLog | None:
+    """The memory log of the running IPython session, if the extension is loaded there."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None:
+        return next(iter(_session_logs.values()), None)
+    return _session_logs.get(id(shell))
+
+
+def has_session_log(shell) -> bool:
+    """Whether ``%load_ext gradnb`` started a memory log in ``shell``."""
+    return id(shell) in _session_logs
+
+
+def start_session_log(shell) -> None:
+    """Start recording every backward of ``shell``'s session."""
+    _session_logs[id(shell)] = MemoryLog().start()
+
+
+def stop_session_log(shell) -> bool:
+    """Stop and drop ``shell``'s log; False if it had none."""
+    log = _session_logs.pop(id(shell), None)
+    if log is None:
+        return False
+    log.stop()
+    return True
 
 
 class MemoryMeter:
@@ -80,9 +109,7 @@ class MemoryMeter:
     """
 
     def __init__(self, log: MemoryLog | None = None) -> None:
-        from gradnb.notebook import extension
-
-        self.log = log if log is not None else extension.session_log()
+        self.log = log if log is not None else session_log()
         if self.log is not None:
             self.entries = list(self.log.entries)
         else:
