@@ -26,7 +26,7 @@ from gradnb.notebook.graphmodel import Graph
 from gradnb.notebook.layout import Layout, chain_label
 
 #: Graphs with more drawn boxes than this start with their top-level groups folded.
-FOLD_FIRST_ABOVE = 60
+FOLD_FIRST_ABOVE = 40
 #: The shortest run of single-input, single-output ops that becomes a foldable chain group.
 CHAIN_GROUP_MIN = 4
 
