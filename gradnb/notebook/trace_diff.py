@@ -163,15 +163,16 @@ class TraceDiff:
         """The drawing (the second graph, marked) as SVG."""
         return self.view.to_svg()
 
-    def to_html(self) -> str:
-        """Headline, the interactive drawing and the list of changes."""
+    def to_html(self, svg: str | None = None) -> str:
+        """Headline, the interactive drawing (of ``svg``, default :meth:`to_svg`) and the list
+        of changes."""
         items = "".join(f"<li><code>{escape(c.line())}</code></li>" for c in self.changes)
         return (f'<div class="gradnb-trace-diff"><p><b>{escape(self.headline())}</b></p>'
-                f"{self.view.to_html()}<ul>{items}</ul></div>")
+                f"{self.view.to_html(svg)}<ul>{items}</ul></div>")
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
-        return {"image/svg+xml": self.to_svg(), "text/html": self.to_html(),
-                "text/plain": self.text()}
+        svg = self.to_svg()
+        return {"image/svg+xml": svg, "text/html": self.to_html(svg), "text/plain": self.text()}
 
     def __repr__(self) -> str:
         return self.text()
