@@ -3,6 +3,7 @@ and ``lr_scheduler``."""
 
 from __future__ import annotations
 
+from . import lr_scheduler
 from .adadelta import Adadelta
 from .adafactor import Adafactor
 from .adagrad import Adagrad
@@ -20,4 +21,4 @@ from .sgd import SGD
 from .sparse_adam import SparseAdam
 
 __all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax",
-           "Muon", "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SparseAdam"]
+           "Muon", "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SparseAdam", "lr_scheduler"]

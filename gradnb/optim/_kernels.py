@@ -65,7 +65,8 @@ def lerp_(start, end, weight: float, scratch) -> None:
 def grads_of(group: dict, name: str, *, sparse_ok: bool = False) -> list:
     """``(param, grad array)`` for each parameter of ``group`` that has a gradient (a sparse
     gradient stays a ``SparseTensor``), raising PyTorch's error for a sparse gradient the
-    optimizer cannot take before any parameter of the group changes."""
+    optimizer cannot take before any parameter of the group changes. ``name`` is the
+    optimizer's name, or the whole message where PyTorch words it differently."""
     pairs = []
     for p in group["params"]:
         grad = p._grad
@@ -73,7 +74,8 @@ def grads_of(group: dict, name: str, *, sparse_ok: bool = False) -> list:
             continue
         if getattr(grad, "is_sparse", False):
             if not sparse_ok:
-                raise RuntimeError(f"{name} does not support sparse gradients")
+                raise RuntimeError(name if " " in name else
+                                   f"{name} does not support sparse gradients")
             pairs.append((p, grad))
         else:
             pairs.append((p, grad._data))

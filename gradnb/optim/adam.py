@@ -56,7 +56,9 @@ class Adam(Optimizer):
         weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
         decoupled = group["decoupled_weight_decay"]
         workspace = self._workspace
-        for p, grad in grads_of(group, type(self).__name__):
+        # PyTorch names Adam (and suggests SparseAdam) for AdamW as well.
+        for p, grad in grads_of(group, "Adam does not support sparse gradients, please consider "
+                                "SparseAdam instead"):
             data = p._data
             xp = get_array_module(data)
             state = self.state[p]

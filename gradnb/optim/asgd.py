@@ -24,6 +24,8 @@ class ASGD(Optimizer):
     rounded to float32 between steps); ``ax`` holds the averaged parameters.
     """
 
+    _capturable_holders = "params, mus, etas, and state_steps"
+
     def __init__(self, params: Iterable, lr: float | Tensor = 1e-2, lambd: float = 1e-4,
                  alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
                  foreach: bool | None = None, maximize: bool = False,

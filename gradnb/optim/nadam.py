@@ -33,6 +33,8 @@ class NAdam(Optimizer):
     ``mu_product`` is a 0-d float32 tensor in the state, as in PyTorch.
     """
 
+    _capturable_holders = "params, mu_products and state_steps"
+
     def __init__(self, params: Iterable, lr: float | Tensor = 2e-3, betas=(0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0, momentum_decay: float = 4e-3,
                  decoupled_weight_decay: bool = False, *, foreach: bool | None = None,

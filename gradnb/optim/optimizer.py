@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import Any
 
+import numpy as np
+
 from .._backend import device_of, to_device
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
@@ -157,8 +159,20 @@ class Optimizer:
             with enable_grad():
                 loss = closure()
         for group in self.param_groups:
+            if group.get("capturable"):
+                self._refuse_capture_on_cpu(group)
             self._update_group(group)
         return loss
+
+    # What PyTorch's capturable check names, per optimizer.
+    _capturable_holders = "params and state_steps"
+
+    def _refuse_capture_on_cpu(self, group: dict) -> None:
+        """``capturable=True`` is for CUDA-graph capture: PyTorch refuses it for CPU tensors."""
+        if any(type(p._data) is np.ndarray for p in group["params"] if p._grad is not None):
+            raise AssertionError(f"If capturable=True, {self._capturable_holders} must be on "
+                                 "supported devices: ['cuda', 'xpu', 'hpu', 'privateuseone', "
+                                 "'xla'].")
 
     def _update_group(self, group: dict) -> None:  # pragma: no cover - every optimizer has one
         raise NotImplementedError
