@@ -207,3 +207,22 @@ def test_sparse_gradient_errors_and_dense_gradient_error():
     dense.sum().backward()
     with pytest.raises(RuntimeError, match="SparseAdam does not support dense gradients"):
         optim.SparseAdam([dense]).step()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name, kwargs", [("SGD", {"lr": 0.1}), ("SGD", {"lr": 0.1,
+                                                                           "momentum": 0.9}),
+                                          ("Adagrad", {"lr": 0.1}), ("SparseAdam", {"lr": 0.1})])
+def test_sparse_gradients_match_torch(torch, name, kwargs):
+    init = np.random.default_rng(0).standard_normal((6, 3))
+    rows = [[1, 4, 1], [0, 1, 5], [2, 2, 2]]
+    out = []
+    for lib, functional in ((gradnb, gradnb.nn.functional), (torch, torch.nn.functional)):
+        w = lib.tensor(init.copy(), requires_grad=True)
+        opt = getattr(lib.optim, name)([w], **kwargs)
+        for step_rows in rows:
+            opt.zero_grad()
+            (functional.embedding(lib.tensor(step_rows), w, sparse=True) ** 2).sum().backward()
+            opt.step()
+        out.append(w.detach().numpy())
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-12, atol=1e-15)
