@@ -5,7 +5,7 @@ from __future__ import annotations
 from .._tensor import Tensor
 
 
-def check_lr(lr, *, foreach=None, capturable: bool = False, message: str | None = None) -> None:
+def check_lr(lr, *, foreach=None, capturable: bool = False) -> None:
     """A learning rate: a number or a one-element tensor, never negative. A tensor ``lr`` with
     ``foreach=True`` needs ``capturable`` (PyTorch's rule for the optimizers that check it)."""
     if isinstance(lr, Tensor):
@@ -15,7 +15,7 @@ def check_lr(lr, *, foreach=None, capturable: bool = False, message: str | None 
         if lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
     if not 0.0 <= lr:
-        raise ValueError((message or "Invalid learning rate: {}").format(lr))
+        raise ValueError(f"Invalid learning rate: {lr}")
 
 
 def check_tensor_lr(lr) -> None:
@@ -24,27 +24,11 @@ def check_tensor_lr(lr) -> None:
         raise ValueError("Tensor lr must be 1-element")
 
 
-def check_non_negative(value, what: str) -> None:
-    """``Invalid {what} value: {value}`` for a negative hyper-parameter."""
-    if not 0.0 <= value:
-        raise ValueError(f"Invalid {what} value: {value}")
-
-
-def check_eps(eps: float) -> None:
-    """Reject a negative epsilon."""
-    check_non_negative(eps, "epsilon")
-
-
 def check_betas(betas) -> None:
     """Each beta must lie in [0, 1)."""
     for i, beta in enumerate(betas):
         if not 0.0 <= beta < 1.0:
             raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
-
-
-def check_weight_decay(weight_decay: float) -> None:
-    """Reject a negative weight decay."""
-    check_non_negative(weight_decay, "weight_decay")
 
 
 def check_fused(fused, foreach, differentiable) -> None:

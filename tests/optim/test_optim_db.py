@@ -36,15 +36,20 @@ DEFAULT_TOLERANCE = {"rtol": 1e-9, "atol": 1e-12}
 
 def _optim_db():
     """optim_db, importable without ``expecttest`` (a test-runner dependency of
-    ``common_utils`` that the database itself never calls)."""
+    ``common_utils`` that the database itself never calls). A stand-in is used for the import
+    only and removed again, so other test modules still see whether it is installed."""
+    stand_in = None
     try:
         import expecttest  # noqa: F401
     except ImportError:
         stand_in = types.ModuleType("expecttest")
         stand_in.TestCase = unittest.TestCase
         sys.modules["expecttest"] = stand_in
-    from torch.testing._internal.common_optimizers import optim_db
-
+    try:
+        from torch.testing._internal.common_optimizers import optim_db
+    finally:
+        if stand_in is not None and sys.modules.get("expecttest") is stand_in:
+            del sys.modules["expecttest"]
     return optim_db
 
 

@@ -226,3 +226,21 @@ def test_sparse_gradients_match_torch(torch, name, kwargs):
             opt.step()
         out.append(w.detach().numpy())
     np.testing.assert_allclose(out[0], out[1], rtol=1e-12, atol=1e-15)
+
+
+def _signature(callable_):
+    import inspect
+
+    return [(name, p.kind, p.default)
+            for name, p in inspect.signature(callable_).parameters.items()]
+
+
+@pytest.mark.torch
+def test_every_optimizer_and_scheduler_has_torchs_signature(torch):
+    from gradnb.optim import lr_scheduler
+
+    for name in NAMES:
+        assert _signature(getattr(optim, name)) == _signature(getattr(torch.optim, name)), name
+    for name in lr_scheduler.__all__:
+        assert _signature(getattr(lr_scheduler, name)) == _signature(
+            getattr(torch.optim.lr_scheduler, name)), name
