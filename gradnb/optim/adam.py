@@ -42,7 +42,7 @@ class Adam(Optimizer):
         check_lr(lr, foreach=foreach, capturable=capturable)
         _check_adam_hyper_parameters(eps, betas, weight_decay, foreach, capturable)
         check_not_differentiable(differentiable, type(self).__name__)
-        defaults = {"lr": lr, "betas": tuple(scalar(b) for b in betas), "eps": eps,
+        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps,
                     "weight_decay": weight_decay, "amsgrad": amsgrad, "maximize": maximize,
                     "foreach": foreach, "capturable": capturable,
                     "differentiable": differentiable, "fused": fused,
@@ -52,7 +52,8 @@ class Adam(Optimizer):
         self._workspace = Workspace()
 
     def _update_group(self, group: dict) -> None:
-        lr, (beta1, beta2), eps = scalar(group["lr"]), group["betas"], group["eps"]
+        lr, eps = scalar(group["lr"]), group["eps"]
+        beta1, beta2 = (scalar(beta) for beta in group["betas"])
         weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
         decoupled = group["decoupled_weight_decay"]
         workspace = self._workspace

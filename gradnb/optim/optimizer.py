@@ -46,18 +46,18 @@ def _with_step_hooks(step: Callable) -> Callable:
 
     @functools.wraps(step)
     def hooked_step(self, *args, **kwargs):
-        for hook in chain(list(_global_pre_hooks.values()),
-                          list(self._optimizer_step_pre_hooks.values())):
-            result = hook(self, args, kwargs)
-            if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
-                                       f"new_kwargs), but got {result}.")
-                args, kwargs = result
+        if _global_pre_hooks or self._optimizer_step_pre_hooks:
+            for hook in [*_global_pre_hooks.values(), *self._optimizer_step_pre_hooks.values()]:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
+                                           f"new_kwargs), but got {result}.")
+                    args, kwargs = result
         out = step(self, *args, **kwargs)
-        for hook in chain(list(self._optimizer_step_post_hooks.values()),
-                          list(_global_post_hooks.values())):
-            hook(self, args, kwargs)
+        if self._optimizer_step_post_hooks or _global_post_hooks:
+            for hook in [*self._optimizer_step_post_hooks.values(), *_global_post_hooks.values()]:
+                hook(self, args, kwargs)
         return out
 
     hooked_step.hooked = True
