@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._tensor import Tensor
+from .._core.tensor import Tensor
 
 
 def check_lr(lr, *, foreach=None, capturable: bool = False) -> None:

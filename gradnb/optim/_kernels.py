@@ -8,8 +8,8 @@ never shows it).
 
 from __future__ import annotations
 
-from .._backend import get_array_module
-from .._tensor import Tensor
+from .._core.backend import get_array_module
+from .._core.tensor import Tensor
 
 
 def scalar(value):

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .._backend import get_array_module
-from .._tensor import Tensor
+from .._core.backend import get_array_module
+from .._core.tensor import Tensor
 from ._checks import check_tensor_lr
 from ._kernels import Workspace, bump, effective_grad, scalar, state_tensor, step_counter
 from .optimizer import Optimizer

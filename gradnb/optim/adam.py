@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from .._backend import get_array_module
-from .._tensor import Tensor
+from .._core.backend import get_array_module
+from .._core.tensor import Tensor
 from ._checks import check_fused, check_lr, check_not_differentiable
 from ._kernels import (
     Workspace,

@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from .._backend import get_array_module
-from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad
+from .._core.backend import get_array_module
+from .._core.grad_mode import enable_grad
+from .._core.tensor import Tensor
 from ._checks import check_tensor_lr
 from ._kernels import bump, scalar, state_tensor
 from .optimizer import Optimizer

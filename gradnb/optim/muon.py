@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .._backend import get_array_module
+from .._core.backend import get_array_module
 from ._checks import check_tensor_lr
 from ._kernels import Workspace, bump, lerp_, scalar, state_tensor
 from .optimizer import Optimizer

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .._backend import get_array_module
-from .._tensor import Tensor
+from .._core.backend import get_array_module
+from .._core.tensor import Tensor
 from ._checks import check_betas, check_not_differentiable, check_tensor_lr
 from ._kernels import (
     Workspace,

@@ -16,10 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from .._backend import device_of, to_device
-from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad
-from ..autograd.graph import RemovableHandle, _register
+from .._core.backend import device_of, to_device
+from .._core.grad_mode import enable_grad
+from .._core.hooks import RemovableHandle
+from .._core.hooks import register as _register
+from .._core.tensor import Tensor
 from ..nn.modules.module import zero_grads
 
 __all__ = ["Optimizer", "register_optimizer_step_post_hook", "register_optimizer_step_pre_hook"]

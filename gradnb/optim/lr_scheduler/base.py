@@ -13,7 +13,7 @@ from functools import wraps
 from typing import Any
 from weakref import ref
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ..optimizer import Optimizer
 
 __all__ = ["LRScheduler"]
