@@ -27,6 +27,7 @@ SECTIONS = (
     "## 5a. Toolkit: trace observation on vs off",
     "## 5b. Toolkit: graph layout and SVG",
     "## 5c. Toolkit: import time",
+    "## 6. Training loop",
 )
 
 

@@ -107,6 +107,12 @@ class TorchLikeSystem:
         """See ``TorchLikeMlpStep``."""
         return TorchLikeMlpStep(self._torch, problem)
 
+    def training_loop(self, problem, optimizer: str, steps: int):
+        """See ``benchmarks.systems.torchlike_training.TorchLikeTrainingLoop``."""
+        from benchmarks.systems.torchlike_training import TorchLikeTrainingLoop
+
+        return TorchLikeTrainingLoop(self._torch, problem, optimizer, steps)
+
     def tiny_chain(self, x0: np.ndarray, n_ops: int) -> TorchLikeChain:
         """See ``TorchLikeChain``."""
         return TorchLikeChain(self._torch, x0, tiny_forward(self._torch.tanh, n_ops))
