@@ -4,8 +4,8 @@ Run ``python benchmarks/bench_toolkit.py`` from the repository root (``--quick``
 repeats). Three figures:
 
 * an MLP training step (784-256-128-10, batch 64, float32: forward, backward, SGD) untraced,
-  inside ``gradnb.trace()``, inside a trace with the live view's throttled redraw (the
-  ``%%trace`` case in a notebook), and inside a trace with the watcher that records source
+  inside ``gradnb.autograd.graph_trace()``, inside a trace with the live view's throttled redraw
+  (the ``%%trace`` case in a notebook), and inside a trace with the watcher that records source
   lines, cuts and what each backward did (``%%trace`` and ``%watch on``); medians of
   interleaved runs, so drift hits all alike; the target is at most 25% overhead for a trace;
 * ``%load_ext gradnb`` in a fresh IPython shell (a new process per sample, so nothing is
@@ -108,17 +108,17 @@ def time_steps(repeats: int) -> dict[str, float]:
         step.run()
 
     def traced() -> None:
-        with gradnb.trace():
+        with gradnb.autograd.graph_trace():
             step.run()
 
     def live() -> None:
-        recording = gradnb.trace()
+        recording = gradnb.autograd.graph_trace()
         recording.listeners.append(_throttled(_live_redraw, LIVE_INTERVAL_S))
         with recording:
             step.run()
 
     def watched() -> None:
-        with gradnb.trace(), watching():
+        with gradnb.autograd.graph_trace(), watching():
             step.run()
 
     cases = {"untraced": plain, "trace()": traced, "trace() + live view": live,

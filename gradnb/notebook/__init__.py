@@ -2,7 +2,7 @@
 
 Views (usable without magics, in any IPython display):
 
-- :class:`GraphView`: a computation graph (from a ``trace()``, tensors, or a Graph) as SVG,
+- :class:`GraphView`: a computation graph (from a ``graph_trace()``, tensors, or a Graph) as SVG,
   DOT and text;
 - :class:`GradTable`: ``.grad`` of named tensors;
 - :class:`MemoryMeter`: freed/released/retained bytes of each backward, with a plot;
@@ -10,7 +10,7 @@ Views (usable without magics, in any IPython display):
 - :class:`TraceDiff` (``diff(before, after)``): what changed between two traced runs;
 - :func:`why`: why a tensor's ``.grad`` is None, zero, NaN or accumulated, with the line.
 
-``trace()`` here records a graph and watches it (source lines, cut edges); ``watching()`` watches
+``graph_trace()`` here records a graph and watches it (source lines, cut edges); ``watching()`` watches
 without recording a graph, so ``why`` can say where things happened.
 
 Importing this package does not import IPython or ipywidgets; the magics module does, and is
@@ -35,17 +35,18 @@ __all__ = [
     "Trace",
     "TraceDiff",
     "diff",
+    "graph_trace",
     "load_ipython_extension",
-    "trace",
     "unload_ipython_extension",
     "watching",
     "why",
 ]
 
 
-def trace() -> WatchedTrace:
+def graph_trace() -> WatchedTrace:
     """Record the graph of every op run in the block, with each op's source line and the places
-    where values left the graph (``with gradnb.notebook.trace() as t: ...``)."""
+    where values left the graph (``with gradnb.notebook.graph_trace() as t: ...``): the
+    engine's :func:`gradnb.autograd.graph_trace` plus watching."""
     return WatchedTrace()
 
 

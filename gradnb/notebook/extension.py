@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 
 from gradnb._core.tensor import Tensor
+from gradnb.notebook import prompts
 from gradnb.notebook.memory_meter import (
     has_session_log,
     session_log,
@@ -41,6 +42,7 @@ def load(shell) -> None:
     shell.register_magics(GradnbMagics)
     shell.display_formatter.formatters["text/html"].for_type(Tensor, tensor_html)
     start_session_log(shell)
+    prompts.watch(shell)
     warnings.filterwarnings("ignore", category=RuntimeWarning, module=_QUIET_MODULES)
 
 
@@ -48,6 +50,7 @@ def unload(shell) -> None:
     """Remove everything :func:`load` registered."""
     if not stop_session_log(shell):
         return
+    prompts.unwatch(shell)
     from gradnb.notebook.explain import watch_session
     from gradnb.notebook.magics import GradnbMagics
 

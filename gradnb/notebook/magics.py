@@ -23,13 +23,13 @@ from gradnb.notebook.backward_run import backward_problem, watched_backward
 from gradnb.notebook.backward_view import BackwardView
 from gradnb.notebook.explain import watch_session, watcher, watching
 from gradnb.notebook.explain.inplace_view import InplaceErrorView, is_inplace_error
-from gradnb.notebook.explain.where import running_cell
 from gradnb.notebook.explain.why import Why, explain
 from gradnb.notebook.grad_flow import GradFlow
 from gradnb.notebook.grad_table import GradTable
 from gradnb.notebook.graph_view import GraphView
 from gradnb.notebook.memory_meter import MemoryMeter, session_log
 from gradnb.notebook.naming import Names
+from gradnb.notebook.prompts import running_prompt
 from gradnb.notebook.step_view import StepThrough
 from gradnb.notebook.trace_diff import TraceDiff
 from gradnb.notebook.widgets import LiveGraph, WithStaticForm, widgets_available
@@ -148,7 +148,9 @@ class GradnbMagics(Magics):
             if args.store is not None:
                 namespace[args.store] = final
             if not args.quiet:
-                self._show(final, final.widget if live is not None else None)
+                # The final graph is the view itself, not a widget: its HTML form is interactive
+                # without ipywidgets (VS Code, Colab, Notebook 7), its SVG static elsewhere.
+                display(final)
         return result
 
     def _compile_cell(self, line: str, cell: str):
@@ -160,8 +162,9 @@ class GradnbMagics(Magics):
         """
         shell = self.shell
         source = shell.transform_cell(cell)
+        prompt = running_prompt(shell)
         filename = shell.compile.cache(f"%%trace {line}".rstrip() + "\n" + cell,
-                                       running_cell(shell))
+                                       shell.execution_count if prompt is None else prompt)
         tree = shell.transform_ast(shell.compile.ast_parse(source))
         ast.increment_lineno(tree, 1)
         last = None

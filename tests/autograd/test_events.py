@@ -45,7 +45,7 @@ def test_a_trace_records_only_its_own_thread():
         for _ in range(50):
             x * 3
 
-    with gradnb.trace() as t:
+    with gradnb.autograd.graph_trace() as t:
         y = x * 2
         run_in_other_thread(busy_other_thread)  # 50 ops, recorded while the trace is open
         y.exp()

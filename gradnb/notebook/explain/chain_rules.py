@@ -87,6 +87,12 @@ RULES: dict[str, str] = {
     "BmmBackward0": "self: grad @ other.mT; other: self.mT @ grad",
     "MvBackward0": "self: outer(grad, vec); vec: self.T @ grad",
     "DotBackward0": "self: grad * other; other: grad * self",
+    "MatmulBackward": "self: grad @ other.mT; other: self.mT @ grad",
+    "BroadcastMatmulBackward": "self: grad @ other.mT summed over broadcast batch dims; "
+                               "other: self.mT @ grad, summed likewise",
+    "VectorMatmulBackward": "a 1-D operand: its grad is the matmul grad with the added dim "
+                            "squeezed back",
+    "TraceBackward0": "self: grad on the diagonal, zeros elsewhere",
     "AddmmBackward0": "self: beta * grad; mat1: alpha * grad @ mat2.T; mat2: alpha * mat1.T @ grad",
     "ConvolutionBackward0": "input: conv_transpose(grad, weight); weight: conv(input, grad); "
                             "bias: grad summed over batch and space",

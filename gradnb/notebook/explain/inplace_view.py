@@ -154,10 +154,11 @@ class InplaceErrorView:
                 f"  fix: {self.fix()}")
 
     def to_html(self) -> str:
-        """Headline, the graph (inline SVG) and the fix."""
+        """Headline, the graph (the interactive HTML form, an image where scripts do not run:
+        sanitizing renderers strip inline SVG) and the fix."""
         return ('<div class="gradnb-inplace">'
                 f"<p><b>{escape(self.headline())}</b></p>"
-                f'<div class="gradnb-graph-box">{self.graph_view.to_svg()}</div>'
+                f'<div class="gradnb-graph-box">{self.graph_view.to_html()}</div>'
                 f"<p><b>fix:</b> {escape(self.fix())}</p></div>")
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:

@@ -470,12 +470,12 @@ def watch_session(on: bool) -> None:
 
 class WatchedTrace(Trace):
     """A :class:`~gradnb.autograd.trace.Trace` that also watches while it records, so its graph
-    shows source lines and cut edges: what ``gradnb.notebook.trace()`` returns.
+    shows source lines and cut edges: what ``gradnb.notebook.graph_trace()`` returns.
 
     >>> import gradnb
-    >>> from gradnb.notebook import trace
+    >>> from gradnb.notebook import graph_trace
     >>> x = gradnb.tensor(2.0, requires_grad=True)
-    >>> with trace() as t:
+    >>> with graph_trace() as t:
     ...     y = x.exp()
     >>> watcher().where_of(y.grad_fn) is not None
     True

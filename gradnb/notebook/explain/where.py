@@ -95,16 +95,3 @@ def caller_where(cells: CellNumbers | None = None, depth: int = 1) -> Where | No
         return None
     return (cells or CellNumbers()).where(frame)
 
-
-def running_cell(shell) -> int:
-    """The execution count of the cell running now (a magic's caller), whichever IPython: 9
-    counts ``execution_count`` up before a cell runs, 8 after. The cell's own code is the
-    nearest frame whose file name the shell's compiler mapped to a cell."""
-    cells = getattr(shell.compile, "_filename_map", {})
-    frame = sys._getframe(1)
-    while frame is not None:
-        number = cells.get(frame.f_code.co_filename)
-        if number is not None:
-            return number
-        frame = frame.f_back
-    return shell.execution_count
