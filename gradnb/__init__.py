@@ -39,6 +39,13 @@ from ._dtype import (
     short,
     uint8,
 )
+from ._memory_format import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 from ._tensor import Size, Tensor
 from ._tensor_str import set_printoptions
 from .autograd import grad_mode as _grad_mode
@@ -139,6 +146,7 @@ from .ops.elementwise import (
 )
 from .ops.indexing import *
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.pointwise import *
 from .ops.reductions import *
 from .ops.shape import *
 

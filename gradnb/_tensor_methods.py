@@ -8,9 +8,20 @@ methods. This module only collects them.
 from __future__ import annotations
 
 from ._tensor import Tensor
-from .ops import arithmetic, creation, elementwise, indexing, inplace, linalg, reductions, shape
+from .ops import (
+    arithmetic,
+    creation,
+    elementwise,
+    indexing,
+    inplace,
+    linalg,
+    pointwise,
+    reductions,
+    shape,
+)
 
-FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace)
+FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace,
+            pointwise)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():

@@ -277,6 +277,9 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     executed = 0
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
+    # Derivative rules meet inf and NaN as PyTorch's kernels do, silently: no NumPy warnings.
+    quiet = np.errstate(all="ignore")
+    quiet.__enter__()
     try:
         while ready:
             node = heappop(ready)
@@ -354,6 +357,7 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                     heappush(ready, nxt)
             del results, grads
     finally:
+        quiet.__exit__(None, None, None)
         _grad_state.enabled = prev_mode
         report.nodes_executed = executed
     # Drop this frame's last references to gradients so _owned can hand buffers to .grad uncopied.

@@ -6,6 +6,8 @@ engine (``sum_to``), so rules return gradients in the broadcast shape.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..autograd.graph import Node, record, saved_const, saved_input
 from . import dual
 from ._common import Tensor, binary_operands, emit, events, grad_state, wrap
@@ -236,7 +238,8 @@ class PowBackward1(Node):
         a, b, out = self.saved(g)
         ga = gb = None
         if self.next_functions[0][0] is not None:
-            ga = g * b * a ** (b - 1)
+            # PyTorch's rule: zero where the exponent is 0 (x ** x at 0 has gradient 0, not NaN)
+            ga = dual.where(dual.data(b) == 0, 0.0, g * b * a ** (b - 1))
         if self.next_functions[1][0] is not None:
             # At a == 0 the limit of a**b * log(a) is 0 (PyTorch masks it the same way).
             zero = dual.data(a) == 0
@@ -250,7 +253,8 @@ def pow(input, exponent) -> Tensor:
     if tb is None and _is_integral(b) and not isinstance(b, bool) and hasattr(a, "dtype") \
             and a.dtype.kind in "iu" and b < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    out = a ** b
+    with np.errstate(all="ignore"):  # 0 ** -1, (-1) ** 0.5: inf and NaN, silently
+        out = a ** b
     node = None
     if _needs(ta, tb):
         if tb is None:
@@ -286,12 +290,16 @@ def rpow(input: Tensor, base) -> Tensor:
 
     from ..autograd.graph import saved_output
 
+    if isinstance(base, Tensor):  # x.__rpow__(y) with a tensor y: y ** x
+        return pow(base, input)
     _, tb, a, b = binary_operands(base, input)
-    out = a ** b
+    with np.errstate(all="ignore"):
+        out = a ** b
     if not _needs(None, tb):
         return wrap(out)
     node = record(PowBackward2, (tb,))
-    node.log_base = math.log(base) if base > 0 else float("nan")
+    # At base 0, PyTorch's gradient is 0 (the limit of 0 ** x * log(0) for x > 0).
+    node.log_base = math.log(base) if base > 0 else (0.0 if base == 0 else float("nan"))
     t = wrap(out, node)
     node._saved = (saved_output(t),)
     if events.observers:
@@ -316,7 +324,8 @@ def reciprocal(input: Tensor) -> Tensor:
         from .. import _dtype
 
         data = data.astype(_dtype.get_default_dtype().np)
-    out = 1.0 / data
+    with np.errstate(divide="ignore"):  # 1 / 0 is inf, silently, as in PyTorch
+        out = 1.0 / data
     if grad_state.enabled and input._requires_grad:
         node = record(ReciprocalBackward0, (input,))
         t = wrap(out, node)

@@ -300,10 +300,23 @@ def randn_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> T
                  requires_grad=requires_grad)
 
 
-def normal(mean=0.0, std=1.0, size=(), generator=None, dtype=None) -> Tensor:
-    d = _dtype.as_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
-    arr = _rng(generator).normal(mean, std, size=tuple(size)).astype(d.np)
-    return _make(arr)
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
+           requires_grad=False, out=None) -> Tensor:
+    """Normal samples. With a tensor ``mean`` and/or ``std`` the result has their broadcast
+    shape and dtype and is differentiable in both (``mean + std * eps``, as PyTorch's)."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        like = mean if isinstance(mean, Tensor) else std
+        shape = np.broadcast_shapes(tuple(getattr(mean, "shape", ())),
+                                    tuple(getattr(std, "shape", ())))
+        dt = (mean.dtype if isinstance(mean, Tensor) and isinstance(std, Tensor)
+              and mean.dtype.itemsize >= std.dtype.itemsize
+              else (std.dtype if isinstance(std, Tensor) else like.dtype))
+        eps = _rng(generator).standard_normal(shape).astype(dt.np)
+        return mean + std * _make(_backend.to_device(eps, like.device))
+    d, dev = _resolve(dtype, device)
+    d = d if d is not None else _dtype.get_default_dtype()
+    arr = _rng(generator).normal(mean, std, size=_shape(size or ())).astype(d.np)
+    return _finish(_place(arr, dev), requires_grad)
 
 
 def bernoulli(input: Tensor, p=None, generator=None) -> Tensor:
@@ -362,6 +375,10 @@ def to(input: Tensor, *args, dtype=None, device=None, non_blocking=False, copy=F
        memory_format=None) -> Tensor:
     """Cast and/or move: ``to('cuda')``, ``to(gradnb.float64)``, ``to(other)``,
     ``to('cpu', gradnb.float32)``. Returns ``input`` itself when nothing changes."""
+    flags = [a for a in args if isinstance(a, bool)]  # positional non_blocking, copy
+    args = [a for a in args if not isinstance(a, bool)]
+    if len(flags) > 1:
+        copy = flags[1]
     for a in args:
         if isinstance(a, Tensor):
             dtype, device = a.dtype, a.device
@@ -399,9 +416,9 @@ def to(input: Tensor, *args, dtype=None, device=None, non_blocking=False, copy=F
 TENSOR_METHODS = {
     "clone": clone,
     "type_as": lambda self, other: to(self, dtype=other.dtype),
-    "float": lambda self: to(self, dtype="float32"),
-    "double": lambda self: to(self, dtype="float64"),
-    "half": lambda self: to(self, dtype="float16"),
+    "float": lambda self, memory_format=None: to(self, dtype="float32"),
+    "double": lambda self, memory_format=None: to(self, dtype="float64"),
+    "half": lambda self, memory_format=None: to(self, dtype="float16"),
     "long": lambda self: to(self, dtype="int64"),
     "int": lambda self: to(self, dtype="int32"),
     "bool": lambda self: to(self, dtype="bool"),

@@ -747,8 +747,12 @@ class FlipBackward0(Node):
         return (_on(flip, g, self.axes),)
 
 
-def flip(input: Tensor, *dims) -> Tensor:
+def flip(input: Tensor, *dims, **kwargs) -> Tensor:
     """Reverse the order of elements along ``dims`` (a copy, as in PyTorch)."""
+    if "dims" in kwargs:
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
     data = input._data
     axes = _unique_axes(_dims_arg(dims), data.ndim) if data.ndim else ()
     if not data.ndim:
