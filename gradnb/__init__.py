@@ -145,10 +145,13 @@ from .ops.elementwise import (
     where,
 )
 from .ops.indexing import *
+from .ops.joining import *
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.matrices import *
 from .ops.pointwise import *
 from .ops.reductions import *
 from .ops.shape import *
+from .ops.sorting import *
 
 __version__ = "0.1.0"
 

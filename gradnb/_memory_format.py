@@ -11,7 +11,7 @@ __all__ = ["channels_last", "channels_last_3d", "contiguous_format", "memory_for
            "preserve_format"]
 
 
-class memory_format:  # noqa: N801 - PyTorch's name
+class memory_format:
     """A memory layout tag, printed as PyTorch prints its own (``gradnb.channels_last``)."""
 
     __slots__ = ("_name",)

@@ -14,14 +14,17 @@ from .ops import (
     elementwise,
     indexing,
     inplace,
+    joining,
     linalg,
+    matrices,
     pointwise,
     reductions,
     shape,
+    sorting,
 )
 
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace,
-            pointwise)
+            pointwise, matrices, joining, sorting)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():
