@@ -147,6 +147,9 @@ from .ops.elementwise import (
 from .ops.indexing import *
 from .ops.joining import *
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.linalg_decompositions import *
+from .ops.linalg_decompositions import cross
+from .ops.linalg_decompositions import torch_qr as qr
 from .ops.matrices import *
 from .ops.pointwise import *
 from .ops.reductions import *
@@ -157,7 +160,7 @@ __version__ = "0.1.0"
 
 # PyTorch's namespace (gradnb.nn.Linear, gradnb.optim.SGD, gradnb.save, ...) without paying for
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
-_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization"}
+_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse"}
 
 

@@ -16,6 +16,7 @@ from .ops import (
     inplace,
     joining,
     linalg,
+    linalg_decompositions,
     matrices,
     pointwise,
     reductions,
@@ -24,7 +25,7 @@ from .ops import (
 )
 
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace,
-            pointwise, matrices, joining, sorting)
+            pointwise, matrices, joining, sorting, linalg_decompositions)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():
