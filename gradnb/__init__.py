@@ -153,14 +153,18 @@ from .ops.linalg_decompositions import torch_qr as qr
 from .ops.matrices import *
 from .ops.pointwise import *
 from .ops.reductions import *
+from .ops.scans import *
 from .ops.shape import *
 from .ops.sorting import *
+from .ops.special_functions import *
+from .ops.statistics import *
 
 __version__ = "0.1.0"
 
 # PyTorch's namespace (gradnb.nn.Linear, gradnb.optim.SGD, gradnb.save, ...) without paying for
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
-_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg"}
+_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg",
+                 "special"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse"}
 
 

@@ -20,12 +20,16 @@ from .ops import (
     matrices,
     pointwise,
     reductions,
+    scans,
     shape,
     sorting,
+    special_functions,
+    statistics,
 )
 
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace,
-            pointwise, matrices, joining, sorting, linalg_decompositions)
+            pointwise, matrices, joining, sorting, linalg_decompositions, special_functions,
+            scans, statistics)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():
