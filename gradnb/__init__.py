@@ -153,6 +153,7 @@ from .ops.linalg_decompositions import torch_qr as qr
 from .ops.matrices import *
 from .ops.pointwise import *
 from .ops.reductions import *
+from .ops.regions import *
 from .ops.scans import *
 from .ops.shape import *
 from .ops.sorting import *

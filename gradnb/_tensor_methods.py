@@ -20,6 +20,7 @@ from .ops import (
     matrices,
     pointwise,
     reductions,
+    regions,
     scans,
     shape,
     sorting,
@@ -29,7 +30,7 @@ from .ops import (
 
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace,
             pointwise, matrices, joining, sorting, linalg_decompositions, special_functions,
-            scans, statistics)
+            scans, statistics, regions)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():
