@@ -159,6 +159,11 @@ from .ops.shape import *
 from .ops.sorting import *
 from .ops.special_functions import *
 from .ops.statistics import *
+from .ops.tensor_api import *
+
+for _name in ops.tensor_api.ALIASED:  # axis=/keepdims= beside dim=/keepdim=, as in PyTorch
+    if _name in globals():
+        globals()[_name] = ops.tensor_api.with_numpy_keywords(globals()[_name])
 
 __version__ = "0.1.0"
 

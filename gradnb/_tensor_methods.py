@@ -26,12 +26,17 @@ from .ops import (
     sorting,
     special_functions,
     statistics,
+    tensor_api,
 )
 
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace,
             pointwise, matrices, joining, sorting, linalg_decompositions, special_functions,
-            scans, statistics, regions)
+            scans, statistics, regions, tensor_api)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():
         setattr(Tensor, _name, _fn)
+
+for _name in tensor_api.ALIASED:  # axis=/keepdims= beside dim=/keepdim=, as PyTorch accepts
+    if hasattr(Tensor, _name):
+        setattr(Tensor, _name, tensor_api.with_numpy_keywords(getattr(Tensor, _name)))

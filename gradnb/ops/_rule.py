@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..autograd.graph import Node, record, saved_input, saved_output
 from ._common import Tensor, emit, events, grad_state, wrap
 
-__all__ = ["TensorRule", "attach", "needs_grad"]
+__all__ = ["TensorRule", "ZeroGradBackward", "attach", "needs_grad"]
 
 _make = Tensor._make
 
@@ -39,6 +39,19 @@ class TensorRule(Node):
             return tuple(out)
         return tuple(None if g is None else (g._data if isinstance(g, Tensor) else g)
                      for g in out)
+
+
+class ZeroGradBackward(TensorRule):
+    """Piecewise-constant or random ops (rounded division, ``bernoulli``): the output stays in
+    the graph, as PyTorch's does, with a zero gradient for every input."""
+
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        from .creation import zeros
+
+        return tuple(None if meta is None else zeros(meta[0], dtype=g.dtype, device=g.device)
+                     for meta in self._meta)
 
 
 def needs_grad(*inputs) -> bool:

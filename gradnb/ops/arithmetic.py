@@ -180,7 +180,7 @@ def _is_integral(x) -> bool:
 def _rounded_div(input, other, mode):
     from .._backend import get_array_module
 
-    _, _, a, b = binary_operands(input, other)
+    ta, tb, a, b = binary_operands(input, other)
     xp = get_array_module(a if hasattr(a, "shape") else b)
     if mode == "floor":
         out = xp.floor_divide(a, b)
@@ -192,7 +192,11 @@ def _rounded_div(input, other, mode):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                          f"found '{mode}'")
     # Rounded division is piecewise constant: its gradient is zero, like PyTorch's.
-    return wrap(out)
+    from ._rule import ZeroGradBackward, attach
+
+    if getattr(out, "dtype", None) is not None and out.dtype.kind in "iub":
+        return wrap(out)
+    return attach(ZeroGradBackward, (ta, tb), out)
 
 
 class NegBackward0(Node):

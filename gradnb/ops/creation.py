@@ -139,18 +139,21 @@ def _filled(fill, size, dtype, device, requires_grad, default_np=None):
     return _finish(arr, requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def zeros(*shape, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``."""
+    size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
     return _filled(0, size, dtype, device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def ones(*shape, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of ones."""
+    size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
     return _filled(1, size, dtype, device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def empty(*shape, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """An uninitialised tensor (zeros here: NumPy's ``empty`` would leak old memory into demos)."""
+    size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
     return _filled(0, size, dtype, device, requires_grad)
 
 
@@ -258,16 +261,18 @@ def _rng(generator):
     return (generator or default_generator)._rng
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Uniform samples in ``[0, 1)``."""
+    size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
     d, dev = _resolve(dtype, device)
     np_dtype = d.np if d is not None else _dtype.get_default_dtype().np
     arr = _rng(generator).random(_shape(size)).astype(np_dtype)
     return _finish(_place(arr, dev), requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Standard normal samples."""
+    size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
     d, dev = _resolve(dtype, device)
     np_dtype = d.np if d is not None else _dtype.get_default_dtype().np
     arr = _rng(generator).standard_normal(_shape(size)).astype(np_dtype)
@@ -301,7 +306,7 @@ def randn_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> T
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
-           requires_grad=False, out=None) -> Tensor:
+           requires_grad=False, out=None, layout=None, pin_memory=False) -> Tensor:
     """Normal samples. With a tensor ``mean`` and/or ``std`` the result has their broadcast
     shape and dtype and is differentiable in both (``mean + std * eps``, as PyTorch's)."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
@@ -324,7 +329,9 @@ def bernoulli(input: Tensor, p=None, generator=None) -> Tensor:
     host = _backend.to_device(input._data, _backend.CPU)
     probs = host if p is None else np.full(host.shape, p)
     arr = (_rng(generator).random(probs.shape) < probs).astype(host.dtype)
-    return _make(_backend.to_device(arr, input.device))
+    from ._rule import ZeroGradBackward, attach
+
+    return attach(ZeroGradBackward, (input,), _backend.to_device(arr, input.device))
 
 
 def multinomial(input: Tensor, num_samples: int, replacement=False, generator=None) -> Tensor:
