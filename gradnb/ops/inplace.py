@@ -146,6 +146,15 @@ def _retarget_saved_output(result: Tensor, t: Tensor) -> None:
                         for e in node._saved)
 
 
+def base_key(positions, shape):
+    """The index into a base array of ``shape`` for flat ``positions``. A 0-d base, whose one
+    element NumPy cannot unravel to, takes ``None`` per view dimension: ``g[key]`` then has the
+    view's shape (all ones)."""
+    if not shape:
+        return (None,) * positions.ndim
+    return get_array_module(positions).unravel_index(positions, shape)
+
+
 def apply_inplace(t: Tensor, compute, others=(), fast=None) -> Tensor:
     """Run ``compute`` (an out-of-place op, ``tensor -> tensor``) in place on ``t``.
 
@@ -173,7 +182,7 @@ def apply_inplace(t: Tensor, compute, others=(), fast=None) -> Tensor:
         return t
     positions = positions_in_base(t._data, base._data)
     node = record(CopySlices, (base, result))
-    node.key, node.accumulate = xp.unravel_index(positions, base._data.shape), False
+    node.key, node.accumulate = base_key(positions, base._data.shape), False
     xp.copyto(t._data, result._data, casting="unsafe")
     t._version[0] += 1
     _rebase_on_new_node(base, node)
@@ -193,7 +202,7 @@ class AsStridedBackward0(Node):
 def _rebase_view(view: Tensor, base: Tensor, positions) -> None:
     node = record(AsStridedBackward0, (base,), meta=False)
     node.base_shape = base._data.shape
-    node.key = get_array_module(positions).unravel_index(positions, base._data.shape)
+    node.key = base_key(positions, base._data.shape)
     _rebase_on_new_node(view, node)
     view._grad_fn_version = view._version[0]
 
@@ -260,7 +269,7 @@ def write_region(t: Tensor, key, value) -> None:
     root, root_key = t, data_key
     if base is not None:
         positions = positions_in_base(t._data, base._data)
-        root, root_key = base, xp.unravel_index(positions[data_key], base._data.shape)
+        root, root_key = base, base_key(positions[data_key], base._data.shape)
     view_made = base is not None or _takes_view(items, is_tuple, t._data.shape)
     cls = CopySlices if view_made else IndexPutBackward0
     node = record(cls, (root, vt if vt is not None and vt._requires_grad else None))

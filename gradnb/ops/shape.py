@@ -653,7 +653,9 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     axis = _wrap_dim(dim, data.ndim)
     if data.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    outs = [data[(slice(None),) * axis + (i,)] for i in range(data.shape[axis])]
+    # a slice then squeeze, not data[i]: NumPy returns a copied scalar for one element of 1-D
+    outs = [data[(slice(None),) * axis + (slice(i, i + 1),)].squeeze(axis)
+            for i in range(data.shape[axis])]
     return _views(UnbindBackward0, input, outs, axis=axis, in_shape=data.shape)
 
 
