@@ -16,8 +16,8 @@ from . import (
     _tensor_methods,  # binds ops as Tensor methods
     autograd,
 )
-from ._backend import device
-from ._dtype import (
+from ._core.backend import device
+from ._core.dtype import (
     bool,
     complex64,
     complex128,
@@ -39,6 +39,8 @@ from ._dtype import (
     short,
     uint8,
 )
+from ._core.printing import set_printoptions
+from ._core.tensor import Size, Tensor
 from ._memory_format import (
     channels_last,
     channels_last_3d,
@@ -46,9 +48,6 @@ from ._memory_format import (
     memory_format,
     preserve_format,
 )
-from ._tensor import Size, Tensor
-from ._tensor_str import set_printoptions
-from .autograd import grad_mode as _grad_mode
 from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly
 from .autograd.grad_mode import (
     enable_grad,

@@ -1,13 +1,14 @@
 """Bind the op functions of ``gradnb.ops`` to ``Tensor`` as methods and operators.
 
-Each op family module declares ``TENSOR_METHODS`` (method name -> function) next to its ops, so
+Each op family module (and the engine, for ``backward``) declares ``TENSOR_METHODS`` (method name -> function) next to its ops, so
 an op is defined exactly once, as a function, and the family that defines it also names its
 methods. This module only collects them.
 """
 
 from __future__ import annotations
 
-from ._tensor import Tensor
+from ._core.tensor import Tensor
+from .autograd import engine
 from .ops import (
     arithmetic,
     creation,
@@ -29,7 +30,7 @@ from .ops import (
     tensor_api,
 )
 
-FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace,
+FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine,
             pointwise, matrices, joining, sorting, linalg_decompositions, special_functions,
             scans, statistics, regions, tensor_api)
 

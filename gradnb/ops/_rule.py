@@ -2,17 +2,18 @@
 
 A ``TensorRule`` node sees tensors in its ``rule`` in both a first-order backward (grad mode off:
 nothing records) and under ``create_graph=True`` (grad mode on: the rule's ops record), so
-every op defined this way is differentiable to any order. ``attach`` wraps an op's raw output
-arrays and records the node: forward and derivative of each op sit side by side in its family
-module, and the families only use these two names.
+every op defined this way is differentiable to any order. ``attach`` hands an op's raw output
+arrays to the core's ``record`` with what the rule reads: forward and derivative of each op sit
+side by side in its family module, and the families only use these names.
 """
 
 from __future__ import annotations
 
-from ..autograd.graph import Node, record, saved_input, saved_output
-from ._common import Tensor, emit, events, grad_state, wrap
+from .._core.graph import Node, Output
+from .._core.record import record
+from ._common import Tensor
 
-__all__ = ["TensorRule", "ZeroGradBackward", "attach", "needs_grad"]
+__all__ = ["TensorRule", "ZeroGradBackward", "attach"]
 
 _make = Tensor._make
 
@@ -54,33 +55,11 @@ class ZeroGradBackward(TensorRule):
                      for meta in self._meta)
 
 
-def needs_grad(*inputs) -> bool:
-    """Whether an op over ``inputs`` (tensors, None or constants) records a node."""
-    return grad_state.enabled and any(isinstance(t, Tensor) and t._requires_grad for t in inputs)
-
-
 def attach(cls, inputs, outputs, save=(), **attrs):
-    """Wrap ``outputs`` (one array or a tuple of arrays) as tensors, recording a ``cls`` node over
-    ``inputs`` (tensors; anything else is a constant) when grad mode is on and one of them
-    requires grad. ``save`` lists what the rule gets as ``saved``: input tensors, or the ints of
-    outputs (``0`` for the first). Returns a tensor, or a tuple for a tuple of outputs."""
-    single = not isinstance(outputs, tuple)
-    outs = (outputs,) if single else outputs
-    tensors = [t if isinstance(t, Tensor) else None for t in inputs]
-    if not needs_grad(*tensors):
-        wrapped = tuple(wrap(o) for o in outs)
-        return wrapped[0] if single else wrapped
-    node = record(cls, tensors)
-    node.num_outputs = len(outs)
-    for k, v in attrs.items():
-        setattr(node, k, v)
-    wrapped = []
-    for i, o in enumerate(outs):
-        t = wrap(o, node)
-        t._output_nr = i
-        wrapped.append(t)
-    node._saved = tuple(saved_output(wrapped[s]) if isinstance(s, int) else saved_input(s)
-                        for s in save)
-    if events.observers:
-        emit(node, wrapped[0])
-    return wrapped[0] if single else tuple(wrapped)
+    """The tensor(s) around ``outputs`` (an array or a tuple of arrays), with a ``cls`` node over
+    ``inputs`` (tensors; anything else is a constant) when grad is recorded. ``save`` lists what
+    the rule gets as ``saved``: tensors (inputs or intermediates), or the ints of outputs
+    (``0`` for the first)."""
+    tensors = tuple(t if isinstance(t, Tensor) else None for t in inputs)
+    spec = tuple(Output(s) if isinstance(s, int) else s for s in save)
+    return record(cls, tensors, outputs, save=spec or None, attrs=attrs or None)

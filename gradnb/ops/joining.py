@@ -12,7 +12,7 @@ import itertools
 
 import numpy as np
 
-from .._backend import get_array_module
+from .._core.backend import get_array_module
 from . import indexing as ix
 from . import shape as sh
 from ._common import Tensor, wrap

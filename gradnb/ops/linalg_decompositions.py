@@ -159,12 +159,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
                            "singular.") from None
-    X = attach(LinalgSolveBackward0, (A, B), out, vector=vector)
-    if X.grad_fn is not None:
-        from ..autograd.graph import saved_input, saved_output
-
-        X.grad_fn._saved = (saved_input(A), saved_output(X))
-    return X
+    return attach(LinalgSolveBackward0, (A, B), out, save=(A, 0), vector=vector)
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
@@ -459,7 +454,7 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
     """``A @ A @ ... @ A`` (``n`` times; the inverse's power for negative ``n``)."""
     _square(A, "matrix_power")
     if n == 0:  # the identity, still in A's graph (with a zero gradient), as in PyTorch
-        from .. import _dtype
+        from .._core import dtype as _dtype
         from .creation import zeros
 
         never = zeros(tuple(A.shape), dtype=_dtype.bool, device=A.device)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype
-from .._backend import get_array_module
+from .._core import dtype as _dtype
+from .._core.backend import get_array_module
 from . import elementwise as ew
 from . import linalg as la
 from . import reductions as red

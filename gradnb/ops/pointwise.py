@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from .. import _dtype
-from .._backend import get_array_module
+from .._core import dtype as _dtype
+from .._core.backend import get_array_module
 from . import elementwise as ew
 from ._common import Tensor, as_tensor_operand, binary_operands
 from ._rule import TensorRule, attach

@@ -15,8 +15,8 @@ import itertools
 
 import numpy as np
 
-from .. import _dtype
-from .._backend import get_array_module
+from .._core import dtype as _dtype
+from .._core.backend import get_array_module
 from . import dual
 from . import elementwise as ew
 from . import indexing as ix

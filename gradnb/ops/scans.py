@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .._backend import get_array_module
+from .._core.backend import get_array_module
 from . import elementwise as ew
 from . import indexing as ix
 from . import reductions as red

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._backend import get_array_module
+from .._core.backend import get_array_module
 from . import elementwise as ew
 from . import indexing as ix
 from ._common import Tensor, wrap

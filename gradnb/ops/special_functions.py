@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .._core import dtype as _dtype
 from . import elementwise as ew
 from . import pointwise as pw
 from . import reductions as red

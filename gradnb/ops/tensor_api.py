@@ -11,7 +11,7 @@ import functools
 
 import numpy as np
 
-from .. import _dtype
+from .._core import dtype as _dtype
 from . import shape as sh
 from ._common import Tensor
 
@@ -52,6 +52,9 @@ def legacy_new(dtype, args, kwargs, device=None) -> Tensor:
     if all(isinstance(n, int) for n in args):
         return zeros(args, dtype=dtype, device=device)
     raise TypeError("new(): data must be a sequence (got " + type(args[0]).__name__ + ")")
+
+
+Tensor._legacy_new = staticmethod(legacy_new)
 
 
 class _LegacyTensorMeta(type):
