@@ -30,6 +30,8 @@ from .ops import (
     tensor_api,
 )
 
+__all__ = ["FAMILIES"]
+
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine,
             pointwise, matrices, joining, sorting, linalg_decompositions, special_functions,
             scans, statistics, regions, tensor_api)
