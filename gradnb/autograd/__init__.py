@@ -19,6 +19,7 @@ from .anomaly import (
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .trace import graph_trace
 
 __all__ = [
     "Function",
@@ -33,6 +34,7 @@ __all__ = [
     "gradcheck",
     "gradgradcheck",
     "graph",
+    "graph_trace",
     "inference_mode",
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",

@@ -14,6 +14,38 @@ from .._core.graph import Node
 from .._core.record import record, wrap
 from ._common import Tensor
 
+__all__ = [
+    "Generator",
+    "arange",
+    "as_tensor",
+    "bernoulli",
+    "clone",
+    "default_generator",
+    "empty",
+    "empty_like",
+    "eye",
+    "from_numpy",
+    "full",
+    "full_like",
+    "initial_seed",
+    "linspace",
+    "manual_seed",
+    "multinomial",
+    "normal",
+    "ones",
+    "ones_like",
+    "rand",
+    "rand_like",
+    "randint",
+    "randn",
+    "randn_like",
+    "randperm",
+    "seed",
+    "tensor",
+    "zeros",
+    "zeros_like",
+]
+
 _make = Tensor._make
 
 
