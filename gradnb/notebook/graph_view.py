@@ -16,15 +16,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from gradnb._tensor import Tensor
-from gradnb.autograd.trace import Trace, snapshot
-from gradnb.notebook.build import build_graph
+from gradnb.autograd.trace import Trace
+from gradnb.notebook import torch_adapter
 from gradnb.notebook.formatting import format_bytes
 from gradnb.notebook.graphmodel import Graph
 from gradnb.notebook.layout import Layout, layout_graph
 from gradnb.notebook.naming import Names, caller_namespace
 from gradnb.notebook.render_dot import to_dot
 from gradnb.notebook.render_svg import to_svg
+from gradnb.notebook.tensors import is_tensor
 
 #: text/plain lists at most this many ops, then says how many more there are.
 TEXT_OP_LINES = 12
@@ -33,7 +33,8 @@ _LEAF_KINDS = ("leaf_grad", "leaf")
 
 
 class GraphView:
-    """A drawable graph from a :class:`~gradnb.autograd.trace.Trace`, tensors, or a Graph.
+    """A drawable graph from a :class:`~gradnb.autograd.trace.Trace`, tensors (gradnb's or
+    torch's), or a Graph.
 
     Names come from ``namespace`` (default: the notebook's, or the caller's variables) at the
     moment the view is made. ``show_saved`` draws the saved-tensor boxes.
@@ -41,7 +42,7 @@ class GraphView:
 
     def __init__(
         self,
-        source: Trace | Tensor | list | tuple | Graph,
+        source: Trace | object | list | tuple | Graph,
         *,
         namespace: Mapping[str, object] | None = None,
         title: str | None = None,
@@ -52,9 +53,10 @@ class GraphView:
             self.graph = source
             self.saved_bytes = saved_bytes or 0
         else:
-            trace = source if isinstance(source, Trace) else snapshot(_tensors(source))
+            trace = source if isinstance(source, Trace) else torch_adapter.snapshot_of(
+                _tensors(source))
             names = Names(caller_namespace(1) if namespace is None else namespace)
-            self.graph = build_graph(trace, names, show_saved=show_saved).graph
+            self.graph = torch_adapter.build_graph_for(trace, names, show_saved=show_saved).graph
             self.saved_bytes = trace.saved_bytes if saved_bytes is None else saved_bytes
         self.title = title
         self._layout: Layout | None = None
@@ -125,7 +127,8 @@ def graph_text(graph: Graph, saved_bytes: int) -> str:
         args = ", ".join(inputs.get(node.id, []))
         named = ", ".join(consumers.get(node.id, []))
         result = f"{named} {node.sublabel}" if named else node.sublabel
-        lines.append(f"  {node.label}({args}) -> {result}")
+        group = f"  [{node.group}]" if node.group else ""
+        lines.append(f"  {node.label}({args}) -> {result}{group}")
     if len(ops) > TEXT_OP_LINES:
         lines.append(f"  ... {len(ops) - TEXT_OP_LINES} more ops")
     return "\n".join(lines)
@@ -135,9 +138,9 @@ def _count(n: int, singular: str, plural: str | None = None) -> str:
     return f"{n} {singular if n == 1 else (plural or singular + 's')}"
 
 
-def _tensors(source) -> list[Tensor]:
+def _tensors(source) -> list:
     items = source if isinstance(source, (list, tuple)) else [source]
-    bad = [type(t).__name__ for t in items if not isinstance(t, Tensor)]
+    bad = [type(t).__name__ for t in items if not is_tensor(t)]
     if bad:
         raise TypeError(f"GraphView draws tensors, a Trace or a Graph; got {bad[0]}")
     return list(items)

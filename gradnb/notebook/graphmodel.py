@@ -47,7 +47,8 @@ class GraphNode:
 
     ``label`` is the headline (a variable name such as ``w`` or an op name such as
     ``MulBackward0``), ``sublabel`` a second line (shape and dtype, or saved bytes) and
-    ``detail`` the tooltip. ``highlight`` is one of :data:`HIGHLIGHTS`.
+    ``detail`` the tooltip. ``highlight`` is one of :data:`HIGHLIGHTS`. ``group`` names the
+    module whose forward made an op (``model.0 (Linear)``); renderers frame a group's boxes.
     """
 
     id: int
@@ -56,6 +57,7 @@ class GraphNode:
     sublabel: str = ""
     detail: str = ""
     highlight: str | None = None
+    group: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in NODE_KINDS:
@@ -146,6 +148,14 @@ class Graph:
         for node_id in node_ids:
             self.nodes[node_id].highlight = state
 
+    def groups(self) -> dict[str, list[int]]:
+        """Node ids per group name, groups and ids in id order (ungrouped nodes left out)."""
+        groups: dict[str, list[int]] = {}
+        for node in self.ordered_nodes():
+            if node.group:
+                groups.setdefault(node.group, []).append(node.id)
+        return groups
+
     def clear_highlights(self) -> None:
         """Remove every highlight."""
         for node in self.nodes.values():
@@ -154,7 +164,7 @@ class Graph:
     def copy(self) -> Graph:
         """An independent copy (highlights can then change without touching this graph)."""
         nodes = (
-            GraphNode(n.id, n.kind, n.label, n.sublabel, n.detail, n.highlight)
+            GraphNode(n.id, n.kind, n.label, n.sublabel, n.detail, n.highlight, n.group)
             for n in self.nodes.values()
         )
         return Graph(nodes, self._edges)

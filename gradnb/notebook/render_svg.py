@@ -61,6 +61,8 @@ HIGHLIGHT_STYLES: dict[str, tuple[str, float, str]] = {
 EDGE_COLOUR = "#7a7a7a"
 PATH_EDGE_COLOUR = "#d62728"
 SAVED_EDGE_COLOUR = "#e08a1e"
+GROUP_FILL = "#f6f3fb"
+GROUP_STROKE = "#8a6fb5"
 TEXT_COLOUR = "#1f1f1f"
 SUBTEXT_COLOUR = "#5c5c5c"
 FONT_FAMILY = "ui-monospace, SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', monospace"
@@ -76,6 +78,8 @@ _LEGEND_CHAR_WIDTH = 6.6
 _LEGEND_LEFT = 16.0
 _MIN_LEGEND_WIDTH = 420.0
 _MIN_WIDTH = 120.0
+_GROUP_PAD = 6.0
+_GROUP_LABEL_HEIGHT = 12.0
 
 
 def to_svg(
@@ -121,6 +125,7 @@ def to_svg(
             f"{escape(title)}</text>"
         )
     out.append(f'<g transform="translate(0,{_num(top)})">')
+    out.extend(_group_frames(graph, layout))
     out.append('<g class="gradnb-edges" fill="none">')
     for route in layout.routes:
         out.append(_edge(route, nodes))
@@ -134,6 +139,29 @@ def to_svg(
         out.append(_legend(legend_rows, top + layout.height))
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _group_frames(graph: Graph, layout: Layout) -> list[str]:
+    """A dashed frame, labelled with the group's name, around the boxes of each group (the
+    module that ran those ops), drawn behind the edges and boxes."""
+    frames = []
+    for name, ids in graph.groups().items():
+        boxes = [layout.boxes[i] for i in ids if i in layout.boxes]
+        if not boxes:
+            continue
+        left = max(min(b.x for b in boxes) - _GROUP_PAD, 0.0)
+        top = max(min(b.y for b in boxes) - _GROUP_PAD - _GROUP_LABEL_HEIGHT, 0.0)
+        right = max(b.right for b in boxes) + _GROUP_PAD
+        bottom = max(b.bottom for b in boxes) + _GROUP_PAD
+        frames.append(
+            f'<g class="gradnb-group" data-group="{escape(name)}">'
+            f'<rect x="{_num(left)}" y="{_num(top)}" width="{_num(right - left)}" '
+            f'height="{_num(bottom - top)}" rx="6" fill="{GROUP_FILL}" stroke="{GROUP_STROKE}" '
+            f'stroke-width="1" stroke-dasharray="5 3"/>'
+            f'<text x="{_num(left + 6)}" y="{_num(top + 11)}" font-size="10" '
+            f'fill="{GROUP_STROKE}">{escape(clip_text(name, 40))}</text></g>'
+        )
+    return frames
 
 
 def _appearance(node_id: int, graph: Graph, layout: Layout) -> GraphNode:

@@ -1,0 +1,310 @@
+"""The magics and views on real PyTorch objects, driven through IPython's InteractiveShell.
+
+The seed example on torch tensors (graph, gradients 42/28/14, freed bytes cross-checked against
+what torch really released), an ``nn.Sequential`` traced with its modules framed, ``%grad``,
+``%memory`` and ``%gradflow`` on a model, and bad input that changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+
+import pytest
+
+IPython = pytest.importorskip("IPython")
+torch = pytest.importorskip("torch")
+
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+pytestmark = pytest.mark.torch
+
+SEED = """
+import torch
+x = torch.tensor(2.0, requires_grad=True)
+w = torch.tensor(3.0, requires_grad=True)
+b = torch.tensor(1.0, requires_grad=True)
+"""
+MLP = """
+import torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+inputs = torch.randn(5, 3)
+targets = torch.randn(5, 1)
+"""
+
+
+@pytest.fixture
+def ip():
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "gradnb")
+    shell.run_cell(SEED)
+    yield shell
+    shell.run_line_magic("unload_ext", "gradnb")
+    shell.reset()
+
+
+def run(shell, code):
+    with capture_output() as captured:
+        result = shell.run_cell(code)
+    return result, captured
+
+
+def svg_labels(text: str) -> list[str]:
+    return re.findall(r">([^<>]+)</text>", text)
+
+
+def grad_rows(text: str) -> dict[str, str]:
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("name "))
+    rows = {}
+    for line in lines[start + 1:]:
+        if not line or line.startswith("memory:"):
+            break
+        rows[line.split()[0]] = line.split()[3]
+    return rows
+
+
+def assert_usage_error(result, captured, fragment):
+    assert isinstance(result.error_in_exec, UsageError), result.error_in_exec
+    message = str(result.error_in_exec)
+    assert fragment in message
+    assert "\n" not in message
+    assert "Traceback" not in captured.stdout + captured.stderr
+
+
+# -- %%trace ------------------------------------------------------------------------------------
+def test_trace_draws_the_seed_example_with_torch_names(ip):
+    result, captured = run(ip, "%%trace\nloss = (w * x + b) ** 2\nloss")
+    assert result.success and result.result.item() == 49.0
+    (output,) = captured.outputs
+    labels = svg_labels(output.data["image/svg+xml"])
+    for label in ("x", "w", "b", "loss", "MulBackward0", "AddBackward0", "PowBackward0"):
+        assert label in labels
+    assert output.data["text/plain"].splitlines() == [
+        "GraphView: 3 ops, 3 leaves, 1 output; 12 B saved",
+        "  MulBackward0(w, x) -> () float32",
+        "  AddBackward0(MulBackward0, b) -> () float32",
+        "  PowBackward0(AddBackward0) -> loss () float32",
+    ]
+
+
+def test_trace_graph_grows_op_by_op_and_settles_on_grad_fn_graph(ip):
+    from gradnb.notebook.torch_adapter.live import LiveTorchTrace
+
+    sizes = []
+    recording = LiveTorchTrace()
+    recording.listeners.append(lambda t: sizes.append(len(t.ops)))
+    with recording:
+        loss = torch.nn.functional.cross_entropy(
+            torch.randn(2, 3, requires_grad=True) * 2, torch.tensor([0, 2]))
+    assert sizes == [1, 3]  # MulBackward0, then LogSoftmaxBackward0 + NllLossBackward0
+    assert [op.name for op in recording.ops] == [
+        "MulBackward0", "LogSoftmaxBackward0", "NllLossBackward0"]
+    assert recording.ops[-1].name == type(loss.grad_fn).__name__
+    assert not recording.active
+
+
+def test_trace_draws_an_earlier_graph_as_its_input(ip):
+    ip.run_cell("h = (w * x).exp()")
+    result, captured = run(ip, "%%trace -o g -q\nloss = h + b")
+    assert result.success and captured.outputs == []
+    text = ip.user_ns["g"].text()
+    assert text.splitlines()[1:] == [
+        "  ExpBackward0() -> () float32",  # made before the trace: drawn as its input
+        "  AddBackward0(ExpBackward0, b) -> loss () float32",
+    ]
+
+
+def test_trace_of_a_sequential_frames_each_module(ip):
+    ip.run_cell(MLP)
+    result, captured = run(ip, "%%trace\nout = model(inputs)\nloss = ((out - targets) ** 2).mean()")
+    assert result.success
+    (output,) = captured.outputs
+    svg, text = output.data["image/svg+xml"], output.data["text/plain"]
+    groups = re.findall(r'data-group="([^"]+)"', svg)
+    assert groups == ["model.0 (Linear)", "model.1 (ReLU)", "model.2 (Linear)"]
+    assert "  ReluBackward0(AddmmBackward0) -> (5, 4) float32  [model.1 (ReLU)]" in text
+    assert "AddmmBackward0(ReluBackward0, TBackward0, model.2.bias) -> out (5, 1) float32" in text
+    for label in ("model.0.weight", "inputs", "out", "loss", "MeanBackward0"):
+        assert label in svg_labels(svg)
+
+
+def test_graph_view_of_torch_tensors_and_dot_clusters(ip):
+    ip.run_cell(MLP)
+    ip.run_cell("%%trace -o g -q\nout = model(inputs)")
+    dot = ip.user_ns["g"].to_dot()
+    assert 'subgraph "cluster_0" { label="model.0 (Linear)"' in dot
+    from gradnb.notebook import GraphView
+
+    view = GraphView(ip.user_ns["out"], namespace=ip.user_ns)
+    # inputs (60 B, for the first weight's grad), ReLU's result (80 B), the last weight (16 B).
+    assert view.text().splitlines()[0] == "GraphView: 5 ops, 5 leaves, 1 output; 156 B saved"
+
+
+def test_a_shared_storage_is_counted_once(ip):
+    from gradnb.notebook import GraphView
+
+    weight = torch.ones(4, 3, requires_grad=True)
+    batch = torch.ones(2, 3)
+    out = (weight * weight).sum() + (batch @ weight.T).sum()
+    view = GraphView(out, namespace={"weight": weight, "batch": batch, "out": out})
+    # weight (48 B, saved by MulBackward0 twice and as weight.T by MmBackward0) + batch (24 B).
+    assert view.saved_bytes == 72
+
+
+# -- %backward ----------------------------------------------------------------------------------
+def _saved_tensor_census():
+    """Record every tensor torch saves (weakly, through the tensor a view was taken of): after
+    backward, the bytes of the distinct storages whose saved tensors all died are the bytes
+    torch really released."""
+    packed: list[tuple[weakref.ref, tuple, int]] = []
+
+    def pack(tensor):
+        storage = tensor.untyped_storage()
+        owner = tensor if tensor._base is None else tensor._base
+        packed.append((weakref.ref(owner), (tensor.device, storage.data_ptr()), storage.nbytes()))
+        return tensor
+
+    def released_bytes() -> int:
+        alive = {key for ref, key, _ in packed if ref() is not None}
+        sizes = {key: nbytes for _, key, nbytes in packed}
+        return sum(nbytes for key, nbytes in sizes.items() if key not in alive)
+
+    return torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), released_bytes
+
+
+def freed_bytes(text: str) -> int:
+    return int(re.search(r"memory: freed ([\d,]+) B", text).group(1).replace(",", ""))
+
+
+def test_backward_gives_grads_and_the_bytes_torch_released(ip):
+    hooks, released = _saved_tensor_census()
+    with hooks:
+        ip.run_cell("loss = (w * x + b) ** 2")
+    result, captured = run(ip, "%backward loss")
+    assert result.success
+    (report,) = captured.outputs
+    text = report.data["text/plain"]
+    assert text.splitlines()[0] == "backward(loss): 3 nodes ran, 3 leaves reached"
+    assert grad_rows(text) == {"w": "28", "x": "42", "b": "14"}
+    assert [ip.user_ns[n].grad.item() for n in "xwb"] == [42.0, 28.0, 14.0]
+    # w * x + b (4 B) is freed; x and w were saved too but the namespace holds them.
+    assert freed_bytes(text) == released() == 4
+    assert "released but still referenced 8 B; retained by the graph 0 B" in text
+    assert 'data-highlight="path"' in report.data["text/html"]
+
+
+def test_backward_freed_bytes_match_torch_on_a_model(ip):
+    ip.run_cell(MLP)
+    hooks, released = _saved_tensor_census()
+    with hooks:
+        ip.run_cell("loss = ((model(inputs).tanh() - targets) ** 2).mean()")
+    result, captured = run(ip, "%backward loss")
+    assert result.success
+    text = captured.outputs[0].data["text/plain"]
+    assert freed_bytes(text) == released() > 0
+    for name, param in ip.user_ns["model"].named_parameters():
+        assert f"model.{name}" in grad_rows(text)
+        assert param.grad is not None
+
+
+def test_backward_retain_graph_then_accumulate_then_step(ip):
+    ip.run_cell("loss = (w * x + b) ** 2")
+    result, captured = run(ip, "%backward loss --retain-graph")
+    assert "freed 0 B" in captured.outputs[0].data["text/plain"]
+    assert "retained by the graph 12 B" in captured.outputs[0].data["text/plain"]
+    result, captured = run(ip, "%backward loss --step")
+    assert result.success
+    text = captured.outputs[0].data["text/plain"]
+    assert grad_rows(text) == {"w": "56", "x": "84", "b": "28"}
+    assert "accumulated" in text
+    steps = text.split("step-through:")[1]
+    assert [line.split()[1] for line in steps.strip().splitlines()[1:]] == [
+        "PowBackward0", "AddBackward0", "MulBackward0"]
+    assert "w: () 56" not in steps and "x: () 42" in steps  # MulBackward0 sent 42 to x
+
+
+def test_backward_bad_input_is_one_line_and_changes_nothing(ip):
+    ip.run_cell("loss = (w * x + b) ** 2\nvec = w * torch.ones(3)\nconst = torch.ones(())")
+    for line, fragment in [
+        ("%backward nope", "cannot evaluate 'nope'"),
+        ("%backward 3", "is a int, not a tensor"),
+        ("%backward const", "does not require grad"),
+        ("%backward vec", "pass --gradient"),
+        ("%backward vec --gradient torch.ones(2)", "--gradient has shape (2,)"),
+        ("%backward loss --gradient 1.0", "not a torch tensor"),
+        ("%backward loss --bogus", "unrecognized arguments"),
+    ]:
+        result, captured = run(ip, line)
+        assert_usage_error(result, captured, fragment)
+    assert all(ip.user_ns[n].grad is None for n in "xwb")
+    assert ip.user_ns["loss"].grad_fn._saved_self.item() == 7.0  # the graph is intact
+    run(ip, "%backward loss")
+    result, captured = run(ip, "%backward loss")
+    assert_usage_error(result, captured, "already freed by an earlier backward")
+    assert [ip.user_ns[n].grad.item() for n in "xwb"] == [42.0, 28.0, 14.0]
+
+
+# -- %grad, %memory, %gradflow -------------------------------------------------------------------
+def test_grad_memory_and_gradflow_on_a_model(ip):
+    ip.run_cell(MLP)
+    result, captured = run(ip, "%%trace -q\nfor _ in range(2):\n"
+                               "    model.zero_grad()\n"
+                               "    ((model(inputs) - targets) ** 2).mean().backward()")
+    assert result.success
+    result, captured = run(ip, "%grad model.2.bias inputs")
+    assert_usage_error(result, captured, "inputs does not require grad")
+    result, captured = run(ip, "%grad model.2.bias\n%memory\n%gradflow model")
+    assert result.success
+    grad, memory, flow = (o.data["text/plain"] for o in captured.outputs)
+    assert grad.splitlines()[1].startswith("model.2.bias  (1,)")
+    assert memory.startswith("MemoryMeter: 2 backward calls")
+    first, second = (line.split() for line in memory.splitlines()[-2:])
+    assert first[1:] == second[1:] == ["8", "100", "B", "76", "B", "0", "B"]  # the same twice
+    assert [line.split()[0] for line in flow.splitlines()[2:]] == [
+        "0.weight", "0.bias", "2.weight", "2.bias"]
+    result, captured = run(ip, "%gradflow inputs")
+    assert_usage_error(result, captured, "not a model")
+
+
+# -- torch is loaded only when met --------------------------------------------------------------
+def test_import_and_load_ext_do_not_import_torch():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gradnb\n"
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "ip = InteractiveShell.instance()\n"
+        "ip.run_line_magic('load_ext', 'gradnb')\n"
+        "ip.run_cell('import gradnb as torch\\nx = torch.tensor(2.0, requires_grad=True)')\n"
+        "ip.run_cell('%%trace -q\\nloss = x * x')\n"
+        "ip.run_line_magic('backward', 'loss')\n"
+        "ip.run_line_magic('grad', '')\n"
+        "assert not [m for m in sys.modules if m == 'torch' or m.startswith('torch.')]\n"
+        "print('no torch')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("no torch")
+
+
+@pytest.mark.cuda
+def test_cuda_tensors_show_their_device_and_allocator_delta(ip):
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device for torch")
+    ip.run_cell("xc = torch.full((256,), 2.0, device='cuda', requires_grad=True)\n"
+                "wc = torch.full((256,), 3.0, device='cuda', requires_grad=True)\n"
+                "(wc * xc).exp().sum().backward()")  # .grad buffers exist: the next adds in place
+    _, captured = run(ip, "%%trace\nlc = (wc * xc).exp().sum()")
+    assert "() float32 cuda:0" in captured.outputs[0].data["text/plain"]
+    _, captured = run(ip, "%backward lc")
+    text = captured.outputs[0].data["text/plain"]
+    # Freed: exp's saved result, 1 KiB (two whole 512-byte allocator blocks); nothing new is
+    # allocated, so the allocator goes down by exactly as much.
+    assert freed_bytes(text) == 1024
+    assert "CUDA allocator -1,024 B (1.0 KiB)" in text
