@@ -37,8 +37,11 @@ NODE_KINDS: tuple[str, ...] = (
 EDGE_KINDS: tuple[str, ...] = ("data", "saved")
 
 #: How the ``%backward`` view marks a node: the gradient flowed through it (``path``), it is
-#: the node being run in step-through (``active``), or step-through already ran it (``done``).
-HIGHLIGHTS: tuple[str | None, ...] = (None, "path", "active", "done")
+#: the node being run in step-through (``active``), or step-through already ran it (``done``);
+#: how a diff of two traces marks it: new in the second (``added``), only in the first
+#: (``removed``), or present in both with another shape, dtype or gradient (``changed``).
+HIGHLIGHTS: tuple[str | None, ...] = (None, "path", "active", "done", "added", "removed",
+                                      "changed")
 
 
 @dataclass(slots=True)
@@ -47,8 +50,9 @@ class GraphNode:
 
     ``label`` is the headline (a variable name such as ``w`` or an op name such as
     ``MulBackward0``), ``sublabel`` a second line (shape and dtype, or saved bytes) and
-    ``detail`` the tooltip. ``highlight`` is one of :data:`HIGHLIGHTS`. ``group`` names the
-    module whose forward made an op (``model.0 (Linear)``); renderers frame a group's boxes.
+    ``detail`` the tooltip (one fact per line). ``highlight`` is one of :data:`HIGHLIGHTS`.
+    ``group`` names the module calls the node ran in, outermost first (``("model",
+    "model.fc1")``); the interactive view folds a group into one box.
     """
 
     id: int
@@ -57,7 +61,7 @@ class GraphNode:
     sublabel: str = ""
     detail: str = ""
     highlight: str | None = None
-    group: str = ""
+    group: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in NODE_KINDS:
@@ -147,14 +151,6 @@ class Graph:
             raise ValueError(f"unknown highlight {state!r}; expected one of {HIGHLIGHTS}")
         for node_id in node_ids:
             self.nodes[node_id].highlight = state
-
-    def groups(self) -> dict[str, list[int]]:
-        """Node ids per group name, groups and ids in id order (ungrouped nodes left out)."""
-        groups: dict[str, list[int]] = {}
-        for node in self.ordered_nodes():
-            if node.group:
-                groups.setdefault(node.group, []).append(node.id)
-        return groups
 
     def clear_highlights(self) -> None:
         """Remove every highlight."""

@@ -40,10 +40,6 @@ def to_dot(graph: Graph, *, name: str = "gradnb") -> str:
     ]
     for node in graph.ordered_nodes():
         lines.append(f"  {_node_name(node.id)} [{_node_attributes(node)}];")
-    for number, (group, ids) in enumerate(graph.groups().items()):
-        members = " ".join(f"{_node_name(i)};" for i in ids)
-        lines.append(f'  subgraph "cluster_{number}" {{ label={_quote(group)}; style=dashed; '
-                     f"{members} }}")
     for edge in graph.ordered_edges():
         attributes = []
         if edge.kind == "saved":

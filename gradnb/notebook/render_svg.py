@@ -56,13 +56,17 @@ HIGHLIGHT_STYLES: dict[str, tuple[str, float, str]] = {
     "path": ("#d62728", 2.2, "gradient path"),
     "active": ("#ff7f0e", 3.6, "running now"),
     "done": ("#9b2c2c", 1.8, "already run"),
+    "added": ("#2e9d4a", 3.0, "added"),
+    "removed": ("#c0392b", 3.0, "removed"),
+    "changed": ("#7b3fb5", 3.0, "changed"),
 }
+
+#: Highlights that mark the gradient's path (edges between two such nodes are drawn red).
+PATH_HIGHLIGHTS = frozenset({"path", "active", "done"})
 
 EDGE_COLOUR = "#7a7a7a"
 PATH_EDGE_COLOUR = "#d62728"
 SAVED_EDGE_COLOUR = "#e08a1e"
-GROUP_FILL = "#f6f3fb"
-GROUP_STROKE = "#8a6fb5"
 TEXT_COLOUR = "#1f1f1f"
 SUBTEXT_COLOUR = "#5c5c5c"
 FONT_FAMILY = "ui-monospace, SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', monospace"
@@ -78,8 +82,6 @@ _LEGEND_CHAR_WIDTH = 6.6
 _LEGEND_LEFT = 16.0
 _MIN_LEGEND_WIDTH = 420.0
 _MIN_WIDTH = 120.0
-_GROUP_PAD = 6.0
-_GROUP_LABEL_HEIGHT = 12.0
 
 
 def to_svg(
@@ -125,7 +127,6 @@ def to_svg(
             f"{escape(title)}</text>"
         )
     out.append(f'<g transform="translate(0,{_num(top)})">')
-    out.extend(_group_frames(graph, layout))
     out.append('<g class="gradnb-edges" fill="none">')
     for route in layout.routes:
         out.append(_edge(route, nodes))
@@ -141,29 +142,6 @@ def to_svg(
     return "\n".join(out) + "\n"
 
 
-def _group_frames(graph: Graph, layout: Layout) -> list[str]:
-    """A dashed frame, labelled with the group's name, around the boxes of each group (the
-    module that ran those ops), drawn behind the edges and boxes."""
-    frames = []
-    for name, ids in graph.groups().items():
-        boxes = [layout.boxes[i] for i in ids if i in layout.boxes]
-        if not boxes:
-            continue
-        left = max(min(b.x for b in boxes) - _GROUP_PAD, 0.0)
-        top = max(min(b.y for b in boxes) - _GROUP_PAD - _GROUP_LABEL_HEIGHT, 0.0)
-        right = max(b.right for b in boxes) + _GROUP_PAD
-        bottom = max(b.bottom for b in boxes) + _GROUP_PAD
-        frames.append(
-            f'<g class="gradnb-group" data-group="{escape(name)}">'
-            f'<rect x="{_num(left)}" y="{_num(top)}" width="{_num(right - left)}" '
-            f'height="{_num(bottom - top)}" rx="6" fill="{GROUP_FILL}" stroke="{GROUP_STROKE}" '
-            f'stroke-width="1" stroke-dasharray="5 3"/>'
-            f'<text x="{_num(left + 6)}" y="{_num(top + 11)}" font-size="10" '
-            f'fill="{GROUP_STROKE}">{escape(clip_text(name, 40))}</text></g>'
-        )
-    return frames
-
-
 def _appearance(node_id: int, graph: Graph, layout: Layout) -> GraphNode:
     """The node to draw for ``node_id``, with its highlight taken from ``graph``."""
     if node_id in graph.nodes:
@@ -173,7 +151,8 @@ def _appearance(node_id: int, graph: Graph, layout: Layout) -> GraphNode:
     if not hidden:
         return summary
     states = {node.highlight for node in hidden}
-    strongest = next((s for s in ("active", "path", "done") if s in states), None)
+    order = ("removed", "added", "changed", "active", "path", "done")
+    strongest = next((s for s in order if s in states), None)
     return GraphNode(
         summary.id, summary.kind, summary.label, summary.sublabel, summary.detail, strongest
     )
@@ -185,7 +164,7 @@ def _node(node: GraphNode, box: Box) -> str:
     if node.highlight:
         stroke, stroke_width, _ = HIGHLIGHT_STYLES[node.highlight]
     highlight = f' data-highlight="{node.highlight}"' if node.highlight else ""
-    dash = ' stroke-dasharray="4 3"' if node.kind == "summary" else ""
+    dash = ' stroke-dasharray="4 3"' if node.kind == "summary" or node.highlight == "removed" else ""
     tooltip = node.detail or " ".join(part for part in (node.label, node.sublabel) if part)
     weight = ' font-weight="bold"' if node.kind in _TENSOR_KINDS else ""
     italic = ' font-style="italic"' if node.kind == "summary" else ""
@@ -214,7 +193,8 @@ def _node(node: GraphNode, box: Box) -> str:
 
 
 def _edge(route: EdgeRoute, nodes: dict[int, GraphNode]) -> str:
-    on_path = bool(nodes[route.src].highlight and nodes[route.dst].highlight)
+    on_path = (nodes[route.src].highlight in PATH_HIGHLIGHTS
+               and nodes[route.dst].highlight in PATH_HIGHLIGHTS)
     if on_path:
         colour, width = PATH_EDGE_COLOUR, 1.8
     elif route.kind == "saved":

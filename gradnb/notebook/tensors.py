@@ -20,8 +20,9 @@ from gradnb.notebook.formatting import host_array
 
 
 def is_tensor(value: object) -> bool:
-    """Whether ``value`` is a gradnb tensor or a torch tensor."""
-    return isinstance(value, Tensor) or torch_adapter.is_torch_tensor(value)
+    """Whether ``value`` is a gradnb tensor or a torch tensor (``issubclass(type(...))``, not
+    ``isinstance``: the latter may read a user object's ``__class__`` property)."""
+    return issubclass(type(value), Tensor) or torch_adapter.is_torch_tensor(value)
 
 
 def dtype_name(tensor) -> str:
@@ -37,14 +38,30 @@ def grad_array(tensor) -> np.ndarray | None:
     grad = tensor._grad
     if grad is None:
         return None
-    if isinstance(tensor, Tensor):
-        return host_array(grad._data)
-    return torch_adapter.to_numpy(grad)
+    return values(grad)
 
 
 def output_nr(tensor) -> int:
     """Which output of its ``grad_fn`` the tensor is."""
     return tensor._output_nr if isinstance(tensor, Tensor) else tensor.output_nr
+
+
+def values(tensor) -> np.ndarray:
+    """A tensor's values as a NumPy array on the host, for either engine."""
+    if isinstance(tensor, Tensor):
+        return host_array(tensor._data)
+    return torch_adapter.to_numpy(tensor)
+
+
+#: Element sizes of dtypes NumPy does not have (torch's).
+_TORCH_ONLY_ITEMSIZE = {"bfloat16": 2, "float8_e4m3fn": 1, "float8_e5m2": 1, "complex32": 4}
+
+
+def itemsize(dtype: str) -> int:
+    """Bytes per element of a dtype named as the views name it (``float32``, ``bfloat16``)."""
+    if dtype in _TORCH_ONLY_ITEMSIZE:
+        return _TORCH_ONLY_ITEMSIZE[dtype]
+    return np.dtype(dtype).itemsize
 
 
 def node_key(node) -> object:

@@ -77,7 +77,8 @@ def test_trace_saves_the_torch_graph(notebook):
 
 
 def test_backward_saves_gradients_and_the_bytes_torch_released(notebook):
-    (report,) = data_of(notebook.cells[4])
+    graph, report = data_of(notebook.cells[4])
+    assert 'data-highlight="path"' in graph["image/svg+xml"]
     text = report["text/plain"]
     rows = {line.split()[0]: line.split()[3] for line in text.splitlines()[2:5]}
     assert rows == {"w": "28", "x": "42", "b": "14"}
@@ -85,10 +86,13 @@ def test_backward_saves_gradients_and_the_bytes_torch_released(notebook):
     assert freed == int(notebook.cells[5].outputs[0]["text"]) == 4
 
 
-def test_sequential_is_traced_with_its_modules_framed(notebook):
+def test_sequential_is_traced_with_its_modules_grouped(notebook):
     (static,) = [d for d in data_of(notebook.cells[7]) if "image/svg+xml" in d]
-    groups = re.findall(r'data-group="([^"]+)"', static["image/svg+xml"])
-    assert groups == ["model.0 (Linear)", "model.1 (ReLU)", "model.2 (Linear)"]
+    labels = re.findall(r">([^<>]+)</text>", static["image/svg+xml"])
+    assert {"model.0.weight", "model.2.bias", "ReluBackward0", "out", "mse"} <= set(labels)
+    # The interactive form frames each module call and folds it on a click.
+    for group in ("model.0", "model.1", "model.2"):
+        assert f'"label":"{group}"' in static["text/html"]
 
 
 def test_bad_input_is_one_line_and_changes_nothing(notebook):

@@ -118,30 +118,35 @@ def test_trace_draws_an_earlier_graph_as_its_input(ip):
     ]
 
 
-def test_trace_of_a_sequential_frames_each_module(ip):
+def test_trace_of_a_sequential_groups_each_module(ip):
+    from gradnb.notebook.interactive import graph_groups
+
     ip.run_cell(MLP)
-    result, captured = run(ip, "%%trace\nout = model(inputs)\nloss = ((out - targets) ** 2).mean()")
+    result, captured = run(ip, "%%trace -o g\nout = model(inputs)\n"
+                               "loss = ((out - targets) ** 2).mean()")
     assert result.success
     (output,) = captured.outputs
-    svg, text = output.data["image/svg+xml"], output.data["text/plain"]
-    groups = re.findall(r'data-group="([^"]+)"', svg)
-    assert groups == ["model.0 (Linear)", "model.1 (ReLU)", "model.2 (Linear)"]
-    assert "  ReluBackward0(AddmmBackward0) -> (5, 4) float32  [model.1 (ReLU)]" in text
-    assert "AddmmBackward0(ReluBackward0, TBackward0, model.2.bias) -> out (5, 1) float32" in text
+    view = ip.user_ns["g"]
+    groups = {n.label: n.group for n in view.graph.nodes.values() if n.kind != "saved"}
+    assert groups["ReluBackward0"] == ("model", "model.1")
+    assert groups["model.2.weight"] == ("model", "model.2")  # parameters join their layer
+    assert groups["MeanBackward0"] == ()  # ran outside the model
+    labels = [g.label for g in graph_groups(view.graph, view.layout)]
+    assert {"model", "model.0", "model.1", "model.2"} <= set(labels)
+    assert "AddmmBackward0(ReluBackward0, TBackward0, model.2.bias) -> out (5, 1) float32" in (
+        output.data["text/plain"])
     for label in ("model.0.weight", "inputs", "out", "loss", "MeanBackward0"):
-        assert label in svg_labels(svg)
+        assert label in svg_labels(output.data["image/svg+xml"])
 
 
-def test_graph_view_of_torch_tensors_and_dot_clusters(ip):
-    ip.run_cell(MLP)
-    ip.run_cell("%%trace -o g -q\nout = model(inputs)")
-    dot = ip.user_ns["g"].to_dot()
-    assert 'subgraph "cluster_0" { label="model.0 (Linear)"' in dot
+def test_graph_view_of_torch_tensors(ip):
     from gradnb.notebook import GraphView
 
-    view = GraphView(ip.user_ns["out"], namespace=ip.user_ns)
+    ip.run_cell(MLP)
+    view = GraphView(ip.user_ns["model"](ip.user_ns["inputs"]), namespace=ip.user_ns)
     # inputs (60 B, for the first weight's grad), ReLU's result (80 B), the last weight (16 B).
-    assert view.text().splitlines()[0] == "GraphView: 5 ops, 5 leaves, 1 output; 156 B saved"
+    assert view.text().splitlines()[0] == "GraphView: 5 ops, 5 leaves, 0 outputs; 156 B saved"
+    assert view.to_html().startswith("<div")
 
 
 def test_a_shared_storage_is_counted_once(ip):
@@ -186,15 +191,16 @@ def test_backward_gives_grads_and_the_bytes_torch_released(ip):
         ip.run_cell("loss = (w * x + b) ** 2")
     result, captured = run(ip, "%backward loss")
     assert result.success
-    (report,) = captured.outputs
+    graph, report = captured.outputs
     text = report.data["text/plain"]
-    assert text.splitlines()[0] == "backward(loss): 3 nodes ran, 3 leaves reached"
+    assert text.splitlines()[0] == (
+        "backward(loss): 6 nodes ran (3 ops, 3 AccumulateGrad), 3 leaves reached")
     assert grad_rows(text) == {"w": "28", "x": "42", "b": "14"}
     assert [ip.user_ns[n].grad.item() for n in "xwb"] == [42.0, 28.0, 14.0]
     # w * x + b (4 B) is freed; x and w were saved too but the namespace holds them.
     assert freed_bytes(text) == released() == 4
     assert "released but still referenced 8 B; retained by the graph 0 B" in text
-    assert 'data-highlight="path"' in report.data["text/html"]
+    assert 'data-highlight="path"' in graph.data["image/svg+xml"]
 
 
 def test_backward_freed_bytes_match_torch_on_a_model(ip):
@@ -204,7 +210,7 @@ def test_backward_freed_bytes_match_torch_on_a_model(ip):
         ip.run_cell("loss = ((model(inputs).tanh() - targets) ** 2).mean()")
     result, captured = run(ip, "%backward loss")
     assert result.success
-    text = captured.outputs[0].data["text/plain"]
+    text = captured.outputs[-1].data["text/plain"]
     assert freed_bytes(text) == released() > 0
     for name, param in ip.user_ns["model"].named_parameters():
         assert f"model.{name}" in grad_rows(text)
@@ -214,11 +220,11 @@ def test_backward_freed_bytes_match_torch_on_a_model(ip):
 def test_backward_retain_graph_then_accumulate_then_step(ip):
     ip.run_cell("loss = (w * x + b) ** 2")
     result, captured = run(ip, "%backward loss --retain-graph")
-    assert "freed 0 B" in captured.outputs[0].data["text/plain"]
-    assert "retained by the graph 12 B" in captured.outputs[0].data["text/plain"]
+    assert "freed 0 B" in captured.outputs[-1].data["text/plain"]
+    assert "retained by the graph 12 B" in captured.outputs[-1].data["text/plain"]
     result, captured = run(ip, "%backward loss --step")
     assert result.success
-    text = captured.outputs[0].data["text/plain"]
+    text = captured.outputs[-1].data["text/plain"]
     assert grad_rows(text) == {"w": "56", "x": "84", "b": "28"}
     assert "accumulated" in text
     steps = text.split("step-through:")[1]
@@ -263,7 +269,7 @@ def test_grad_memory_and_gradflow_on_a_model(ip):
     assert grad.splitlines()[1].startswith("model.2.bias  (1,)")
     assert memory.startswith("MemoryMeter: 2 backward calls")
     first, second = (line.split() for line in memory.splitlines()[-2:])
-    assert first[1:] == second[1:] == ["8", "100", "B", "76", "B", "0", "B"]  # the same twice
+    assert first[1:] == second[1:] == ["12", "100", "B", "76", "B", "0", "B"]  # the same twice
     assert [line.split()[0] for line in flow.splitlines()[2:]] == [
         "0.weight", "0.bias", "2.weight", "2.bias"]
     result, captured = run(ip, "%gradflow inputs")
@@ -301,9 +307,9 @@ def test_cuda_tensors_show_their_device_and_allocator_delta(ip):
                 "wc = torch.full((256,), 3.0, device='cuda', requires_grad=True)\n"
                 "(wc * xc).exp().sum().backward()")  # .grad buffers exist: the next adds in place
     _, captured = run(ip, "%%trace\nlc = (wc * xc).exp().sum()")
-    assert "() float32 cuda:0" in captured.outputs[0].data["text/plain"]
+    assert "() float32 cuda:0" in captured.outputs[-1].data["text/plain"]
     _, captured = run(ip, "%backward lc")
-    text = captured.outputs[0].data["text/plain"]
+    text = captured.outputs[-1].data["text/plain"]
     # Freed: exp's saved result, 1 KiB (two whole 512-byte allocator blocks); nothing new is
     # allocated, so the allocator goes down by exactly as much.
     assert freed_bytes(text) == 1024

@@ -26,7 +26,7 @@ def torch_loaded() -> bool:
 def is_torch_tensor(value: object) -> bool:
     """Whether ``value`` is a ``torch.Tensor`` (never imports torch)."""
     torch = sys.modules.get("torch")
-    return torch is not None and isinstance(value, torch.Tensor)
+    return torch is not None and issubclass(type(value), torch.Tensor)
 
 
 def is_torch_module(value: object) -> bool:

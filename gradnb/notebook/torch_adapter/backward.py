@@ -123,7 +123,7 @@ def watched_backward(
     finally:
         for handle in handles:
             handle.remove()
-    run.report.nodes_executed = len(run.steps)  # as gradnb counts: the ops, not AccumulateGrad
+    run.report.nodes_executed = len(run.steps) + len(run.leaves)  # ops and AccumulateGrad
     log_report(run.report)
     trace.mark_released(step.key for step in run.steps if not keep)
     return run

@@ -8,9 +8,9 @@ nodes torch made for it: ``LogSoftmaxBackward0`` and ``NllLossBackward0``). A no
 its sequence number is above the one torch had reached when the trace began; older nodes are
 drawn as the trace's inputs.
 
-Global module forward hooks keep a stack of the ``nn.Module`` forwards running, so every op
-remembers the modules that ran it and the drawing frames each module's ops (``model.0
-(Linear)``). ``backward()`` and ``autograd.grad`` called in the cell are measured as ``%backward``
+Global module forward hooks report every ``nn.Module`` call to the trace as gradnb's own modules
+do (:meth:`~gradnb.autograd.trace.Trace.module_entered`), so every op carries the module calls
+that ran it in its ``scope`` and the views group a module's ops under its name (``model.0``). ``backward()`` and ``autograd.grad`` called in the cell are measured as ``%backward``
 measures them (:func:`~.backward.measured`), logged for ``%memory``, and mark the recorded ops
 whose saved tensors they freed.
 """
@@ -18,7 +18,6 @@ whose saved tensors they freed.
 from __future__ import annotations
 
 import inspect
-import weakref
 from typing import Self
 
 import torch
@@ -45,7 +44,6 @@ class LiveTorchTrace(TorchTrace):
         super().__init__()
         self._mode: _Recorder | None = None
         self._hooks: list = []
-        self._modules: list[weakref.ref] = []
 
     @property
     def active(self) -> bool:
@@ -57,8 +55,10 @@ class LiveTorchTrace(TorchTrace):
         if self._mode is None:
             self.start_sequence = current_sequence_number()
             self._hooks = [
-                nn_module.register_module_forward_pre_hook(self._enter_module),
-                nn_module.register_module_forward_hook(self._leave_module, always_call=True),
+                nn_module.register_module_forward_pre_hook(
+                    lambda module, _args: self.module_entered(module)),
+                nn_module.register_module_forward_hook(
+                    lambda module, _args, _out: self.module_exited(module), always_call=True),
             ]
             self._mode = _Recorder(self)
             self._mode.__enter__()
@@ -72,14 +72,7 @@ class LiveTorchTrace(TorchTrace):
             for handle in self._hooks:
                 handle.remove()
             self._hooks = []
-            self._modules = []
-
-    def _enter_module(self, module, _args) -> None:
-        self._modules.append(weakref.ref(module))
-
-    def _leave_module(self, module, _args, _output) -> None:
-        if self._modules and self._modules[-1]() is module:
-            self._modules.pop()
+            self._scope = []
 
     def _is_new(self, node) -> bool:
         return (type(node).__name__ != "AccumulateGrad"
@@ -92,9 +85,9 @@ class LiveTorchTrace(TorchTrace):
         nodes = new_nodes((t.grad_fn for t in outputs), self._is_new)
         if not nodes:
             return
-        modules = tuple(self._modules)
+        scope = tuple(self._scope)
         for node in nodes:
-            self.add_node(node, modules=modules,
+            self.add_node(node, scope=scope,
                           output_tensors=[t for t in outputs if t.grad_fn is node])
         for listener in tuple(self.listeners):
             listener(self)
@@ -111,7 +104,7 @@ class LiveTorchTrace(TorchTrace):
         result = []
         report = measured(lambda: result.append(func(*args, **kwargs)), roots, keep,
                           roots[0].device)
-        report.nodes_executed = sum(1 for n in nodes if type(n).__name__ != "AccumulateGrad")
+        report.nodes_executed = len(nodes)  # ops and AccumulateGrad, as gradnb counts them
         self.backward_reports.append(report)
         if not keep:
             self.mark_released(key for key in (self.key_of(n) for n in nodes if is_released(n))

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gradnb.autograd.trace import Edge, LeafRecord, OpRecord, SavedRecord, Trace
-from gradnb.notebook.tensors import dtype_name
+from gradnb.notebook.tensors import dtype_name, itemsize
 
 #: The key under which a trace marks the torch nodes it recorded (``node.metadata[STAMP]`` maps
 #: a trace's token to the record key it gave the node).
@@ -45,15 +45,21 @@ class TorchLeafRecord(LeafRecord):
 
     device: str = "cpu"
 
+    @property
+    def nbytes(self) -> int:
+        """The leaf's size in bytes (torch's dtypes included)."""
+        count = 1
+        for size in self.shape:
+            count *= size
+        return count * itemsize(self.dtype) if self.dtype else 0
+
 
 @dataclass(slots=True)
 class TorchOpRecord(OpRecord):
-    """A torch backward node: where it ran (device, the modules whose forward ran it) and
-    whether backward has freed what it saved."""
+    """A torch backward node: its device and whether backward has freed what it saved (the
+    module calls that ran it are the inherited ``scope``)."""
 
     device: str = "cpu"
-    #: weak references to the modules whose ``forward`` was running, outermost first.
-    modules: tuple = ()
     freed: bool = False
 
     @property
@@ -110,7 +116,7 @@ class TorchTrace(Trace):
                 record.freed = True
 
     # -- recording ------------------------------------------------------------------------------
-    def add_node(self, node, *, modules: tuple = (), output_tensors: Iterable = ()) -> int:
+    def add_node(self, node, *, scope: tuple = (), output_tensors: Iterable = ()) -> int:
         """Record ``node`` (its inputs must be recorded already, or become leaves/horizon)."""
         from gradnb.notebook.torch_adapter.saved import is_released
 
@@ -128,7 +134,7 @@ class TorchTrace(Trace):
             if tensor.output_nr < len(tensors):
                 tensors[tensor.output_nr] = weakref.ref(tensor)
         record = TorchOpRecord(key, type(node).__name__, inputs, outputs, saved, _no_node,
-                               tensors, device, modules, released)
+                               tensors, scope, device, released)
         self._records[key] = record
         self.ops.append(record)
         self._stamp(node, key)
