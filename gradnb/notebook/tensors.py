@@ -35,6 +35,8 @@ def dtype_name(tensor) -> str:
 def grad_array(tensor) -> np.ndarray | None:
     """``tensor.grad`` as a NumPy array (None when there is none), read without the warning
     PyTorch gives for the ``.grad`` of a non-leaf."""
+    if not isinstance(tensor, Tensor) and not (tensor.is_leaf or tensor.retains_grad):
+        return None  # torch warns on any read of a non-leaf's .grad, even through ._grad
     grad = tensor._grad
     if grad is None:
         return None

@@ -8,6 +8,7 @@ what torch really released), an ``nn.Sequential`` traced with its modules framed
 from __future__ import annotations
 
 import re
+import warnings
 import weakref
 
 import pytest
@@ -158,6 +159,73 @@ def test_a_shared_storage_is_counted_once(ip):
     view = GraphView(out, namespace={"weight": weight, "batch": batch, "out": out})
     # weight (48 B, saved by MulBackward0 twice and as weight.T by MmBackward0) + batch (24 B).
     assert view.saved_bytes == 72
+
+
+def test_trace_follows_inplace_no_grad_detach_and_custom_functions(ip):
+    cell = """%%trace -o g -q
+class Double(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * 2
+
+h = x * 2
+h.add_(1)
+with torch.no_grad():
+    ignored = h * 3
+q = h.detach() * w
+d = Double.apply(q).to(torch.bfloat16)
+"""
+    result, _ = run(ip, cell)
+    assert result.success
+    # Saved: the 2 of x * 2 (torch keeps a Python number as a 0-d float64: 8 B), the detached
+    # h (4 B, a constant to the graph) and q (4 B). h's first box is named too: the in-place
+    # add_ rewrote the grad_fn of the very tensor MulBackward0 made.
+    assert ip.user_ns["g"].text().splitlines() == [
+        "GraphView: 5 ops, 4 leaves, 4 outputs; 16 B saved",
+        "  MulBackward0(x, constant) -> h () float32",
+        "  AddBackward0(h) -> h () float32",
+        "  MulBackward0(w, constant) -> q () float32",
+        "  DoubleBackward(q) -> () float32",
+        "  ToCopyBackward0(DoubleBackward) -> d () bfloat16",
+    ]
+
+
+def test_backward_inside_a_traced_cell_is_measured_and_frees_the_drawn_saves(ip):
+    result, captured = run(ip, "%%trace\nloss = (w * x).exp()\nloss.backward()")
+    assert result.success
+    svg = captured.outputs[0].data["image/svg+xml"]
+    assert "8 B, released" in svg_labels(svg)  # MulBackward0's saved w and x
+    assert [ip.user_ns[n].grad.item() for n in "xw"] == pytest.approx(
+        [3 * 403.4288, 2 * 403.4288], rel=1e-5)
+    _, captured = run(ip, "%memory")
+    text = captured.outputs[0].data["text/plain"]
+    # loss (exp's saved result) and x, w stay referenced: released, not freed.
+    assert text.splitlines()[-1].split() == ["1", "4", "0", "B", "12", "B", "0", "B"]
+
+
+def test_tracediff_compares_two_torch_traces(ip):
+    run(ip, "%%trace -o before -q\ny = w * x + b\nloss = y * y")
+    run(ip, "%%trace -o after -q\ny = w * x\nloss = y * y")
+    _, captured = run(ip, "%tracediff before after")
+    assert captured.outputs[0].data["text/plain"].splitlines()[1] == "  - AddBackward0 () float32"
+
+
+def test_grad_of_everything_reads_no_non_leaf_grad(ip):
+    ip.run_cell("loss = (w * x + b) ** 2\nloss.backward()")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result, captured = run(ip, "%grad")
+    assert result.success and "non-leaf" not in captured.stderr
+    rows = captured.outputs[0].data["text/plain"].splitlines()
+    assert [row.split()[:4] for row in rows[1:]] == [
+        ["x", "()", "float32", "42"], ["w", "()", "float32", "28"],
+        ["b", "()", "float32", "14"], ["loss", "()", "float32", "None"]]
 
 
 # -- %backward ----------------------------------------------------------------------------------
