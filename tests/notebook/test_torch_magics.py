@@ -344,6 +344,17 @@ def test_grad_memory_and_gradflow_on_a_model(ip):
     assert_usage_error(result, captured, "not a model")
 
 
+def test_torch_tensors_get_the_html_table_until_unload(ip):
+    tensor = torch.tensor([1.0, -2.0], requires_grad=True) * 2
+    data, _ = ip.display_formatter.format(tensor)
+    assert data["text/html"].startswith('<div class="gradnb-tensor"><div>tensor (2,) float32, '
+                                        "grad_fn=MulBackward0</div>")
+    assert data["text/plain"] == repr(tensor)  # torch's own text
+    ip.run_line_magic("unload_ext", "gradnb")
+    assert "text/html" not in ip.display_formatter.format(tensor)[0]
+    ip.run_line_magic("load_ext", "gradnb")
+
+
 # -- torch is loaded only when met --------------------------------------------------------------
 def test_import_and_load_ext_do_not_import_torch():
     import subprocess
