@@ -228,6 +228,18 @@ def test_grad_of_everything_reads_no_non_leaf_grad(ip):
         ["b", "()", "float32", "14"], ["loss", "()", "float32", "None"]]
 
 
+def test_a_loop_counts_each_iterations_storages_even_at_a_reused_address():
+    from gradnb.notebook.torch_adapter.live import LiveTorchTrace
+
+    weight = torch.ones(64, requires_grad=True)
+    with LiveTorchTrace() as recording:
+        for _ in range(3):
+            (weight.exp() * 2).sum().backward()  # frees exp's result: the next may reuse it
+    # Each step: exp's result (256 B) and the 2 (a 0-d float64, 8 B).
+    assert recording.saved_bytes == 3 * (256 + 8)
+    assert all(op.released for op in recording.ops if op.saved)
+
+
 # -- %backward ----------------------------------------------------------------------------------
 def _saved_tensor_census():
     """Record every tensor torch saves (weakly, through the tensor a view was taken of): after

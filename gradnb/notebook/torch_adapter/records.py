@@ -34,9 +34,14 @@ _SELF = -1  # a saved output of the op being recorded, before the op has its key
 
 @dataclass(slots=True)
 class TorchSavedRecord(SavedRecord):
-    """A saved tensor, with the storage it lives in (so a shared storage counts once)."""
+    """A saved tensor, with the storage it lives in (so a shared storage counts once).
 
-    storage: tuple[str, int] | None = None
+    ``storage`` is a ``StorageWeakRef``: it compares by the storage object's address, and while
+    it is held that address is never reused, so two records of a long trace (a training loop)
+    are the same storage only if they really are, even after torch freed one of them.
+    """
+
+    storage: object = None
 
 
 @dataclass(slots=True)
@@ -176,18 +181,18 @@ class TorchTrace(Trace):
         return key
 
     def _saved_of(self, node) -> tuple[TorchSavedRecord, ...]:
-        from gradnb.notebook.torch_adapter.saved import saved_tensors, storage_key
+        from gradnb.notebook.torch_adapter.saved import saved_tensors, storage_info
 
         seen: set = set()
         saved = []
         for tensor in saved_tensors(node):
-            storage = storage_key(tensor)
-            if storage in seen:
+            storage = storage_info(tensor)
+            if storage.ref in seen:
                 continue
-            seen.add(storage)
+            seen.add(storage.ref)
             saved.append(TorchSavedRecord(tuple(tensor.shape), dtype_name(tensor),
-                                          tensor.untyped_storage().nbytes(),
-                                          self._saved_source(node, tensor), storage))
+                                          storage.nbytes, self._saved_source(node, tensor),
+                                          storage.ref))
         return tuple(saved)
 
     def _saved_source(self, node, tensor) -> Edge | None:
