@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from . import events, grad_mode, graph, memory
+from .._core.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from . import memory
 from .anomaly import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,
@@ -11,20 +18,8 @@ from .anomaly import (
 )
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
-from .grad_mode import (
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    no_grad,
-    set_grad_enabled,
-)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
-from .saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
-
-# PyTorch users find the saved-tensor hooks in ``autograd.graph``.
-graph.saved_tensors_hooks = saved_tensors_hooks
-graph.save_on_cpu = save_on_cpu
-graph.disable_saved_tensors_hooks = disable_saved_tensors_hooks
+from .trace import graph_trace
 
 __all__ = [
     "Function",
@@ -39,6 +34,7 @@ __all__ = [
     "gradcheck",
     "gradgradcheck",
     "graph",
+    "graph_trace",
     "inference_mode",
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",

@@ -31,6 +31,7 @@ from gradnb.notebook.formatting import (
     l2_norm,
     text_table,
 )
+from gradnb.notebook.memory_meter import session_log
 from gradnb.notebook.naming import Names, caller_namespace
 from gradnb.notebook.tensors import grad_array, is_tensor
 
@@ -112,7 +113,10 @@ class GradFlow:
         """Plot and table."""
         if not self.rows:
             return f"<p>{escape(self.text())}</p>"
-        plot = self.plot_svg() if any(r.max_abs is not None for r in self.rows) else ""
+        from gradnb.notebook.plotting import svg_image
+
+        plot = (svg_image(self.plot_svg(), "gradient flow")
+                if any(r.max_abs is not None for r in self.rows) else "")
         return (f'<div class="gradnb-grad-flow"><p><b>{escape(self.text().splitlines()[0])}'
                 f"</b></p>{plot}{html_table(HEADER, [r.cells() for r in self.rows], 'gradnb-flow')}"
                 "</div>")
@@ -125,10 +129,9 @@ class GradFlow:
 
     def widget(self):
         """An HTML widget that redraws after every backward call (needs ``%load_ext``)."""
-        from gradnb.notebook import extension
-        from gradnb.notebook.widgets import refreshing_widget
+        from gradnb.notebook.widgets import refreshing_widget  # ipywidgets: only when asked
 
-        return refreshing_widget(lambda: self.refreshed().to_html(), extension.session_log())
+        return refreshing_widget(lambda: self.refreshed().to_html(), session_log())
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         return {"text/html": self.to_html(), "text/plain": self.text()}

@@ -19,14 +19,15 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 
 from gradnb.autograd.trace import Trace
-from gradnb.notebook import extension, torch_adapter
+from gradnb.notebook import torch_adapter
 from gradnb.notebook.backward_run import backward_problem, watched_backward
 from gradnb.notebook.backward_view import BackwardView
 from gradnb.notebook.grad_flow import GradFlow
 from gradnb.notebook.grad_table import GradTable
 from gradnb.notebook.graph_view import GraphView
-from gradnb.notebook.memory_meter import MemoryMeter
+from gradnb.notebook.memory_meter import MemoryMeter, session_log
 from gradnb.notebook.naming import Names
+from gradnb.notebook.prompts import running_prompt
 from gradnb.notebook.step_view import StepThrough
 from gradnb.notebook.tensors import is_tensor
 from gradnb.notebook.trace_diff import TraceDiff
@@ -146,7 +147,9 @@ class GradnbMagics(Magics):
             if args.store is not None:
                 namespace[args.store] = final
             if not args.quiet:
-                self._show(final, final.widget if live is not None else None)
+                # The final graph is the view itself, not a widget: its HTML form is interactive
+                # without ipywidgets (VS Code, Colab, Notebook 7), its SVG static elsewhere.
+                display(final)
         return result
 
     def _compile_cell(self, line: str, cell: str):
@@ -158,8 +161,9 @@ class GradnbMagics(Magics):
         """
         shell = self.shell
         source = shell.transform_cell(cell)
+        prompt = running_prompt(shell)
         filename = shell.compile.cache(f"%%trace {line}".rstrip() + "\n" + cell,
-                                       shell.execution_count)
+                                       shell.execution_count if prompt is None else prompt)
         tree = shell.transform_ast(shell.compile.ast_parse(source))
         ast.increment_lineno(tree, 1)
         last = None
@@ -282,7 +286,7 @@ class GradnbMagics(Magics):
     def memory(self, line: str) -> None:
         """Show freed, released and retained bytes of every backward since ``%load_ext``."""
         args = self._parse(self.memory, line)
-        meter = MemoryMeter(extension.session_log())
+        meter = MemoryMeter(session_log())
         self._show(meter, meter.widget if args.live else None)
 
     # -- %gradflow ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradnb._tensor import Tensor
+from gradnb._core.tensor import Tensor
 from gradnb.notebook import torch_adapter
 from gradnb.notebook.formatting import host_array
 

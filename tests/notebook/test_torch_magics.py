@@ -206,7 +206,7 @@ def test_backward_inside_a_traced_cell_is_measured_and_frees_the_drawn_saves(ip)
     _, captured = run(ip, "%memory")
     text = captured.outputs[0].data["text/plain"]
     # loss (exp's saved result) and x, w stay referenced: released, not freed.
-    assert text.splitlines()[-1].split() == ["1", "4", "0", "B", "12", "B", "0", "B"]
+    assert text.splitlines()[-1].split()[-7:] == ["4", "0", "B", "12", "B", "0", "B"]
 
 
 def test_tracediff_compares_two_torch_traces(ip):
@@ -348,8 +348,8 @@ def test_grad_memory_and_gradflow_on_a_model(ip):
     grad, memory, flow = (o.data["text/plain"] for o in captured.outputs)
     assert grad.splitlines()[1].startswith("model.2.bias  (1,)")
     assert memory.startswith("MemoryMeter: 2 backward calls")
-    first, second = (line.split() for line in memory.splitlines()[-2:])
-    assert first[1:] == second[1:] == ["12", "100", "B", "76", "B", "0", "B"]  # the same twice
+    first, second = (line.split()[-7:] for line in memory.splitlines()[-2:])
+    assert first == second == ["12", "100", "B", "76", "B", "0", "B"]  # the same twice
     assert [line.split()[0] for line in flow.splitlines()[2:]] == [
         "0.weight", "0.bias", "2.weight", "2.bias"]
     result, captured = run(ip, "%gradflow inputs")
@@ -390,10 +390,9 @@ def test_import_and_load_ext_do_not_import_torch():
     assert done.stdout.strip().endswith("no torch")
 
 
-@pytest.mark.cuda
 def test_cuda_tensors_show_their_device_and_allocator_delta(ip):
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA device for torch")
+    if not torch.cuda.is_available():  # torch's own CUDA, not CuPy: not the `cuda` marker
+        pytest.skip("torch sees no CUDA device")
     ip.run_cell("xc = torch.full((256,), 2.0, device='cuda', requires_grad=True)\n"
                 "wc = torch.full((256,), 3.0, device='cuda', requires_grad=True)\n"
                 "(wc * xc).exp().sum().backward()")  # .grad buffers exist: the next adds in place

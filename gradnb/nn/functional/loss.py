@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import warnings
 
-from ..._backend import get_array_module
-from ...autograd.graph import Node, saved_const, saved_input
+from ..._core.backend import get_array_module
+from ..._core.graph import Node, const
+from ..._core.record import record
 from ...ops import dual
 from ...ops._common import binary_operands
-from ._fused import Tensor, const_like, finish, record_node
+from ._fused import Tensor, const_like
 from .activation import log_softmax
 
-__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "mse_loss", "nll_loss"]
+__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "linear_cross_entropy", "mse_loss",
+           "nll_loss"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -43,6 +45,7 @@ class MseLossBackward0(Node):
     """``d/dx mean((x - y)^2) = 2 (x - y) / n``; the target gets the negation."""
 
     __slots__ = ("count", "reduction")
+    saves = (0, 1)
 
     def backward(self, g):
         x, y = self.saved(g)
@@ -62,12 +65,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     ti, tt, x, y = binary_operands(input, target)
     sq = (x - y) ** 2
     out = _reduce(sq, reduction)
-    node = record_node(MseLossBackward0, (ti, tt))
-    if node is not None:
-        node.reduction = reduction
-        node.count = max(sq.size, 1)
-        node._saved = (saved_input(input), saved_input(target))
-    return finish(node, out)
+    return record(MseLossBackward0, (ti, tt), out,
+                  attrs={"reduction": reduction, "count": max(sq.size, 1)})
 
 
 # -- negative log likelihood ----------------------------------------------------------------------
@@ -149,15 +148,14 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     else:
         out = losses.sum() / total
     cls = NllLoss2DBackward0 if x.ndim > 2 else NllLossBackward0
-    node = record_node(cls, (input, None, None))
-    if node is not None:
+
+    def save():
         classes = xp.arange(c).reshape(1, c, 1)
         onehot = (classes == safe[:, None, :]) * -w[:, None, :].astype(x.dtype, copy=False)
-        node.reduction = reduction
-        node.canonical = (n, c, r)
-        node.in_shape = x.shape
-        node._saved = (saved_const(onehot), saved_const(float(total)))
-    return finish(node, out.astype(x.dtype, copy=False))
+        return (const(onehot), const(float(total)))
+
+    return record(cls, (input, None, None), out.astype(x.dtype, copy=False), save=save,
+                  attrs={"reduction": reduction, "canonical": (n, c, r), "in_shape": x.shape})
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
@@ -185,7 +183,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         return nll
     smooth = -(logp if w_view is None else logp * w_view).sum(class_dim)
     valid = target._data != ignore_index
-    smooth = smooth * Tensor._make(valid.astype(logp._data.dtype))
+    # ``asarray``: a 0-d mask (unbatched input) must stay an array, not become a NumPy scalar.
+    xp = get_array_module(valid)
+    smooth = smooth * Tensor._make(xp.asarray(valid, dtype=logp._data.dtype))
     if reduction == "mean":
         if weight is None:
             denom = float(valid.sum())
@@ -255,10 +255,42 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if w_arr is not None:
         losses = losses * w_arr
     out = _reduce(losses, reduction)
-    node = record_node(BinaryCrossEntropyWithLogitsBackward0, (ti, tt))
-    if node is not None:
-        node.reduction = reduction
-        node.count = max(losses.size, 1)
-        node._saved = (saved_input(input), saved_input(target), saved_const(w_arr),
-                       saved_const(pw_arr))
-    return finish(node, out.astype(x.dtype, copy=False))
+    return record(BinaryCrossEntropyWithLogitsBackward0, (ti, tt), out.astype(x.dtype, copy=False),
+                  save=(0, 1, const(w_arr), const(pw_arr)),
+                  attrs={"reduction": reduction, "count": max(losses.size, 1)})
+
+
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,
+                         linear_bias: Tensor | None = None, weight: Tensor | None = None,
+                         reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0, options=None) -> Tensor:
+    """``cross_entropy(linear(input, W, b), target)`` with ``W`` of shape
+    ``(C, *out_features, in_features)`` (``options`` selects PyTorch's chunking, which gradnb,
+    computing the logits at once, does not need)."""
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+    if linear_weight.ndim < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.ndim}")
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(
+            "expected equal input and linear_weight last dimensions (in_features), "
+            f"got {in_features} and {linear_weight.shape[-1]}, respectively")
+    num_classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if out_features and input.ndim == 1:
+        raise RuntimeError(
+            f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} "
+            f"requires batched input, (N, {in_features}), got unbatched input with shape "
+            f"{tuple(input.shape)}")
+    logits_shape = (*input.shape[:-1], num_classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    w = linear_weight.reshape(-1, in_features)
+    b = None if linear_bias is None else linear_bias.reshape(-1)
+    from .linear import linear
+
+    logits = linear(input, w, b).reshape(*logits_shape)
+    return cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None
+                         else ignore_index, reduction=reduction,
+                         label_smoothing=label_smoothing)

@@ -92,9 +92,9 @@ def measured(run, roots, retain_graph: bool, device: torch.device) -> TorchBackw
 
 def log_report(report: TorchBackwardReport) -> None:
     """Add ``report`` to the session's memory log (``%memory``), if the extension is loaded."""
-    from gradnb.notebook import extension
+    from gradnb.notebook.memory_meter import session_log
 
-    log = extension.session_log()
+    log = session_log()
     if log is not None:
         log.backward_finished(report)
 

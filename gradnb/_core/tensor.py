@@ -1,9 +1,10 @@
 """The Tensor: an array (NumPy or CuPy) plus its place in the autograd graph.
 
-Math lives in ``gradnb.ops`` (one module per op family, forward and derivative side by side);
-``gradnb._tensor_methods`` binds those functions as methods and operators. This module holds
-the state and the autograd API: ``requires_grad``, ``grad``, ``grad_fn``, ``is_leaf``,
-``backward``, hooks, ``detach``, conversion and ``repr``.
+The floor of the package: this module imports nothing above ``gradnb._core``. It holds the
+state and the autograd API that needs no op: ``requires_grad``, ``grad``, ``grad_fn``,
+``is_leaf``, hooks, ``detach``, conversion and ``repr``. Math lives in ``gradnb.ops`` (one module
+per op family, forward and derivative side by side) and ``backward``/``to`` in the layers above;
+``gradnb._tensor_methods`` binds all of them as methods and operators.
 """
 
 from __future__ import annotations
@@ -13,9 +14,14 @@ import weakref
 
 import numpy as np
 
-from . import _backend, _dtype
-from .autograd import graph
-from .autograd.grad_mode import state as _grad_state
+from . import backend as _backend
+from . import dtype as _dtype
+from .grad_mode import state as _grad_state
+from .hooks import register
+from .printing import format_tensor
+from .views import refresh
+
+__all__ = ["Size", "Tensor", "is_tensor", "numel"]
 
 
 class Size(tuple):
@@ -49,15 +55,15 @@ class Tensor:
         "__dict__",
         "__weakref__",
         "_data",
+        "_grad_fn",
         "_output_nr",
         "_requires_grad",
         "_version",
-        "grad_fn",
     )
     _base = None
     # For a view: the shared version counter's value when its grad_fn was last set. If the base
     # (or a sibling view) is written in place afterwards, the counter moves on and the view's
-    # grad_fn is regenerated before its next use (graph.refresh_view). None: not tracked.
+    # grad_fn is regenerated before its next use (views.refresh). None: not tracked.
     _grad_fn_version = None
     _grad = None
     _hooks = None
@@ -79,7 +85,7 @@ class Tensor:
         t = object.__new__(cls)
         t._data = data
         t._requires_grad = requires_grad
-        t.grad_fn = grad_fn
+        t._grad_fn = grad_fn
         t._output_nr = output_nr
         t._version = [0] if version is None else version
         if _grad_state.inference:
@@ -110,6 +116,17 @@ class Tensor:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = bool(requires_grad)
         return self
+
+    @property
+    def grad_fn(self):
+        """The node that produced this tensor (None for leaves and tensors outside the graph).
+
+        A view whose base (or a sibling view) was written in place since is regenerated first,
+        as in PyTorch: its grad_fn is then ``AsStridedBackward0`` of the base's new history.
+        """
+        if self._grad_fn_version is not None and self._grad_fn_version != self._version[0]:
+            refresh(self)
+        return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
@@ -174,7 +191,7 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._hooks is None:
             self._hooks = {}
-        handle = graph._register(self._hooks, hook)
+        handle = register(self._hooks, hook)
         if self.grad_fn is not None:
             fn = self.grad_fn
             if fn._tensor_hooks is None:
@@ -190,17 +207,7 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._post_hooks is None:
             self._post_hooks = {}
-        return graph._register(self._post_hooks, hook)
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
-        """Compute the gradient of this tensor w.r.t. graph leaves and accumulate it in ``.grad``.
-
-        ``gradient`` is required for non-scalar tensors (it is the vector of the vector-Jacobian
-        product). Without ``retain_graph`` the graph's saved tensors are freed.
-        """
-        from .autograd.engine import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        return register(self._post_hooks, hook)
 
     def detach(self) -> Tensor:
         """A new leaf sharing this tensor's data (and version counter), cut from the graph."""
@@ -212,7 +219,7 @@ class Tensor:
         """Cut this tensor from the graph in place; it becomes a leaf."""
         if self._base is not None and self._base._requires_grad:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
-        self.grad_fn = None
+        self._grad_fn = None
         self._output_nr = 0
         self._requires_grad = False
         return self
@@ -338,8 +345,6 @@ class Tensor:
         return data if dtype is None else data.astype(dtype)
 
     def __repr__(self) -> str:
-        from ._tensor_str import format_tensor
-
         suffixes = []
         if self.device.type != "cpu":
             suffixes.append(f"device='{self.device}'")
@@ -362,19 +367,15 @@ class Tensor:
     def __reduce_ex__(self, protocol):
         raise TypeError("gradnb tensors are not pickled; save arrays with gradnb.save (npz)")
 
-    # -- devices ------------------------------------------------------------------------------
-    def to(self, *args, **kwargs) -> Tensor:
-        """Move and/or cast: ``t.to('cuda')``, ``t.to(gradnb.float64)``, ``t.to(other)``."""
-        from .ops.creation import to
 
-        return to(self, *args, **kwargs)
+def is_tensor(obj) -> bool:
+    """True if ``obj`` is a gradnb tensor."""
+    return isinstance(obj, Tensor)
 
-    def cpu(self) -> Tensor:
-        return self.to("cpu")
 
-    def cuda(self, device=None) -> Tensor:
-        return self.to("cuda" if device is None else _backend.device("cuda", device)
-                       if isinstance(device, int) else device)
+def numel(input: Tensor) -> int:
+    """The number of elements of ``input``."""
+    return input.numel()
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
@@ -385,5 +386,3 @@ def _wrap_dim(dim: int, ndim: int) -> int:
         )
     return dim % n
 
-
-graph.TensorType = Tensor
