@@ -102,6 +102,9 @@ def sum(x, axis=None, keepdims=False):
     if isinstance(x, Tensor):
         from .reductions import sum as tsum
 
+        if axis == ():  # NumPy's meaning (no reduction), not PyTorch's ``dim=()`` (reduce all)
+            return x
+
         return tsum(x, dim=axis, keepdim=keepdims)
     return x.sum(axis=axis, keepdims=keepdims)
 
