@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import events, grad_mode, graph, memory
+from . import events, forward_ad, grad_mode, graph, memory
 from .anomaly import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,
@@ -34,6 +34,8 @@ __all__ = [
     "detect_anomaly",
     "enable_grad",
     "events",
+    "forward_ad",
+    "functional",
     "grad",
     "grad_mode",
     "gradcheck",
@@ -49,3 +51,12 @@ __all__ = [
     "set_detect_anomaly",
     "set_grad_enabled",
 ]
+
+
+def __getattr__(name: str):
+    # ``functional`` builds on the ops, which import this package: it loads on first use.
+    if name == "functional":
+        import importlib
+
+        return importlib.import_module(f"{__name__}.functional")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
