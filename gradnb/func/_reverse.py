@@ -27,7 +27,7 @@ def _argnums_tuple(argnums, n_args: int, api: str):
                 f"{api}: argnums must be int or Tuple[int, ...], got: "
                                f"{type(argnums)}")
         if not -n_args <= a < n_args:
-            raise RuntimeError(f"Got argnums={a}, but only {n_args} positional inputs")
+            raise RuntimeError(f"Got argnum={a}, but only {n_args} positional inputs")
     return tuple(a % n_args for a in nums)
 
 
