@@ -13,6 +13,8 @@ An observer is any object with some of these methods; each is called only if def
   tensors, the bytes of those that really went back to the allocator (exact: liveness is
   checked once the pass is over). Sent just before ``backward_finished``.
 - ``backward_finished(report)``: the pass ended; ``report`` is a ``memory.BackwardReport``.
+- ``module_entered(module)`` / ``module_exited(module)``: an ``nn.Module`` call (hooks and
+  ``forward``) begins / ends, even when it raises; ops recorded between the two ran inside it.
 
 The engine checks ``if observers:`` (a list's truthiness) before building any payload, so with no
 observer the seam costs one global lookup per op.

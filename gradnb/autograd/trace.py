@@ -28,7 +28,7 @@ from . import events
 from .graph import _CONST, _INPUT, _OUTPUT, _PACKED, AccumulateGrad, Node
 from .memory import BackwardReport, owner_of
 
-__all__ = ["LeafRecord", "OpRecord", "SavedRecord", "Trace", "snapshot", "trace"]
+__all__ = ["LeafRecord", "ModuleCall", "OpRecord", "SavedRecord", "Trace", "snapshot", "trace"]
 
 #: An input of an op: the key of the record that produces it and which of its outputs.
 Edge = tuple[int, int]
@@ -72,6 +72,21 @@ class SavedRecord:
     source: Edge | None
 
 
+@dataclass(frozen=True, slots=True)
+class ModuleCall:
+    """One ``nn.Module`` call seen by the trace: ops recorded inside it carry it in ``scope``.
+
+    ``call`` numbers the calls in the trace (a layer called twice has two); ``name`` is the
+    attribute name under the enclosing module's call (``fc1``), or the class name for the
+    outermost call, which the notebook replaces by the user's variable name (``model``).
+    """
+
+    call: int
+    name: str
+    type_name: str
+    module: Callable[[], object] = field(repr=False, compare=False)
+
+
 @dataclass(slots=True)
 class OpRecord:
     """One recorded op: its backward node's name, its inputs and what it keeps for backward."""
@@ -83,6 +98,8 @@ class OpRecord:
     saved: tuple[SavedRecord, ...]
     node: Callable[[], Node | None] = field(repr=False)
     output_tensors: list[Callable[[], object] | None] = field(repr=False, default_factory=list)
+    #: The module calls (outermost first) running when the op was recorded.
+    scope: tuple[ModuleCall, ...] = ()
 
     @property
     def saved_bytes(self) -> int:
@@ -112,6 +129,8 @@ class Trace(events.Subscriber):
         self._key_of_node: dict[int, int] = {}  # node._seq -> record key
         self._key_of_tensor: dict[int, tuple[weakref.ref, int]] = {}  # constants by id()
         self._records: dict[int, OpRecord | LeafRecord] = {}
+        self._scope: list[ModuleCall] = []  # module calls running now, outermost first
+        self.module_calls: list[ModuleCall] = []
 
     # -- context manager ------------------------------------------------------------------------
     @property
@@ -167,6 +186,20 @@ class Trace(events.Subscriber):
         """Engine event: keep the memory report of a backward pass run inside the trace."""
         self.backward_reports.append(report)
 
+    def module_entered(self, module) -> None:
+        """Engine event: an ``nn.Module`` call begins; ops until it ends are in its scope."""
+        parent = self._scope[-1].module() if self._scope else None
+        name = _child_name(parent, module) or type(module).__name__
+        call = ModuleCall(len(self.module_calls), name, type(module).__name__,
+                          weakref.ref(module))
+        self.module_calls.append(call)
+        self._scope.append(call)
+
+    def module_exited(self, module) -> None:
+        """Engine event: the innermost ``nn.Module`` call ended (normally or by raising)."""
+        if self._scope and self._scope[-1].module() is module:
+            self._scope.pop()
+
     # -- building -------------------------------------------------------------------------------
     def _add_op(self, node: Node, outputs, output_tensors) -> OpRecord:
         inputs = []
@@ -183,7 +216,7 @@ class Trace(events.Subscriber):
             for s in saved
         )
         record = OpRecord(key, node.name(), tuple(inputs), outputs, saved, weakref.ref(node),
-                          output_tensors)
+                          output_tensors, tuple(self._scope))
         self._key_of_node[node._seq] = key
         self._records[key] = record
         self.ops.append(record)
@@ -332,6 +365,14 @@ def _output_meta(nodes: list[Node], roots: list) -> dict[int, dict[int, tuple]]:
             if nxt is not None and info is not None and type(nxt) is not AccumulateGrad:
                 meta.setdefault(nxt._seq, {}).setdefault(nr, (tuple(info[0]), info[1].name))
     return meta
+
+
+def _child_name(parent, module) -> str | None:
+    """The attribute name under which ``parent`` holds ``module`` (None if it does not)."""
+    children = getattr(parent, "_modules", None) if parent is not None else None
+    if not isinstance(children, dict):
+        return None
+    return next((name for name, child in children.items() if child is module), None)
 
 
 def _nbytes(shape: tuple[int, ...], dtype: str) -> int:

@@ -6,7 +6,8 @@ Views (usable without magics, in any IPython display):
   DOT and text;
 - :class:`GradTable`: ``.grad`` of named tensors;
 - :class:`MemoryMeter`: freed/released/retained bytes of each backward, with a plot;
-- :class:`GradFlow`: per-parameter gradient statistics across a model's layers.
+- :class:`GradFlow`: per-parameter gradient statistics across a model's layers;
+- :class:`TraceDiff` (``diff(before, after)``): what changed between two traced runs.
 
 Importing this package does not import IPython or ipywidgets; the magics module does, and is
 loaded only by ``%load_ext gradnb``.
@@ -19,6 +20,7 @@ from gradnb.notebook.grad_flow import GradFlow
 from gradnb.notebook.grad_table import GradTable
 from gradnb.notebook.graph_view import GraphView
 from gradnb.notebook.memory_meter import MemoryMeter
+from gradnb.notebook.trace_diff import TraceDiff, diff
 
 __all__ = [
     "GradFlow",
@@ -26,6 +28,8 @@ __all__ = [
     "GraphView",
     "MemoryMeter",
     "Trace",
+    "TraceDiff",
+    "diff",
     "load_ipython_extension",
     "trace",
     "unload_ipython_extension",

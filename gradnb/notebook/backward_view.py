@@ -61,10 +61,18 @@ class BackwardView:
         """How many backward nodes ran (not counting the leaves' AccumulateGrad)."""
         return len(self.run.steps)
 
+    @property
+    def nodes_run(self) -> int:
+        """Every backward node that ran, the leaves' AccumulateGrad included (as ``%memory``
+        counts them)."""
+        report = self.run.report
+        return report.nodes_executed if report is not None else self.ops_run
+
     def headline(self) -> str:
-        """``backward(loss): 3 nodes ran, 3 leaves reached``."""
-        n, m = self.ops_run, len(self.run.leaves)
-        return (f"backward({self.label}): {n} node{'s' if n != 1 else ''} ran, "
+        """``backward(loss): 6 nodes ran (3 ops, 3 AccumulateGrad), 3 leaves reached``."""
+        n, ops, m = self.nodes_run, self.ops_run, len(self.run.leaves)
+        return (f"backward({self.label}): {n} node{'s' if n != 1 else ''} ran ({ops} "
+                f"op{'s' if ops != 1 else ''}, {n - ops} AccumulateGrad), "
                 f"{m} lea{'ves' if m != 1 else 'f'} reached")
 
     def memory_line(self) -> str:
@@ -92,8 +100,27 @@ class BackwardView:
             "</div>"
         )
 
+    def report_html(self) -> str:
+        """The report without the graph: headline, ``.grad`` table, memory line."""
+        return (
+            '<div class="gradnb-backward">'
+            f"<p><b>{escape(self.headline())}</b></p>"
+            f"{self.grads.to_html()}"
+            f'<p class="gradnb-memory">{escape(self.memory_line())}</p>'
+            "</div>"
+        )
+
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         return {"text/html": self.to_html(), "text/plain": self.text()}
+
+    def _ipython_display_(self) -> None:
+        # Two outputs: the graph as its own image (SVG, interactive HTML, text), then the
+        # report. A notebook opened untrusted or rendered by a sanitizer (GitHub) then shows
+        # the drawing as an image, never the labels of an inline SVG run together as text.
+        from IPython.display import display
+
+        display(self.graph_view)
+        display({"text/html": self.report_html(), "text/plain": self.text()}, raw=True)
 
     def __repr__(self) -> str:
         return self.text()

@@ -19,9 +19,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from gradnb.autograd.trace import LeafRecord, OpRecord, Trace
-from gradnb.notebook.formatting import format_bytes, format_shape
+import numpy as np
+
+from gradnb.autograd.trace import LeafRecord, OpRecord, SavedRecord, Trace
+from gradnb.notebook.formatting import format_bytes, format_shape, format_values, host_array
 from gradnb.notebook.graphmodel import Graph, GraphNode
+from gradnb.notebook.groups import assign_groups
 from gradnb.notebook.naming import Names
 
 #: Shown for the root of ``%backward`` when the expression is not a plain name.
@@ -39,6 +42,8 @@ class BuiltGraph:
     output_box: dict[tuple[int, int], int] = field(default_factory=dict)
     #: trace record key -> display name (leaves and named ops).
     label_of: dict[int, str] = field(default_factory=dict)
+    #: (record key, output nr) of a saved buffer -> id of the saved box that draws it.
+    saved_box_of: dict[tuple[int, int], int] = field(default_factory=dict)
 
 
 def describe(shape, dtype: str) -> str:
@@ -78,8 +83,19 @@ def build_graph(
             if src is not None and src not in record.inputs and _is_constant(trace, src[0]):
                 graph.add_edge(_source_box(built, *src), op_box.id)
         if show_saved and record.saved:
-            saved_box = graph.add_node(_saved_box(next(next_id), record, built))
-            graph.add_edge(saved_box.id, op_box.id, "saved")
+            # A buffer saved by several ops (tanh's output, kept by TanhBackward0 and by the
+            # next matmul) is one box with an edge to each of them, as it is one allocation.
+            fresh = [s for s in record.saved
+                     if s.source is None or s.source not in built.saved_box_of]
+            for saved in record.saved:
+                if saved.source in built.saved_box_of:
+                    graph.add_edge(built.saved_box_of[saved.source], op_box.id, "saved")
+            if fresh:
+                saved_box = graph.add_node(_saved_box(next(next_id), record, fresh, built, trace))
+                graph.add_edge(saved_box.id, op_box.id, "saved")
+                for saved in fresh:
+                    if saved.source is not None:
+                        built.saved_box_of[saved.source] = saved_box.id
         for nr, (shape, dtype) in enumerate(record.outputs):
             label = _output_name(record, nr, names) or root_labels.get((record.key, nr))
             if label is None:
@@ -89,6 +105,7 @@ def build_graph(
             graph.add_edge(op_box.id, out.id)
             built.output_box[(record.key, nr)] = out.id
             built.label_of.setdefault(record.key, label)
+    assign_groups(graph, trace, names, built.box_of, built.output_box)
     return built
 
 
@@ -116,33 +133,50 @@ def _leaf_box(node_id: int, record: LeafRecord, names: Names) -> GraphNode:
     kind = "leaf_grad" if record.requires_grad else "leaf"
     label = name or ("parameter" if record.requires_grad else "constant")
     what = "leaf, requires grad" if record.requires_grad else "leaf, no grad"
-    return GraphNode(node_id, kind, label, sub, f"{label}: {sub} ({what})")
+    detail = f"{label}: {sub} ({what}), {format_bytes(record.nbytes)}"
+    grad = getattr(record.tensor(), "grad", None) if record.requires_grad else None
+    if grad is not None:
+        detail += f"\ngrad: {format_values(host_array(grad._data))}"
+    return GraphNode(node_id, kind, label, sub, detail)
 
 
 def _op_box(node_id: int, record: OpRecord) -> GraphNode:
     sub = describe(*record.outputs[0]) if len(record.outputs) == 1 else (
         f"{len(record.outputs)} outputs")
-    return GraphNode(node_id, "op", record.name, sub, f"{record.name} -> {sub}")
+    outputs = "\n".join(f"output: {describe(shape, dtype)}, {format_bytes(_nbytes(shape, dtype))}"
+                        for shape, dtype in record.outputs)
+    return GraphNode(node_id, "op", record.name, sub, f"{record.name}\n{outputs}")
 
 
-def _saved_box(node_id: int, record: OpRecord, built: BuiltGraph) -> GraphNode:
-    parts = []
-    for saved in record.saved:
-        src = saved.source
-        if src is not None and src[0] == record.key:
-            parts.append("result")
-        elif src is not None and src[0] in built.label_of:
-            parts.append(built.label_of[src[0]])
-        else:
-            parts.append(format_shape(saved.shape))
+def _saved_box(node_id: int, record: OpRecord, saved: list[SavedRecord], built: BuiltGraph,
+               trace: Trace) -> GraphNode:
+    parts = [_saved_label(s, record, built, trace) for s in saved]
     freed = ", released" if record.released else ""
-    detail = "; ".join(
+    nbytes = sum(s.nbytes for s in saved)
+    detail = "\n".join(
         f"{part}: {describe(s.shape, s.dtype)}, {format_bytes(s.nbytes)}"
-        for part, s in zip(parts, record.saved)
+        for part, s in zip(parts, saved)
     )
     return GraphNode(node_id, "saved", "saved " + ", ".join(parts),
-                     format_bytes(record.saved_bytes) + freed,
-                     f"saved by {record.name} for backward{freed}: {detail}")
+                     format_bytes(nbytes) + freed,
+                     f"saved by {record.name} for backward{freed}\n{detail}")
+
+
+def _saved_label(saved: SavedRecord, record: OpRecord, built: BuiltGraph, trace: Trace) -> str:
+    """What a saved buffer is: ``result`` (the op's own output), the user's name for it, or
+    the op that made it (``TanhBackward0 out``); ``constant`` for a value the op kept."""
+    src = saved.source
+    if src is None:
+        return "constant"
+    if src[0] == record.key:
+        return "result"
+    if src[0] in built.label_of:
+        return built.label_of[src[0]]
+    producer = trace.record(src[0])
+    if isinstance(producer, OpRecord):
+        suffix = f" out{src[1]}" if len(producer.outputs) > 1 else " out"
+        return producer.name + suffix
+    return producer.horizon or "constant"
 
 
 def _output_name(record: OpRecord, nr: int, names: Names) -> str | None:
@@ -152,3 +186,7 @@ def _output_name(record: OpRecord, nr: int, names: Names) -> str | None:
             return name
     node = record.node()
     return names.of_output(node, nr) if node is not None else None
+
+
+def _nbytes(shape: tuple[int, ...], dtype: str) -> int:
+    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize if dtype else 0

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from gradnb._tensor import Tensor
 from gradnb.autograd.trace import Trace, snapshot
-from gradnb.notebook.build import build_graph
+from gradnb.notebook.build import BuiltGraph, build_graph
 from gradnb.notebook.formatting import format_bytes
+from gradnb.notebook.grad_print import GradPrint, leaf_grads
 from gradnb.notebook.graphmodel import Graph
 from gradnb.notebook.layout import Layout, layout_graph
 from gradnb.notebook.naming import Names, caller_namespace
@@ -48,13 +49,21 @@ class GraphView:
         show_saved: bool = True,
         saved_bytes: int | None = None,
     ) -> None:
+        #: The trace drawn and where its records went (None when drawn from a Graph).
+        self.trace: Trace | None = None
+        self.built: BuiltGraph | None = None
+        #: Each named leaf's gradient when the view was made (what ``diff`` compares).
+        self.grads: dict[str, GradPrint | None] = {}
         if isinstance(source, Graph):
             self.graph = source
             self.saved_bytes = saved_bytes or 0
         else:
             trace = source if isinstance(source, Trace) else snapshot(_tensors(source))
             names = Names(caller_namespace(1) if namespace is None else namespace)
-            self.graph = build_graph(trace, names, show_saved=show_saved).graph
+            self.trace = trace
+            self.built = build_graph(trace, names, show_saved=show_saved)
+            self.graph = self.built.graph
+            self.grads = leaf_grads(trace, self.built)
             self.saved_bytes = trace.saved_bytes if saved_bytes is None else saved_bytes
         self.title = title
         self._layout: Layout | None = None
@@ -96,8 +105,19 @@ class GraphView:
 
         return svg_widget(self.to_svg())
 
+    def to_html(self) -> str:
+        """Self-contained interactive HTML (zoom, pan, fold groups, hover details) whose
+        fallback, where scripts do not run, is the SVG as an image; see
+        :mod:`gradnb.notebook.interactive`."""
+        from gradnb.notebook.interactive import interactive_html
+
+        return interactive_html(self.to_svg(), self.graph, self.layout)
+
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
-        return {"image/svg+xml": self.to_svg(), "text/plain": self.text()}
+        # Renderers pick what they can show: the interactive HTML where scripts run, the SVG
+        # on GitHub/nbviewer/nbval, the text summary in a terminal.
+        return {"image/svg+xml": self.to_svg(), "text/html": self.to_html(),
+                "text/plain": self.text()}
 
     def __repr__(self) -> str:
         return self.text().splitlines()[0]

@@ -37,8 +37,11 @@ NODE_KINDS: tuple[str, ...] = (
 EDGE_KINDS: tuple[str, ...] = ("data", "saved")
 
 #: How the ``%backward`` view marks a node: the gradient flowed through it (``path``), it is
-#: the node being run in step-through (``active``), or step-through already ran it (``done``).
-HIGHLIGHTS: tuple[str | None, ...] = (None, "path", "active", "done")
+#: the node being run in step-through (``active``), or step-through already ran it (``done``);
+#: how a diff of two traces marks it: new in the second (``added``), only in the first
+#: (``removed``), or present in both with another shape, dtype or gradient (``changed``).
+HIGHLIGHTS: tuple[str | None, ...] = (None, "path", "active", "done", "added", "removed",
+                                      "changed")
 
 
 @dataclass(slots=True)
@@ -47,7 +50,9 @@ class GraphNode:
 
     ``label`` is the headline (a variable name such as ``w`` or an op name such as
     ``MulBackward0``), ``sublabel`` a second line (shape and dtype, or saved bytes) and
-    ``detail`` the tooltip. ``highlight`` is one of :data:`HIGHLIGHTS`.
+    ``detail`` the tooltip (one fact per line). ``highlight`` is one of :data:`HIGHLIGHTS`.
+    ``group`` names the module calls the node ran in, outermost first (``("model",
+    "model.fc1")``); the interactive view folds a group into one box.
     """
 
     id: int
@@ -56,6 +61,7 @@ class GraphNode:
     sublabel: str = ""
     detail: str = ""
     highlight: str | None = None
+    group: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in NODE_KINDS:
@@ -154,7 +160,7 @@ class Graph:
     def copy(self) -> Graph:
         """An independent copy (highlights can then change without touching this graph)."""
         nodes = (
-            GraphNode(n.id, n.kind, n.label, n.sublabel, n.detail, n.highlight)
+            GraphNode(n.id, n.kind, n.label, n.sublabel, n.detail, n.highlight, n.group)
             for n in self.nodes.values()
         )
         return Graph(nodes, self._edges)

@@ -53,7 +53,8 @@ _COORDINATE_PASSES = 4
 # do less work, so a 2,000-node graph still lays out in well under a second.
 _LARGE_VERTEX_COUNT = 10_000
 _DUMMY_WEIGHT = 2.0  # dummies pull harder, which keeps long edges straight
-_HIGHLIGHT_STRENGTH = {"active": 3, "path": 2, "done": 1, None: 0}
+_HIGHLIGHT_STRENGTH = {"active": 3, "path": 2, "done": 1, "removed": 6, "added": 5,
+                       "changed": 4, None: 0}
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""The magics: ``%%trace``, ``%backward``, ``%grad``, ``%memory`` and ``%gradflow``.
+"""The magics: ``%%trace``, ``%tracediff``, ``%backward``, ``%grad``, ``%memory`` and
+``%gradflow``.
 
 Each parses its options with IPython's ``magic_arguments`` (so ``%backward?`` shows help),
 checks every input before doing anything (a bad name, a non-tensor, a tensor that needs no
@@ -9,6 +10,7 @@ touched) and shows its view with an explicit ``display()``.
 from __future__ import annotations
 
 import ast
+import re
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
@@ -26,6 +28,7 @@ from gradnb.notebook.graph_view import GraphView
 from gradnb.notebook.memory_meter import MemoryMeter
 from gradnb.notebook.naming import Names
 from gradnb.notebook.step_view import StepThrough
+from gradnb.notebook.trace_diff import TraceDiff
 from gradnb.notebook.widgets import LiveGraph, WithStaticForm, widgets_available
 
 
@@ -34,6 +37,31 @@ def _unquote(text: str) -> str:
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
         return text[1:-1]
     return text
+
+
+_BACKWARD_FLAGS = ("--retain-graph", "--create-graph", "--step", "--no-saved")
+_GRADIENT_OPTION = re.compile(r"(?:^|\s)--gradient(?:=|\s+|$)")
+
+
+def _split_backward_line(line: str) -> tuple[str, str | None, list[str]]:
+    """``%backward``'s line as (expression, gradient expression or None, flags).
+
+    ``--gradient`` takes the rest of the line (less any flags at its end), so an expression
+    with spaces, brackets or quotes needs no quoting: ``--gradient torch.ones(3) * 2``.
+    """
+    match = _GRADIENT_OPTION.search(line)
+    head, gradient = (line, None) if match is None else (line[:match.start()],
+                                                          line[match.end():])
+    flags: list[str] = []
+    if gradient is not None:
+        words = gradient.split()
+        while words and words[-1] in _BACKWARD_FLAGS:
+            flags.insert(0, words.pop())
+        gradient = " ".join(words)
+    words = head.split()
+    flags = [w for w in words if w.startswith("--")] + flags
+    expr = " ".join(w for w in words if not w.startswith("--"))
+    return expr, gradient, flags
 
 
 def _one_line(error: BaseException) -> str:
@@ -46,6 +74,15 @@ class GradnbMagics(Magics):
     """gradnb's notebook magics (registered by ``%load_ext gradnb``)."""
 
     # -- helpers --------------------------------------------------------------------------------
+    @staticmethod
+    def _parse(magic, line: str):
+        """``parse_argstring`` with shell-splitting errors (an unbalanced quote) as a one-line
+        UsageError, like argparse's own errors."""
+        try:
+            return parse_argstring(magic, line)
+        except ValueError as error:
+            raise UsageError(f"%{magic.__name__}: {error} in {line!r}") from None
+
     def _evaluate(self, magic: str, source: str):
         """Evaluate ``source`` in the user's namespace; any failure is a UsageError."""
         try:
@@ -76,10 +113,11 @@ class GradnbMagics(Magics):
         dtypes. The cell's last expression is its result, as without the magic; an error in the
         cell is a normal cell error (the graph so far is still shown).
         """
-        args = parse_argstring(self.trace, line)
+        __tracebackhide__ = True  # an error in the cell shows the user's line, not this frame
+        args = self._parse(self.trace, line)
         if args.store is not None and not args.store.isidentifier():
             raise UsageError(f"%%trace: --store needs a variable name, got {args.store!r}")
-        body, last = self._compile_cell(cell)
+        body, last = self._compile_cell(line, cell)
         namespace = self.shell.user_ns
         recording = Trace()
 
@@ -105,22 +143,59 @@ class GradnbMagics(Magics):
                 self._show(final, final.widget if live is not None else None)
         return result
 
-    def _compile_cell(self, cell: str):
-        """Parse and transform the cell as IPython would; split off a last expression."""
+    def _compile_cell(self, line: str, cell: str):
+        """Parse and transform the cell as IPython would; split off a last expression.
+
+        The whole cell, ``%%trace`` line included, is registered with ``linecache`` under
+        IPython's name for the cell (``Cell In[4]``), and line numbers count from that first
+        line, so a traceback shows the user's code at the right line.
+        """
         shell = self.shell
         source = shell.transform_cell(cell)
+        filename = shell.compile.cache(f"%%trace {line}".rstrip() + "\n" + cell,
+                                       shell.execution_count)
         tree = shell.transform_ast(shell.compile.ast_parse(source))
+        ast.increment_lineno(tree, 1)
         last = None
         if tree.body and isinstance(tree.body[-1], ast.Expr):
-            last = shell.compile(ast.Expression(tree.body[-1].value), "<trace>", "eval")
+            last = shell.compile(ast.Expression(tree.body[-1].value), filename, "eval")
             tree.body = tree.body[:-1]
-        return shell.compile(tree, "<trace>", "exec"), last
+        return shell.compile(tree, filename, "exec"), last
+
+    # -- %tracediff ------------------------------------------------------------------------------
+    @magic_arguments()
+    @argument("before", help="a graph stored by %%%%trace -o NAME (or a Trace)")
+    @argument("after", help="a later one, to compare with BEFORE")
+    @line_magic
+    def tracediff(self, line: str) -> None:
+        """Show what changed between two traced runs: ops added or removed, outputs whose shape
+        or dtype changed, and leaves whose gradient changed.
+
+        Examples::
+
+            %%trace -o before
+            loss = model(x).sum()
+
+            %%trace -o after
+            loss = model(x2).sum()
+
+            %tracediff before after
+        """
+        args = self._parse(self.tracediff, line)
+        views = [self._evaluate("tracediff", name) for name in (args.before, args.after)]
+        for name, value in zip((args.before, args.after), views):
+            if not (isinstance(value, Trace)
+                    or (isinstance(value, GraphView) and value.trace is not None)):
+                raise UsageError(f"%tracediff: {name} is a {type(value).__name__}, not a traced "
+                                 "graph (store one with %%trace -o NAME)")
+        display(TraceDiff(*views))
 
     # -- %backward ------------------------------------------------------------------------------
     @magic_arguments()
     @argument("expr", nargs="+", help="the tensor to differentiate (an expression)")
     @argument("--gradient", metavar="EXPR",
-              help="the gradient w.r.t. EXPR (needed when it is not a scalar)")
+              help="the gradient w.r.t. EXPR (needed when it is not a scalar); the rest of the "
+                   "line, so it needs no quotes")
     @argument("--retain-graph", action="store_true", help="keep the graph for another backward")
     @argument("--create-graph", action="store_true",
               help="record the backward pass itself, for higher-order gradients")
@@ -134,13 +209,24 @@ class GradnbMagics(Magics):
         leaf it reached (values or summary, norm, NaN/Inf/zero flags, fresh or accumulated) and
         the bytes the call freed. ``--step`` plays the pass node by node. Bad input changes
         nothing: no graph is freed and no ``.grad`` is touched.
+
+        Examples::
+
+            %backward loss
+            %backward y --gradient torch.tensor([1.0, 1.0, 1.0])
+            %backward y.sum() --retain-graph
+            %backward loss --step
         """
-        args = parse_argstring(self.backward, line)
-        label = _unquote(" ".join(args.expr))
+        expr, gradient_source, flags = _split_backward_line(line)
+        self._parse(self.backward, " ".join([expr or "", *flags]))  # flags, help, errors
+        label = _unquote(expr)
         root = self._evaluate("backward", label)
         gradient = None
-        if args.gradient is not None:
-            gradient = self._evaluate("backward", _unquote(args.gradient))
+        if gradient_source is not None:
+            if not gradient_source:
+                raise UsageError("%backward: --gradient needs an expression")
+            gradient = self._evaluate("backward", _unquote(gradient_source))
+        args = self._parse(self.backward, " ".join(["_", *flags]))
         problem = backward_problem(root, gradient, label)
         if problem is not None:
             raise UsageError(f"%backward: {problem}")
@@ -163,7 +249,7 @@ class GradnbMagics(Magics):
     def grad(self, line: str) -> None:
         """Show the ``.grad`` table of the named tensors, or of every tensor in the namespace
         that requires grad."""
-        args = parse_argstring(self.grad, line)
+        args = self._parse(self.grad, line)
         if not args.names:
             display(GradTable(namespace=self.shell.user_ns))
             return
@@ -183,7 +269,7 @@ class GradnbMagics(Magics):
     @line_magic
     def memory(self, line: str) -> None:
         """Show freed, released and retained bytes of every backward since ``%load_ext``."""
-        args = parse_argstring(self.memory, line)
+        args = self._parse(self.memory, line)
         meter = MemoryMeter(extension.session_log())
         self._show(meter, meter.widget if args.live else None)
 
@@ -194,7 +280,7 @@ class GradnbMagics(Magics):
     @line_magic
     def gradflow(self, line: str) -> None:
         """Show per-parameter gradient norm, mean and max across a model's layers."""
-        args = parse_argstring(self.gradflow, line)
+        args = self._parse(self.gradflow, line)
         if args.model is None:
             flow = GradFlow(Names(self.shell.user_ns))
         else:

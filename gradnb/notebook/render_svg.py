@@ -56,7 +56,13 @@ HIGHLIGHT_STYLES: dict[str, tuple[str, float, str]] = {
     "path": ("#d62728", 2.2, "gradient path"),
     "active": ("#ff7f0e", 3.6, "running now"),
     "done": ("#9b2c2c", 1.8, "already run"),
+    "added": ("#2e9d4a", 3.0, "added"),
+    "removed": ("#c0392b", 3.0, "removed"),
+    "changed": ("#7b3fb5", 3.0, "changed"),
 }
+
+#: Highlights that mark the gradient's path (edges between two such nodes are drawn red).
+PATH_HIGHLIGHTS = frozenset({"path", "active", "done"})
 
 EDGE_COLOUR = "#7a7a7a"
 PATH_EDGE_COLOUR = "#d62728"
@@ -145,7 +151,8 @@ def _appearance(node_id: int, graph: Graph, layout: Layout) -> GraphNode:
     if not hidden:
         return summary
     states = {node.highlight for node in hidden}
-    strongest = next((s for s in ("active", "path", "done") if s in states), None)
+    order = ("removed", "added", "changed", "active", "path", "done")
+    strongest = next((s for s in order if s in states), None)
     return GraphNode(
         summary.id, summary.kind, summary.label, summary.sublabel, summary.detail, strongest
     )
@@ -157,7 +164,7 @@ def _node(node: GraphNode, box: Box) -> str:
     if node.highlight:
         stroke, stroke_width, _ = HIGHLIGHT_STYLES[node.highlight]
     highlight = f' data-highlight="{node.highlight}"' if node.highlight else ""
-    dash = ' stroke-dasharray="4 3"' if node.kind == "summary" else ""
+    dash = ' stroke-dasharray="4 3"' if node.kind == "summary" or node.highlight == "removed" else ""
     tooltip = node.detail or " ".join(part for part in (node.label, node.sublabel) if part)
     weight = ' font-weight="bold"' if node.kind in _TENSOR_KINDS else ""
     italic = ' font-style="italic"' if node.kind == "summary" else ""
@@ -186,7 +193,8 @@ def _node(node: GraphNode, box: Box) -> str:
 
 
 def _edge(route: EdgeRoute, nodes: dict[int, GraphNode]) -> str:
-    on_path = bool(nodes[route.src].highlight and nodes[route.dst].highlight)
+    on_path = (nodes[route.src].highlight in PATH_HIGHLIGHTS
+               and nodes[route.dst].highlight in PATH_HIGHLIGHTS)
     if on_path:
         colour, width = PATH_EDGE_COLOUR, 1.8
     elif route.kind == "saved":

@@ -32,6 +32,9 @@ SEED_CELLS = [
     "%backward loss --retain-graph",
     "%backward loss --step",
     "h = torch.ones(8, requires_grad=True)\n(h * 2).exp().sum().backward()\n%memory",
+    "%%trace -o before -q\nz = (w * x).exp()",
+    "%%trace -o after -q\nz = (w * x + b).exp()",
+    "%tracediff before after",
 ]
 
 
@@ -66,13 +69,20 @@ def test_trace_cell_saves_the_svg_graph(seed_notebook):
     assert [(set(d), d["text/plain"]) for d in live] == [({WIDGET_MIME, "text/plain"}, "")]
 
 
-def test_backward_cell_saves_gradients_and_memory(seed_notebook):
-    (report,) = data_of(seed_notebook.cells[3])
+def test_backward_cell_saves_graph_image_then_gradients_and_memory(seed_notebook):
+    graph, report = data_of(seed_notebook.cells[3])
     text = report["text/plain"]
+    assert text.startswith("backward(loss): 6 nodes ran (3 ops, 3 AccumulateGrad)")
     rows = {line.split()[0]: line.split()[3] for line in text.splitlines()[2:5]}
     assert rows == {"w": "28", "x": "42", "b": "14"}
     assert re.search(r"memory: freed \d+ B", text)
-    assert "<svg" in report["text/html"] and 'data-highlight="path"' in report["text/html"]
+    # The graph is its own output: an SVG image (GitHub, nbviewer) and, where scripts run,
+    # the interactive HTML whose fallback is that image; never inline SVG inside the report,
+    # which a sanitizer would reduce to run-on label text.
+    assert 'data-highlight="path"' in graph["image/svg+xml"]
+    assert "data:image/svg+xml;base64," in graph["text/html"]
+    assert graph["text/plain"].startswith("GraphView: 3 ops")
+    assert "<svg" not in report["text/html"]
 
 
 def test_step_cell_has_widget_and_static_step_table(seed_notebook):
@@ -87,6 +97,24 @@ def test_step_cell_has_widget_and_static_step_table(seed_notebook):
 def test_memory_cell_has_exact_freed_bytes(seed_notebook):
     (meter,) = data_of(seed_notebook.cells[5])
     assert "freed 32 B in total" in meter["text/plain"]  # exp's saved result: 8 float32
+
+
+def test_tracediff_cell_saves_diff_drawing_and_list(seed_notebook):
+    (diff,) = data_of(seed_notebook.cells[8])
+    assert diff["text/plain"].splitlines()[:2] == [
+        "TraceDiff: 2 ops -> 3 ops: 1 added, 0 removed, 0 changed; 0 gradients changed",
+        "  + AddBackward0 () float32",
+    ]
+    assert 'data-highlight="added"' in diff["image/svg+xml"]
+    assert "gradnb-trace-diff" in diff["text/html"]
+
+
+def test_an_error_inside_trace_shows_the_users_line():
+    with pytest.raises(CellExecutionError) as raised:
+        execute(["%load_ext gradnb", "%%trace\nimport gradnb\nv = gradnb.ones(2)\nv.reshape(3)"])
+    message = re.sub(r"\x1b\[[0-9;]*m", "", str(raised.value))
+    assert "----> 4 v.reshape(3)" in message
+    assert "Could not get source" not in message and "exec(body" not in message
 
 
 def test_outputs_are_identical_across_runs(seed_notebook):

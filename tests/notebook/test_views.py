@@ -56,11 +56,14 @@ def test_graph_view_text_is_short_and_deterministic():
     assert "0x" not in text
 
 
-def test_graph_view_bundle_has_svg_and_text():
+def test_graph_view_bundle_has_svg_interactive_html_and_text():
     ns = seed_namespace()
     bundle = GraphView(ns["loss"], namespace=ns)._repr_mimebundle_()
-    assert set(bundle) == {"image/svg+xml", "text/plain"}
+    assert set(bundle) == {"image/svg+xml", "text/html", "text/plain"}
     assert bundle["image/svg+xml"].startswith("<svg")
+    # The HTML's fallback (where scripts do not run) is the same SVG as a data-URI image.
+    assert 'src="data:image/svg+xml;base64,' in bundle["text/html"]
+    assert "<svg" not in bundle["text/html"]
 
 
 def test_same_program_gives_identical_svg_bytes():

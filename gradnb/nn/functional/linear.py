@@ -9,7 +9,7 @@ from ...ops import dual
 from ...ops.linalg import matmul
 from ._fused import Tensor, finish, record_node
 
-__all__ = ["addmm", "linear"]
+__all__ = ["addmm", "bilinear", "linear"]
 
 
 class AddmmBackward0(Node):
@@ -69,3 +69,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     lead = tuple(input.shape[:-1])
     flat = input.reshape(-1, input.shape[-1])
     return addmm(bias, flat, wt).reshape(*lead, weight.shape[0])
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``y_k = x1^T W_k x2 + b_k`` for ``weight`` of shape ``(out, in1, in2)``."""
+    out, in1, in2 = weight.shape
+    # (..., in1) @ (in1, out * in2) -> (..., out, in2), then contract with x2 over in2.
+    left = matmul(input1, weight.permute(1, 0, 2).reshape(in1, out * in2))
+    y = (left.reshape(*input1.shape[:-1], out, in2) * input2.unsqueeze(-2)).sum(-1)
+    return y if bias is None else y + bias

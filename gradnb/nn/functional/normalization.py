@@ -137,10 +137,18 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     count = x.size // x.shape[1] if x.shape[1] else 0
     stat_shape = [1] * x.ndim
     stat_shape[1] = -1
-    if training:
+    empty = x.size == 0
+    if empty:
+        # An empty batch normalises nothing and leaves the running statistics alone (PyTorch);
+        # its gradients are the empty input's and zero for the parameters.
+        xp = get_array_module(x)
+        channel_shape = [x.shape[1] if i == 1 else 1 for i in range(x.ndim)]
+        mean = xp.zeros(channel_shape, dtype=x.dtype)
+        rstd = xp.ones(channel_shape, dtype=x.dtype)
+    elif training:
         if count <= 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
-                             f"size {list(x.shape)}")
+                             f"size {input.shape!r}")
         mean, rstd = _stats(x, axes, eps)
         if running_mean is not None:
             _update_running(running_mean, running_var, x, mean, axes, count, momentum)
@@ -159,10 +167,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         node.eps = eps
         node.channel_dim = 1
         node.count = count
-        node.training = training
+        node.training = training and not empty
         node._saved = (saved_input(input), _save_optional(weight),
-                       saved_const(None if training else mean.copy()),
-                       saved_const(None if training else rstd))
+                       saved_const(None if node.training else mean.copy()),
+                       saved_const(None if node.training else rstd))
     return finish(node, out.astype(x.dtype, copy=False))
 
 

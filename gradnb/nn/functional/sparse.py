@@ -7,7 +7,7 @@ from ...autograd.graph import Node, saved_const
 from ...sparse import SparseTensor
 from ._fused import Tensor, finish, first_order_only, index_add_at, record_node
 
-__all__ = ["embedding"]
+__all__ = ["embedding", "one_hot"]
 
 
 class EmbeddingBackward0(Node):
@@ -60,3 +60,21 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         node.sparse = sparse
         node._saved = (saved_const(idx % num),)
     return finish(node, out)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """An int64 tensor with a trailing dim of ``num_classes`` holding 1 at each index."""
+    idx = tensor._data
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    xp = get_array_module(idx)
+    if num_classes == -1:
+        if idx.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(idx.max()) + 1
+    if idx.size and idx.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if idx.size and idx.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = (idx[..., None] == xp.arange(num_classes)).astype(xp.int64)
+    return Tensor._make(out)

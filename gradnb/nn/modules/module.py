@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from ..._backend import to_device
 from ..._tensor import Tensor
+from ...autograd import events
 from ...autograd.grad_mode import no_grad
 from ...autograd.graph import RemovableHandle, _register
 from ..parameter import Buffer, Parameter
@@ -93,6 +94,16 @@ class Module:
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
+        if not events.observers:
+            return self._call_with_hooks(args, kwargs)
+        # Observers (a trace grouping ops by module) see which module's forward is running.
+        events.emit("module_entered", self)
+        try:
+            return self._call_with_hooks(args, kwargs)
+        finally:
+            events.emit("module_exited", self)
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict):
         for hook in list(self._forward_pre_hooks.values()):
             result = hook(self, args)
             if result is not None:

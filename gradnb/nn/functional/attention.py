@@ -1,0 +1,49 @@
+"""scaled_dot_product_attention, composed from matmul and softmax."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ...ops.creation import tensor
+from .activation import dropout, softmax
+
+__all__ = ["scaled_dot_product_attention"]
+
+
+def _repeat_heads(t: Tensor, times: int) -> Tensor:
+    """Each head of ``(..., H, L, E)`` repeated ``times`` in place (grouped-query attention)."""
+    *lead, heads, length, width = t.shape
+    t = t.unsqueeze(-3).expand(*lead, heads, times, length, width)
+    return t.reshape(*lead, heads * times, length, width)
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
+                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """``softmax(q k^T * scale + mask) v`` over the last two dims. A boolean ``attn_mask``
+    keeps the positions where it is True; a float one is added to the scores; ``is_causal``
+    masks the future (above the diagonal)."""
+    l_q, l_k = query.shape[-2], key.shape[-2]
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        key = _repeat_heads(key, query.shape[-3] // key.shape[-3])
+        value = _repeat_heads(value, query.shape[-3] // value.shape[-3])
+    scores = (query @ key.transpose(-2, -1)) * scale
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                               "set when is_causal=True")
+        attn_mask = tensor(np.tril(np.ones((l_q, l_k), dtype=bool)), device=query.device)
+    if attn_mask is not None:
+        if attn_mask.is_floating_point():
+            scores = scores + attn_mask
+        else:
+            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+    weights = softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p)
+    return weights @ value

@@ -1,0 +1,95 @@
+"""rms_norm, group_norm and instance_norm, composed from layer_norm and batch_norm.
+
+Group norm is layer norm over each group of channels (the input reshaped to ``(N, G, -1)``);
+instance norm is batch norm over a batch of one whose channels are the ``N * C`` instances.
+Their gradients, double backward included, are those of the ops they are built from.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ...ops import elementwise
+from .normalization import batch_norm, layer_norm
+
+__all__ = ["group_norm", "instance_norm", "rms_norm"]
+
+
+def _channel_view(t: Tensor, ndim: int) -> Tensor:
+    """A per-channel ``(C,)`` tensor shaped to broadcast over ``(N, C, *)``."""
+    return t.reshape(1, -1, *([1] * (ndim - 2)))
+
+
+def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """``x / sqrt(mean(x^2) + eps)`` over the trailing ``normalized_shape`` dims, times
+    ``weight``; ``eps`` defaults to the machine epsilon of the input's dtype."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    shape = tuple(normalized_shape)
+    k = len(shape)
+    if tuple(input.shape[input.ndim - k:]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape "
+            f"[*, {', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}")
+    if eps is None:
+        eps = float(np.finfo(input.detach().numpy().dtype).eps) if input.is_floating_point() \
+            else float(np.finfo(np.float32).eps)
+    dims = tuple(range(input.ndim - k, input.ndim))
+    out = input * elementwise.rsqrt((input * input).mean(dim=dims, keepdim=True) + eps)
+    return out if weight is None else out * weight
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise each group of ``C / num_groups`` channels (with their spatial dims) of each
+    sample, then apply the per-channel ``weight`` and ``bias``."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {input.shape!r} and "
+                           f"num_groups={num_groups}")
+    grouped = input.reshape(n, num_groups, -1)
+    out = layer_norm(grouped, (grouped.shape[-1],), eps=eps).reshape(*input.shape)
+    if weight is not None:
+        out = out * _channel_view(weight, input.ndim)
+    if bias is not None:
+        out = out + _channel_view(bias, input.ndim)
+    return out
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample over its spatial dims. With running statistics
+    and ``use_input_stats`` they are updated with the mean over the batch of each instance's
+    statistics; without ``use_input_stats`` they normalise."""
+    if input.ndim < 3:
+        raise ValueError(f"expected at least 3D input (got {input.ndim}D input)")
+    n, c = input.shape[0], input.shape[1]
+    spatial = 1
+    for s in input.shape[2:]:
+        spatial *= s
+    if use_input_stats and spatial <= 1:
+        raise ValueError("Expected more than 1 spatial element when training, got input size "
+                         f"{input.shape!r}")
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    stacked = input.reshape(1, n * c, *input.shape[2:])
+    rm = None if running_mean is None else running_mean.detach().repeat(n)
+    rv = None if running_var is None else running_var.detach().repeat(n)
+    w = None if weight is None else weight.repeat(n)
+    b = None if bias is None else bias.repeat(n)
+    out = batch_norm(stacked, rm, rv, w, b, True, momentum, eps).reshape(*input.shape)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(rm.reshape(n, c).mean(dim=0))
+        if running_var is not None:
+            running_var.copy_(rv.reshape(n, c).mean(dim=0))
+    return out

@@ -1,0 +1,174 @@
+"""Elementwise activations built from gradnb's own ops.
+
+Each is an exact composition (``silu = x * sigmoid(x)``, ELU through ``where``), so its
+gradient, double backward and device handling come from the ops it is made of. Branches that
+``where`` discards are computed on clamped input so they never overflow: a discarded ``inf``
+would turn the zero gradient of that branch into NaN. At the kinks the branch PyTorch's
+derivative takes is the one selected here (``x > 0`` picks the positive side, as torch does).
+"""
+
+from __future__ import annotations
+
+from ..._tensor import Tensor
+from ...ops import elementwise
+from .activation import softmax
+
+__all__ = [
+    "celu", "elu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu",
+    "logsigmoid", "mish", "prelu", "relu6", "relu_", "rrelu", "selu", "silu", "softmin",
+    "softplus", "softshrink", "softsign", "tanhshrink", "threshold",
+]
+
+def _w(cond, a, b) -> Tensor:
+    return elementwise.where(cond, a, b)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * sigmoid(x)`` (Swish)."""
+    return input * elementwise.sigmoid(input)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+    return _w(input > 0, input, input * negative_slope)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
+    return _w(input > 0, input, elementwise.expm1(input.clamp(max=0)) * alpha)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``scale * elu(x, alpha)`` with the self-normalising constants."""
+    return elu(input, _SELU_ALPHA) * _SELU_SCALE
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``x`` where positive, ``alpha * (exp(x / alpha) - 1)`` elsewhere."""
+    return _w(input > 0, input, elementwise.expm1(input.clamp(max=0) / alpha) * alpha)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta x)) / beta``, and ``x`` itself where ``beta x > threshold``."""
+    scaled = input * beta
+    smooth = elementwise.log1p(elementwise.exp(scaled.clamp(max=threshold))) / beta
+    return _w(scaled > threshold, input, smooth)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))``."""
+    return input * elementwise.tanh(softplus(input))
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``."""
+    return input / (elementwise.abs(input) + 1)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    """``x`` clipped to ``[min_val, max_val]``; the gradient is zero at and beyond the ends."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    inside = (input > min_val) & (input < max_val)
+    return _w(inside, input, input.clamp(min_val, max_val).detach())
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(x, 0), 6)``."""
+    return hardtanh(input, 0.0, 6.0)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``relu6(x + 3) / 6``."""
+    return hardtanh(input + 3, 0.0, 6.0) / 6
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * relu6(x + 3) / 6``; its gradient is 0 below -3 and 1 above 3, as in PyTorch."""
+    ramp = input * (input / 3 + 0.5) - input * input / 6
+    return _w(input <= -3, input * 0, _w(input < 3, ramp, input))
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one entry or one per
+    channel (dim 1, or dim 0 of a 1-D input)."""
+    w = weight
+    if weight.numel() != 1:
+        channels = input.shape[1] if input.ndim >= 2 else input.shape[0]
+        if weight.numel() != channels:
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers"
+                f" = {weight.numel()} and channel size = {channels}.")
+        shape = [1] * input.ndim
+        shape[1 if input.ndim >= 2 else 0] = channels
+        w = weight.reshape(*shape)
+    elif input.ndim:
+        w = weight.reshape(*([1] * input.ndim))
+    else:
+        w = weight.reshape(())
+    return _w(input > 0, input, w * input)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Leaky ReLU with the slope ``(lower + upper) / 2`` (the eval form; a random slope per
+    element in training)."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2)
+    from ...ops.creation import rand
+
+    slope = rand(*input.shape, dtype=input.dtype) * (upper - lower) + lower
+    return _w(input >= 0, input, input * slope)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``."""
+    return input - elementwise.tanh(input)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > threshold``, ``value`` elsewhere."""
+    return _w(input > threshold, input, input * 0 + value)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x)) = -softplus(-x)``, finite for any ``x``."""
+    return -softplus(-input)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """``softmax(-x)`` along ``dim``."""
+    return softmax(-input, dim, _stacklevel + 1, dtype)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` where ``|x| > lambd``, 0 elsewhere."""
+    return _w((input > lambd) | (input < -lambd), input, input * 0)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
+    return _w(input > lambd, input - lambd, _w(input < -lambd, input + lambd, input * 0))
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """``a * sigmoid(b)`` for the two halves ``a, b`` of ``dim``."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    size = input.shape[dim]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension "
+                           f"{dim % input.ndim} is size {size}")
+    a, b = input.chunk(2, dim)
+    return a * elementwise.sigmoid(b)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """``relu`` in place."""
+    return input.relu_()
+

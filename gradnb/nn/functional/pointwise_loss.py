@@ -1,0 +1,159 @@
+"""Losses that are an elementwise formula followed by a reduction: l1, smooth L1, Huber,
+KL divergence, binary cross entropy (on probabilities), soft margin, Poisson and Gaussian NLL.
+
+Each is composed from gradnb's ops, so gradients (and double backward) come from them;
+``where`` branches that would divide by zero or take the log of zero are fed safe values.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from ..._tensor import Tensor
+from ...ops import elementwise
+from .loss import _check_reduction, _reduce
+
+__all__ = [
+    "binary_cross_entropy", "gaussian_nll_loss", "huber_loss", "kl_div", "l1_loss",
+    "poisson_nll_loss", "smooth_l1_loss", "soft_margin_loss",
+]
+
+
+def _warn_shape(input: Tensor, target: Tensor) -> None:
+    if tuple(input.shape) != tuple(target.shape):
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.", UserWarning, stacklevel=3)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean (or summed, or elementwise) absolute error."""
+    _check_reduction(reduction)
+    _warn_shape(input, target)
+    loss = elementwise.abs(input - target)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere (``d = x - y``)."""
+    _check_reduction(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _warn_shape(input, target)
+    diff = input - target
+    ad = elementwise.abs(diff)
+    if beta == 0:
+        return _reduce(ad, reduction)
+    loss = elementwise.where(ad < beta, diff * diff * (0.5 / beta), ad - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere."""
+    _check_reduction(reduction)
+    _warn_shape(input, target)
+    diff = input - target
+    ad = elementwise.abs(diff)
+    loss = elementwise.where(ad < delta, diff * diff * 0.5, (ad - 0.5 * delta) * delta)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """``target * (log(target) - input)`` (``input`` holds log-probabilities; 0 where the
+    target is 0), or ``exp(t) * (t - input)`` with ``log_target=True``."""
+    if reduction not in ("none", "mean", "sum", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.", UserWarning, stacklevel=2)
+    if log_target:
+        loss = elementwise.exp(target) * (target - input)
+    else:
+        # ``xlogy(target, target)``: 0 where the target is 0, NaN where it is negative.
+        zero = target == 0
+        safe = elementwise.where(zero, target * 0 + 1, target)
+        loss = elementwise.where(zero, target * 0, target * elementwise.log(safe)) \
+            - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.ndim else loss.sum()
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """``-(y log x + (1 - y) log(1 - x))`` for probabilities ``x``, each log clamped at -100
+    as PyTorch does, so a saturated prediction gives a large finite loss."""
+    _check_reduction(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
+                         "size.")
+    probs = input.detach()
+    if ((probs < 0) | (probs > 1)).any().item():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    log_x = elementwise.log(input).clamp(min=-100)
+    log_1mx = elementwise.log(1 - input).clamp(min=-100)
+    loss = -(target * log_x + (1 - target) * log_1mx)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                     reduction: str = "mean") -> Tensor:
+    """``log(1 + exp(-y x))`` for labels ``y`` in {-1, 1}."""
+    _check_reduction(reduction)
+    from .pointwise import softplus
+
+    return _reduce(softplus(-target * input), reduction)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average=None, eps: float = 1e-8, reduce=None,
+                     reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of a Poisson target with rate ``exp(input)`` (``log_input``) or
+    ``input``; ``full`` adds Stirling's term for targets above 1."""
+    _check_reduction(reduction)
+    if log_input:
+        loss = elementwise.exp(input) - target * input
+    else:
+        loss = input - target * elementwise.log(input + eps)
+    if full:
+        big = target > 1
+        safe = elementwise.where(big, target, target * 0 + 2)
+        stirling = safe * elementwise.log(safe) - safe + 0.5 * elementwise.log(
+            safe * (2 * math.pi))
+        loss = loss + elementwise.where(big, stirling, target * 0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+    """``0.5 (log(max(var, eps)) + (input - target)^2 / max(var, eps))`` (+ ``0.5 log 2 pi``
+    with ``full``)."""
+    _check_reduction(reduction)
+    if not isinstance(var, Tensor):
+        var = input.detach() * 0 + var
+    if var.ndim == input.ndim - 1:  # one variance per sample, homoscedastic over the last dim
+        var = var.unsqueeze(-1)
+    if (var.detach() < 0).any().item():
+        raise ValueError("var has negative entry/entries")
+    # PyTorch clamps without recording: the gradient reaches ``var`` unchanged.
+    var = var + (var.clamp(min=eps) - var).detach()
+    loss = 0.5 * (elementwise.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)

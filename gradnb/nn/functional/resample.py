@@ -1,0 +1,181 @@
+"""Padding (``pad``: constant, reflect, replicate, circular), ``interpolate`` (nearest,
+nearest-exact, linear, bilinear, trilinear, bicubic, area) and ``pixel_shuffle``.
+
+Non-constant padding and nearest interpolation gather along each dim with ``index_select``
+(whose gradient adds back onto the source positions); linear and cubic interpolation are the
+separable matrices of ``separable.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ...ops.creation import full
+from ...ops.creation import tensor as _tensor
+from ...ops.indexing import index_select
+from ...ops.shape import cat
+from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
+from .separable import apply_along, interp_matrix, nearest_index
+
+__all__ = ["interpolate", "pad", "pixel_shuffle", "pixel_unshuffle", "upsample"]
+
+
+def _gather(x: Tensor, dim: int, index: np.ndarray) -> Tensor:
+    return index_select(x, dim, _tensor(index, device=x.device))
+
+
+def _pad_index(size: int, left: int, right: int, mode: str) -> np.ndarray:
+    j = np.arange(-left, size + right)
+    if mode == "reflect":
+        period = 2 * (size - 1)
+        j = np.abs(j) % period if period else np.zeros_like(j)
+        return np.where(j >= size, period - j, j)
+    if mode == "replicate":
+        return np.clip(j, 0, size - 1)
+    return j % size  # circular
+
+
+def _constant_pad(x: Tensor, pads, value: float) -> Tensor:
+    for i in range(len(pads) // 2):
+        dim = x.ndim - 1 - i
+        left, right = pads[2 * i], pads[2 * i + 1]
+        if left < 0:
+            x = x.narrow(dim, -left, x.shape[dim] + left)
+            left = 0
+        if right < 0:
+            x = x.narrow(dim, 0, x.shape[dim] + right)
+            right = 0
+        parts = []
+        for width in (left, right):
+            shape = list(x.shape)
+            shape[dim] = width
+            parts.append(full(tuple(shape), value, dtype=x.dtype, device=x.device))
+        if left or right:
+            x = cat([parts[0], x, parts[1]], dim)
+    return x
+
+
+def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
+    """Pad the last ``len(pad) // 2`` dims; ``pad`` lists ``(left, right)`` pairs starting from
+    the last dim. Negative amounts crop (constant mode)."""
+    pads = [int(p) for p in pad]
+    if len(pads) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pads) // 2 > input.ndim:
+        raise RuntimeError("Padding length should be less than or equal to two times the input "
+                           "dimension but got padding length "
+                           f"{len(pads)} and input of dimension {input.ndim}")
+    if mode == "constant":
+        return _constant_pad(input, pads, 0.0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument.")
+    n = len(pads) // 2
+    if input.ndim not in (n + 1, n + 2):
+        raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding are "
+                                  "supported for now")
+    x = input
+    for i in range(n):
+        dim = x.ndim - 1 - i
+        left, right = pads[2 * i], pads[2 * i + 1]
+        size = x.shape[dim]
+        if mode == "reflect" and (left >= size or right >= size):
+            raise RuntimeError(
+                f"Argument #4: Padding size should be less than the corresponding input "
+                f"dimension, but got: padding ({left}, {right}) at dimension {dim} of input "
+                f"{list(x.shape)}")
+        if mode == "circular" and (left > size or right > size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        x = _gather(x, dim, _pad_index(size, left, right, mode))
+    return x
+
+
+def _out_sizes(input: Tensor, n: int, size, scale_factor):
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    in_sizes = tuple(input.shape[-n:])
+    if size is not None:
+        sizes = tuple(size) if isinstance(size, (tuple, list)) else (size,) * n
+        if len(sizes) != n:
+            raise ValueError(f"Input and output must have the same number of spatial "
+                             f"dimensions, but got input with spatial dimensions of "
+                             f"{list(in_sizes)} and output size of {list(sizes)}. Please provide "
+                             "input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+                             "(o1, o2, ...,oK) format.")
+        return tuple(int(s) for s in sizes), (None,) * n
+    scales = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) \
+        else (scale_factor,) * n
+    return tuple(int(np.floor(s * f)) for s, f in zip(in_sizes, scales)), \
+        tuple(float(f) for f in scales)
+
+
+def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:
+    """Resize the spatial dims of ``(N, C, *spatial)`` to ``size`` or by ``scale_factor``."""
+    n = input.ndim - 2
+    if n < 1:
+        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                         f"{input.ndim}D) for the modes: nearest | linear | bilinear | bicubic | "
+                         f"trilinear | area | nearest-exact (got {mode})")
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported by gradnb")
+    outs, scales = _out_sizes(input, n, size, scale_factor)
+    if recompute_scale_factor:
+        scales = (None,) * n
+    sizes = tuple(input.shape[-n:])
+    if mode in ("nearest", "nearest-exact"):
+        x = input
+        for i, (s, o, f) in enumerate(zip(sizes, outs, scales)):
+            x = _gather(x, input.ndim - n + i, nearest_index(s, o, f, mode == "nearest-exact"))
+        return x
+    if mode == "area":
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[n - 1](input, outs)
+    expected = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}.get(mode)
+    if expected is None:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
+                                  f"(got {input.ndim}D) for the modes: nearest | linear | "
+                                  f"bilinear | bicubic | trilinear | area | nearest-exact (got "
+                                  f"{mode})")
+    if expected != n:
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
+                                  f"{expected + 2}D input")
+    kind = "cubic" if mode == "bicubic" else "linear"
+    mats = [interp_matrix(s, o, kind, bool(align_corners), f)
+            for s, o, f in zip(sizes, outs, scales)]
+    return apply_along(input, mats)
+
+
+def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """``interpolate`` under its old name."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """``(*, C r^2, H, W)`` to ``(*, C, H r, W r)``."""
+    r = upscale_factor
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)={c} "
+                           f"is not divisible by {r * r}")
+    x = input.reshape(*lead, c // (r * r), r, r, h, w)
+    k = len(lead)
+    x = x.permute(*range(k), k, k + 3, k + 1, k + 4, k + 2)
+    return x.reshape(*lead, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """``(*, C, H r, W r)`` to ``(*, C r^2, H, W)``."""
+    r = downscale_factor
+    *lead, c, h, w = input.shape
+    x = input.reshape(*lead, c, h // r, r, w // r, r)
+    k = len(lead)
+    x = x.permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)
+    return x.reshape(*lead, c * r * r, h // r, w // r)
