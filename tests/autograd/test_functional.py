@@ -177,13 +177,12 @@ def _opinfo_cases():
 def test_jacobian_and_jvp_match_torch_on_opinfo_samples(torch, name):
     """The first few samples of each op: Jacobian (reverse and forward strategies) and jvp."""
     (op, fn), = [(op, fn) for op, fn in oracle.ops_with("supports_forward_ad") if op.name == name]
-    if "dropout" in name or name in ("bernoulli", "normal", "multinomial"):
-        pytest.skip("random op: two calls give different values")
     checked = 0
     for sample in op.sample_inputs("cpu", torch.float64):
-        if checked == 2:
+        if checked == 1:
             break
-        if not (isinstance(sample.input, torch.Tensor) and sample.input.dtype.is_floating_point):
+        if not (isinstance(sample.input, torch.Tensor) and sample.input.dtype.is_floating_point
+                and 0 < sample.input.numel() <= 40):
             continue
         rest = [oracle.to_gradnb(a) for a in sample.args]
         kwargs = oracle.to_gradnb(sample.kwargs)
@@ -200,10 +199,13 @@ def test_jacobian_and_jvp_match_torch_on_opinfo_samples(torch, name):
             ours_fn(x.detach().requires_grad_()).sum().backward()
         except Exception:  # noqa: BLE001, S112 - the op (not the transform) lacks this case
             continue
-        if theirs.isnan().any():
-            continue
+        if theirs.isnan().any() or not ours_fn(x).equal(ours_fn(x)):
+            continue  # undefined, or a random op (two calls differ)
         np.testing.assert_allclose(_to_np(F.jacobian(ours_fn, x)), theirs.numpy(), atol=1e-7)
-        if name not in ("nn.functional.conv2d", "nn.functional.max_pool2d"):
+        try:
             fwd = F.jacobian(ours_fn, x, vectorize=True, strategy="forward-mode")
+        except RuntimeError as error:  # a first-order-only reverse rule (see test_forward_ad)
+            assert "Trying to use forward AD with" in str(error)
+        else:
             np.testing.assert_allclose(_to_np(fwd), theirs.numpy(), atol=1e-7)
         checked += 1
