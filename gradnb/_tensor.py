@@ -362,6 +362,12 @@ class Tensor:
     def __reduce_ex__(self, protocol):
         raise TypeError("gradnb tensors are not pickled; save arrays with gradnb.save (npz)")
 
+    def __deepcopy__(self, memo):
+        """``copy.deepcopy`` of a leaf (see ``gradnb._deepcopy``)."""
+        from ._deepcopy import copy_tensor
+
+        return copy_tensor(self, memo)
+
     # -- devices ------------------------------------------------------------------------------
     def to(self, *args, **kwargs) -> Tensor:
         """Move and/or cast: ``t.to('cuda')``, ``t.to(gradnb.float64)``, ``t.to(other)``."""

@@ -130,6 +130,13 @@ class Optimizer:
         raise TypeError("gradnb optimizers are not pickled; save optimizer.state_dict() with "
                         "gradnb.save")
 
+    def __deepcopy__(self, memo):
+        """A copy with its state; copied together with its model, it steps the copy's
+        parameters."""
+        from .._deepcopy import copy_attributes
+
+        return copy_attributes(self, memo)
+
 
 def _restore(param: Tensor, key: str, value):
     """A private copy of a saved state value on the parameter's device (buffers also take the
