@@ -123,11 +123,13 @@ def mul(input, other) -> Tensor:
     node = record(MulBackward0, (ta, tb))
     # Save only what the gradients need: d/da needs b, d/db needs a.
     edges = node.next_functions
+    # ``other`` is saved first: saved_tensors_hooks see PyTorch's pack order.
+    saved_b = ((saved_input(tb) if tb is not None else (_CONST, b)) if edges[0][0] is not None
+               else _NOTHING_SAVED)
     node._saved = (
         (saved_input(ta) if ta is not None else (_CONST, a)) if edges[1][0] is not None
         else _NOTHING_SAVED,
-        (saved_input(tb) if tb is not None else (_CONST, b)) if edges[0][0] is not None
-        else _NOTHING_SAVED,
+        saved_b,
     )
     return _finish(node, out)
 
@@ -158,9 +160,10 @@ def div(input, other, *, rounding_mode=None) -> Tensor:
     if _needs(ta, tb):
         node = record(DivBackward0, (ta, tb))
         need_b = node.next_functions[1][0] is not None
+        saved_b = saved_input(tb) if tb is not None else saved_const(b)  # PyTorch's pack order
         node._saved = (
             (saved_input(ta) if ta is not None else saved_const(a)) if need_b else saved_const(None),
-            saved_input(tb) if tb is not None else saved_const(b),
+            saved_b,
         )
     return _finish(node, out)
 
@@ -262,8 +265,9 @@ def pow(input, exponent) -> Tensor:
             t = wrap(out, node)
             from ..autograd.graph import saved_output
 
+            saved_b = saved_input(tb)  # PyTorch packs the exponent before the base
             node._saved = (saved_input(ta) if ta is not None else saved_const(a),
-                           saved_input(tb), saved_output(t))
+                           saved_b, saved_output(t))
             if events.observers:
                 emit(node, t)
             return t

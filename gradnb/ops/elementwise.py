@@ -469,8 +469,8 @@ def _extremum(cls, np_name, input, other):
                                or (tb is not None and tb._requires_grad)):
         node = record(cls, (ta, tb))
         node.pick_b = cls is MinimumBackward0
-        node._saved = (saved_input(ta) if ta is not None else saved_const(a),
-                       saved_input(tb) if tb is not None else saved_const(b))
+        saved_b = saved_input(tb) if tb is not None else saved_const(b)  # PyTorch's pack order
+        node._saved = (saved_input(ta) if ta is not None else saved_const(a), saved_b)
     t = wrap(out, node)
     if node is not None and events.observers:
         emit(node, t)

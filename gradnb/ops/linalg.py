@@ -132,12 +132,22 @@ def matmul(input, other) -> Tensor:
         need_a = node.next_functions[0][0] is not None
         need_b = node.next_functions[1][0] is not None
         # Save each operand only if the *other* one needs its gradient (shape-only otherwise).
-        node._saved = (
-            (saved_input(ta) if ta is not None else saved_const(a)) if need_b or cls is not MmBackward0
-            else saved_const(_Shape(a)),
-            (saved_input(tb) if tb is not None else saved_const(b)) if need_a or cls is not MmBackward0
-            else saved_const(_Shape(b)),
-        )
+        def save_a():
+            return ((saved_input(ta) if ta is not None else saved_const(a))
+                    if need_b or cls is not MmBackward0 else saved_const(_Shape(a)))
+
+        def save_b():
+            return ((saved_input(tb) if tb is not None else saved_const(b))
+                    if need_a or cls is not MmBackward0 else saved_const(_Shape(b)))
+
+        # saved_tensors_hooks see PyTorch's pack order: mat2 first for mm, self first otherwise.
+        if cls is MmBackward0:
+            saved_b = save_b()
+            saved_a = save_a()
+        else:
+            saved_a = save_a()
+            saved_b = save_b()
+        node._saved = (saved_a, saved_b)
     t = wrap(out, node)
     if node is not None and events.observers:
         emit(node, t)
