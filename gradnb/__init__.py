@@ -17,6 +17,7 @@ from . import (
     autograd,
 )
 from ._backend import device
+from ._default_device import get_default_device, set_default_device
 from ._dtype import (
     bool,
     complex64,

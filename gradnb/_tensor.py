@@ -288,8 +288,9 @@ class Tensor:
 
     # -- conversion ---------------------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        """The data as a NumPy array sharing memory (CPU tensors without grad only)."""
-        if self._requires_grad and not force:
+        """The data as a NumPy array sharing memory (CPU tensors; one that requires grad only
+        where grad mode is off, e.g. inside ``no_grad`` or a custom ``Function.forward``)."""
+        if self._requires_grad and not force and _grad_state.enabled:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )

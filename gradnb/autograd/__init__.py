@@ -19,17 +19,20 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .multi_grad_hook import register_multi_grad_hook
 from .saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 
 # PyTorch users find the saved-tensor hooks in ``autograd.graph``.
 graph.saved_tensors_hooks = saved_tensors_hooks
 graph.save_on_cpu = save_on_cpu
 graph.disable_saved_tensors_hooks = disable_saved_tensors_hooks
+graph.register_multi_grad_hook = register_multi_grad_hook
 
 __all__ = [
     "Function",
     "FunctionCtx",
     "GradcheckError",
+    "Variable",
     "backward",
     "detect_anomaly",
     "enable_grad",
@@ -54,9 +57,11 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    # ``functional`` builds on the ops, which import this package: it loads on first use.
-    if name == "functional":
-        import importlib
+    # These build on the tensor and the ops, which import this package: they load on first use.
+    import importlib
 
+    if name == "functional":
         return importlib.import_module(f"{__name__}.functional")
+    if name == "Variable":
+        return importlib.import_module(f"{__name__}.variable").Variable
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

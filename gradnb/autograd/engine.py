@@ -16,6 +16,7 @@ Two promises beyond the math:
 from __future__ import annotations
 
 import heapq
+import itertools
 import sys
 
 import numpy as np
@@ -173,6 +174,22 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
+class Pass:
+    """A backward pass while it runs: its id and which nodes it will execute."""
+
+    __slots__ = ("deps", "id", "needed")
+
+    def __init__(self, pass_id: int, deps: dict, needed) -> None:
+        self.id, self.deps, self.needed = pass_id, deps, needed
+
+    def will_execute(self, node) -> bool:
+        return node in self.deps and (self.needed is None or node in self.needed)
+
+
+running: list = []  # the passes running now, innermost last (a hook may start another)
+_pass_ids = itertools.count()
+
+
 def _discover(root_nodes, targets):
     """Walk the graph from the roots; count dependencies; check it can run.
 
@@ -277,6 +294,7 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     executed = 0
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
+    running.append(Pass(next(_pass_ids), deps, needed))
     try:
         while ready:
             node = heappop(ready)
@@ -356,6 +374,7 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     finally:
         _grad_state.enabled = prev_mode
         report.nodes_executed = executed
+        running.pop()
     # Drop this frame's last references to gradients so _owned can hand buffers to .grad uncopied.
     g = grads = results = None
     _apply_leaf_grads(pending_leaves, create_graph, observed, Tensor)

@@ -156,6 +156,14 @@ class Node:
     def __repr__(self) -> str:
         return f"<{self.name()} object #{self._seq}>"
 
+    def __getattr__(self, name: str):
+        # Only reached for names the node lacks: PyTorch's ``_saved_*`` / ``_raw_saved_*``.
+        if name.startswith(("_saved_", "_raw_saved_")):
+            from .saved_attributes import saved_attribute
+
+            return saved_attribute(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     # Nodes are compared by identity and ordered by creation, newest first, in the ready heap.
     def __lt__(self, other: Node) -> bool:
         return self._seq > other._seq

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _backend, _dtype
+from .. import _backend, _default_device, _dtype
 from ..autograd.graph import Node, record
 from ._common import Tensor, emit, events, grad_state, wrap
 
@@ -17,8 +17,7 @@ _make = Tensor._make
 
 def _resolve(dtype, device):
     d = None if dtype is None else _dtype.as_dtype(dtype)
-    dev = _backend.device("cpu") if device is None else _backend.device(device)
-    return d, dev
+    return d, _default_device.resolve(device)
 
 
 def _xp_for(dev):
@@ -103,7 +102,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like ``tensor`` but shares memory with a NumPy array (or returns a tensor) when it can."""
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data
-    if isinstance(data, np.ndarray) and device is None:
+    if isinstance(data, np.ndarray) and device is None and _default_device.is_cpu():
         d = None if dtype is None else _dtype.as_dtype(dtype)
         return _make(data if d is None else data.astype(d.np, copy=False))
     return tensor(data, dtype=dtype, device=device)
