@@ -22,14 +22,12 @@ def _unpack_tangent(out):
 
 
 def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False):
-    """``(func(*primals), J @ tangents)`` by forward mode (``(..., aux)`` with ``has_aux``)."""
+    """``(func(*primals), J @ tangents)`` by forward mode (``(..., aux)`` with ``has_aux``).
+    ``strict`` is accepted and, as in PyTorch's ``torch.func.jvp``, checks nothing more."""
     if not isinstance(primals, tuple):
         raise RuntimeError(  # noqa: TRY004 - PyTorch's type
             "jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
                            "should be valid to call f(*primals).")
-    if strict:
-        raise RuntimeError("jvp(f, primals, tangents, strict=True): strict is not implemented "
-                           "in PyTorch's torch.func either; pass strict=False")
     p_leaves, p_spec = tree_flatten(primals)
     t_leaves, t_spec = tree_flatten(tangents)
     if p_spec != t_spec:
