@@ -163,3 +163,18 @@ def test_errors_match_torch(torch):
         with pytest.raises(error) as ours:
             call(func, gradnb)
         assert str(ours.value).split(".")[0] == str(theirs.value).split(".")[0]
+
+
+def test_transforms_keep_the_device(device):
+    from gradnb.autograd import forward_ad
+    from gradnb.autograd.functional import hvp, jacobian
+
+    x = gradnb.ones(2, device=device)
+    f = lambda t: (t ** 3).sum()
+    results = [func.grad(f)(x), func.hessian(f)(x), func.jacrev(gradnb.sin)(x),
+               func.jacfwd(gradnb.sin)(x), jacobian(gradnb.sin, x),
+               jacobian(gradnb.sin, x, vectorize=True, strategy="forward-mode"),
+               hvp(f, x, x)[1], func.vmap(gradnb.sin)(x.reshape(2, 1))]
+    with forward_ad.dual_level():
+        results.append(forward_ad.unpack_dual(forward_ad.make_dual(x, x).exp()).tangent)
+    assert all(r.device.type == device for r in results)

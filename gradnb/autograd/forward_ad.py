@@ -73,8 +73,8 @@ class _Level:
         node._fw_level = self
         node._fw_only = all(fn is None or getattr(fn, "_fw_only", False)
                             for fn, _ in node.next_functions)
-        node._fw_outputs = [(out._output_nr, out.shape, out.dtype) for out in outputs
-                            if out.grad_fn is node]
+        node._fw_outputs = [(out._output_nr, out.shape, out.dtype, out.device)
+                            for out in outputs if out.grad_fn is node]
         node._fw_pending = tangents
         try:
             self.resolve(node)
@@ -190,18 +190,22 @@ def _tangent_at(fn, output_nr: int, level) -> object:
 
 def _propagate(node, outputs, tangents) -> tuple:
     """The output tangents of ``node`` by the double-vjp trick; ``outputs`` lists the
-    ``(output_nr, shape, dtype)`` of its differentiable outputs."""
+    ``(output_nr, shape, dtype, device)`` of its differentiable outputs."""
     from .. import ops
     from .engine import _fit, grad
 
     us = [None] * node.num_outputs
-    for nr, shape, dtype in outputs:
+    for nr, shape, dtype, device in outputs:
         if dtype.is_floating_point or dtype.is_complex:
-            us[nr] = ops.creation.zeros(shape, dtype=dtype).requires_grad_()
+            us[nr] = ops.creation.zeros(shape, dtype=dtype, device=device).requires_grad_()
     with enable_grad():
         try:
             grads_in = node.backward(*us)
-        except RuntimeError as error:  # a rule that runs on raw arrays only (first order)
+        except RuntimeError as error:
+            if "double backward" not in str(error):
+                raise
+            # A rule that runs on raw arrays only (first order): PyTorch's error for an op
+            # without a forward-mode formula.
             raise RuntimeError(f"Trying to use forward AD with {node.name()} that does not "
                                "support it because it has not been implemented yet.") from error
         total = None

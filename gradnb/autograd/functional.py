@@ -235,7 +235,7 @@ def _jacfwd(func, inputs, strict: bool, vectorize: bool):
 
 def _basis(x, k: int):
     """The ``k``-th standard basis vector shaped like ``x``."""
-    e = ops.creation.zeros(x.numel(), dtype=x.dtype)
+    e = ops.creation.zeros(x.numel(), dtype=x.dtype, device=x.device)
     e[k] = 1
     return e.reshape(x.shape)
 
@@ -245,7 +245,7 @@ def _stack_last(columns, output, inp):
     ``output.shape + inp.shape``."""
     shape = (*output.shape, *inp.shape)
     if not columns:
-        return ops.creation.zeros(shape, dtype=output.dtype)
+        return ops.creation.zeros(shape, dtype=output.dtype, device=output.device)
     return ops.shape.stack(columns, -1).reshape(shape)
 
 
@@ -297,7 +297,7 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False,
                         row.append(ops.creation.zeros_like(inp))
             jac.append(tuple(
                 (ops.shape.stack(row, 0) if row else ops.creation.zeros(
-                    (0, *inputs[k].shape), dtype=inputs[k].dtype)).view(
+                    (0, *inputs[k].shape), dtype=inputs[k].dtype, device=inputs[k].device)).view(
                     (*out.shape, *inputs[k].shape))
                 for k, row in enumerate(rows)))
         jac = _grad_postprocess(tuple(jac), create_graph)

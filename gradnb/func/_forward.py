@@ -48,7 +48,7 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
 
 
 def _basis(x: Tensor, k: int) -> Tensor:
-    e = ops.creation.zeros(x.numel(), dtype=x.dtype)
+    e = ops.creation.zeros(x.numel(), dtype=x.dtype, device=x.device)
     e[k] = 1
     return e.reshape(x.shape)
 
@@ -91,7 +91,8 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
                     cols = columns[start + n]
                     shape = (*out.shape, *x.shape)
                     arg_blocks.append(ops.shape.stack([c[o] for c in cols], -1).reshape(shape)
-                                      if cols else ops.creation.zeros(shape, dtype=out.dtype))
+                                      if cols else ops.creation.zeros(shape, dtype=out.dtype,
+                                                                        device=out.device))
                 start += len(leaves)
                 blocks.append(tree_unflatten(arg_blocks, spec))
             per_output.append(blocks[0] if isinstance(argnums, int) else tuple(blocks))

@@ -214,6 +214,6 @@ def _assemble_rows(rows, out, leaves_per_arg, specs, was_int):
             if arg_rows:
                 arg_blocks.append(ops.shape.stack([r[i] for r in arg_rows], 0).reshape(shape))
             else:
-                arg_blocks.append(ops.creation.zeros(shape, dtype=x.dtype))
+                arg_blocks.append(ops.creation.zeros(shape, dtype=x.dtype, device=x.device))
         blocks.append(tree_unflatten(arg_blocks, spec))
     return blocks[0] if was_int else tuple(blocks)
