@@ -160,7 +160,7 @@ def systems() -> tuple[dict[str, Callable[[Problem], Runner]], dict[str, str], d
         available["cupy (by hand)"] = hand_written(cupy, gradnb.cuda.synchronize)
         available["gradnb cuda"] = framework(gradnb, "cuda", gradnb.cuda.synchronize)
     else:
-        reason = gradnb._backend.cuda_unavailable_reason()
+        reason = gradnb._core.backend.cuda_unavailable_reason()
         missing["cupy (by hand)"] = missing["gradnb cuda"] = reason
     try:
         import torch

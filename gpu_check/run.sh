@@ -50,7 +50,7 @@ fi
   "$py" - <<'PY'
 import platform, sys
 import numpy, gradnb
-from gradnb import _backend
+from gradnb._core import backend as _backend
 print("python", platform.python_version(), sys.executable)
 print("numpy", numpy.__version__)
 reason = _backend.cuda_unavailable_reason()

@@ -16,9 +16,8 @@ from . import (
     _tensor_methods,  # binds ops as Tensor methods
     autograd,
 )
-from ._backend import device
-from ._default_device import get_default_device, set_default_device
-from ._dtype import (
+from ._core.backend import device
+from ._core.dtype import (
     bool,
     complex64,
     complex128,
@@ -40,9 +39,9 @@ from ._dtype import (
     short,
     uint8,
 )
-from ._tensor import Size, Tensor
-from ._tensor_str import set_printoptions
-from .autograd import grad_mode as _grad_mode
+from ._core.printing import set_printoptions
+from ._core.tensor import Size, Tensor
+from ._default_device import get_default_device, set_default_device
 from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly
 from .autograd.grad_mode import (
     enable_grad,

@@ -13,7 +13,7 @@ True
 
 from __future__ import annotations
 
-from . import _backend
+from ._core import backend as _backend
 
 __all__ = [
     "current_device",

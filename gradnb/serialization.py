@@ -25,9 +25,9 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ._backend import device as Device
-from ._backend import to_device
-from ._tensor import Tensor
+from ._core.backend import device as Device
+from ._core.backend import to_device
+from ._core.tensor import Tensor
 
 __all__ = ["load", "save"]
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _backend, _dtype
-from ._tensor import Tensor
+from ._core import backend as _backend
+from ._core import dtype as _dtype
+from ._core.tensor import Tensor
 
 __all__ = ["SparseTensor", "sparse_coo_tensor"]
 
@@ -66,7 +67,7 @@ class SparseTensor:
     @property
     def shape(self):
         """The dense shape this tensor stands for."""
-        from ._tensor import Size
+        from ._core.tensor import Size
 
         return Size(self._shape)
 

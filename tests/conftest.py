@@ -45,7 +45,7 @@ if os.environ.get("GRADNB_EMULATE_CUDA") == "1":
 
 @functools.cache
 def _cuda_skip_reason() -> str | None:
-    from gradnb._backend import cuda_unavailable_reason
+    from gradnb._core.backend import cuda_unavailable_reason
 
     return cuda_unavailable_reason()
 

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes
 
-from gradnb import _tensor_str
-from gradnb._tensor_str import (
+from gradnb._core import printing as _tensor_str
+from gradnb._core.printing import (
     PRINT_OPTS,
     format_tensor,
     get_printoptions,

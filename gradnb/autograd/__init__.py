@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from . import events, forward_ad, grad_mode, graph, memory
+from .._core.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from . import forward_ad, graph, memory
 from .anomaly import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,
@@ -11,21 +18,10 @@ from .anomaly import (
 )
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
-from .grad_mode import (
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    no_grad,
-    set_grad_enabled,
-)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .multi_grad_hook import register_multi_grad_hook
-from .saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 
-# PyTorch users find the saved-tensor hooks in ``autograd.graph``.
-graph.saved_tensors_hooks = saved_tensors_hooks
-graph.save_on_cpu = save_on_cpu
-graph.disable_saved_tensors_hooks = disable_saved_tensors_hooks
+# PyTorch users find it in ``autograd.graph``.
 graph.register_multi_grad_hook = register_multi_grad_hook
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Anomaly detection: find the forward line behind a failing or NaN-producing backward.
 
-While anomaly mode is on, ``graph.record`` asks :func:`remember_forward_stack` to keep the stack
+While anomaly mode is on, recording (``gradnb._core.graph.link``) asks :func:`remember_forward_stack` to keep the stack
 of every op it records. When a node's backward raises, the engine calls :func:`report_failure`,
 which warns with that stack; with ``check_nan`` the engine calls :func:`check_nan` after each
 node, which raises PyTorch's error when a gradient contains NaN.
@@ -16,7 +16,8 @@ import sys
 import traceback
 import warnings
 
-from .graph import _hooks_state
+from .._core.backend import get_array_module
+from .._core.graph import switches
 
 __all__ = [
     "detect_anomaly",
@@ -38,7 +39,7 @@ _settings = _Settings()
 
 def is_anomaly_enabled() -> bool:
     """Whether anomaly detection is on."""
-    return _hooks_state.anomaly
+    return switches.anomaly is not None
 
 
 def is_anomaly_check_nan_enabled() -> bool:
@@ -47,7 +48,7 @@ def is_anomaly_check_nan_enabled() -> bool:
 
 
 def _set_anomaly_enabled(mode: bool, check_nan: bool) -> None:
-    _hooks_state.anomaly = bool(mode)
+    switches.anomaly = remember_forward_stack if mode else None
     _settings.check_nan = bool(check_nan)
 
 
@@ -81,7 +82,7 @@ class detect_anomaly:
         )
 
     def __enter__(self) -> None:
-        self._saved.append((_hooks_state.anomaly, _settings.check_nan))
+        self._saved.append((switches.anomaly, _settings.check_nan))
         _set_anomaly_enabled(True, self.check_nan)
 
     def __exit__(self, *exc) -> None:
@@ -100,7 +101,7 @@ class set_detect_anomaly:
     """Switch anomaly detection on or off now; as a context manager, restore it on exit."""
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
-        self._prev = (_hooks_state.anomaly, _settings.check_nan)
+        self._prev = (switches.anomaly, _settings.check_nan)
         _set_anomaly_enabled(mode, check_nan)
 
     def __enter__(self) -> None:
@@ -154,6 +155,4 @@ def check_nan(node, results) -> None:
 
 
 def _isnan_any(arr):
-    from .._backend import get_array_module
-
     return get_array_module(arr).isnan(arr).any()

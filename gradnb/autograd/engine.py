@@ -21,24 +21,17 @@ import sys
 
 import numpy as np
 
-from . import events, memory
-from .grad_mode import state as _grad_state
-from .graph import (
-    SECOND_BACKWARD_MESSAGE,
-    AccumulateGrad,
-    _hooks_state,
-    accumulator,
-    check_versions,
-    refresh_view,
-)
+from .._core import events
+from .._core.backend import get_array_module, sum_to
+from .._core.dtype import from_numpy_dtype
+from .._core.grad_mode import state as _grad_state
+from .._core.graph import AccumulateGrad, accumulator, check_versions, switches
+from .._core.tensor import Tensor
+from .._core.views import refresh
+from . import memory
+from .anomaly import check_nan, report_failure
 
 __all__ = ["backward", "grad"]
-
-
-def _tensor_cls():
-    from .._tensor import Tensor
-
-    return Tensor
 
 
 def _as_tuple(x):
@@ -51,7 +44,7 @@ def _as_tuple(x):
 
 def _edge(t):
     if t._grad_fn_version is not None and t._grad_fn_version != t._version[0]:
-        refresh_view(t)
+        refresh(t)
     if t.grad_fn is not None:
         return (t.grad_fn, t._output_nr)
     return (accumulator(t), 0)
@@ -78,7 +71,7 @@ def _root_grads(tensors, grads, create_graph, Tensor):
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
                 )
-            xp = _xp(t._data)
+            xp = get_array_module(t._data)
             arr = xp.ones(t._data.shape, dtype=t._data.dtype)
         else:
             if not isinstance(g, Tensor):
@@ -100,12 +93,6 @@ def _root_grads(tensors, grads, create_graph, Tensor):
     return out
 
 
-def _xp(arr):
-    from .._backend import get_array_module
-
-    return get_array_module(arr)
-
-
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
              inputs=None) -> None:
     """Accumulate gradients of ``tensors`` into the ``.grad`` of graph leaves (or of ``inputs``).
@@ -116,7 +103,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     >>> x.grad
     tensor(6.)
     """
-    Tensor = _tensor_cls()
     tensors = _as_tuple(tensors)
     grads = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
     if not grads:
@@ -143,7 +129,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     >>> gradnb.autograd.grad(x ** 3, x)
     (tensor(12.),)
     """
-    Tensor = _tensor_cls()
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if allow_unused is None:
@@ -164,7 +149,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t, g in zip(inputs, captured):
         if g is None:
             if materialize_grads:
-                g = Tensor._make(_xp(t._data).zeros_like(t._data))
+                g = Tensor._make(get_array_module(t._data).zeros_like(t._data))
             elif not allow_unused:
                 raise RuntimeError(
                     "One of the differentiated Tensors appears to not have been used in the graph. "
@@ -198,7 +183,7 @@ def _discover(root_nodes, targets):
     run; else None) and ``user_code``: whether any hook or custom Function can run (and so
     fail) during the pass.
     """
-    user_code = _hooks_state.anomaly
+    user_code = switches.anomaly
     # ``deps`` doubles as the visited set: a node is in it once reached.
     deps: dict = dict.fromkeys(root_nodes, 0)
     stack = list(root_nodes)
@@ -206,9 +191,7 @@ def _discover(root_nodes, targets):
     while stack:
         node = stack.pop()
         saved = node._saved
-        if saved is None:
-            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        if saved:
+        if saved or saved is None:  # holding values, or freed: check_versions raises if stale
             check_versions(node)
         if not user_code:
             user_code = _runs_user_code(node)
@@ -252,7 +235,6 @@ def _runs_user_code(node) -> bool:
 
 
 def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
-    Tensor = _tensor_cls()
     tensor_mode = create_graph
     root_edges = [_edge(t) for t in roots]
     targets = None
@@ -290,7 +272,7 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
              and (needed is None or node in needed)]
     heapq.heapify(ready)
     heappop, heappush = heapq.heappop, heapq.heappush
-    anomaly = _hooks_state.anomaly
+    anomaly = switches.anomaly
     executed = 0
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
@@ -334,14 +316,10 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                     results = node.backward(*grads)
                 except Exception:
                     if anomaly:
-                        from .anomaly import report_failure
-
                         report_failure(node)
                     raise
                 if user_code:
                     if anomaly:
-                        from .anomaly import check_nan
-
                         check_nan(node, results)
                     if node._hooks:
                         results = _run_node_hooks(node, results, grads, tensor_mode, Tensor)
@@ -396,29 +374,19 @@ def _fit(g, meta, tensor_mode):
     shape, dtype = meta
     if tensor_mode:
         if tuple(g._data.shape) != shape:
-            from ..ops.dual import sum_to
-
             g = sum_to(g, shape)
         if g._data.dtype != dtype:
-            g = g.to(dtype=_dtype_of(dtype))
+            g = g.to(dtype=from_numpy_dtype(dtype))
         return g
     if type(g) is not np.ndarray and isinstance(g, np.generic):
         g = np.asarray(g)
     if g.shape != shape:
-        from ..ops.dual import sum_to
-
         g = sum_to(g, shape)
         if g.shape != shape:
             raise AssertionError(f"gradient of shape {g.shape} cannot be reduced to {shape}")
     if g.dtype != dtype:
         g = g.astype(dtype)
     return g
-
-
-def _dtype_of(np_dtype):
-    from .._dtype import from_numpy_dtype
-
-    return from_numpy_dtype(np_dtype)
 
 
 def _to_tensor(g, Tensor):
@@ -555,3 +523,17 @@ def _owned(g):
             return g
     return g.copy()
 
+
+
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
+                     inputs=None) -> None:
+    """Compute the gradient of this tensor w.r.t. graph leaves and accumulate it in ``.grad``.
+
+    ``gradient`` is required for non-scalar tensors (it is the vector of the vector-Jacobian
+    product). Without ``retain_graph`` the graph's saved tensors are freed.
+    """
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+_tensor_backward.__name__ = "backward"
+TENSOR_METHODS = {"backward": _tensor_backward}

@@ -41,9 +41,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from . import events
-from .grad_mode import enable_grad
-from .graph import Node, record
+from .._core import events
+from .._core.grad_mode import enable_grad
+from .._core.graph import Node, link
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level",
            "make_dual", "unpack_dual"]
@@ -156,7 +156,8 @@ def make_dual(tensor, tangent, *, level: int | None = None):
             "Trying to set a forward gradient that has a different size than that of the "
             f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
             f"while the given forward gradient is of size {list(tangent.shape)}.")
-    node = record(MakeDualBackward0, (tensor,))
+    node = object.__new__(MakeDualBackward0)
+    link(node, (tensor,))
     node._fw_level = current
     node._fw_pending = None
     node._fw_tangents = (tangent,)

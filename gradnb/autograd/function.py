@@ -17,19 +17,12 @@ from __future__ import annotations
 import functools
 import inspect
 
-from . import events
-from .grad_mode import no_grad
-from .grad_mode import state as _grad_state
-from .graph import (
-    NO_EDGE,
-    SECOND_BACKWARD_MESSAGE,
-    Node,
-    _unpack,
-    record,
-    saved_const,
-    saved_input,
-    saved_output,
-)
+from .._core.backend import get_array_module
+from .._core.grad_mode import no_grad
+from .._core.grad_mode import state as _grad_state
+from .._core.graph import Node, Output, unlinked
+from .._core.record import record
+from .._core.tensor import Tensor
 
 __all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
 
@@ -70,10 +63,7 @@ class BackwardCFunction(Node, FunctionCtx):
     def saved_tensors(self) -> tuple:
         """The tensors given to ``save_for_backward`` (PyTorch's errors when they were freed
         or modified in place since)."""
-        entries = self._saved
-        if entries is None:
-            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        return tuple(_unpack(self, entry, True) for entry in entries)
+        return self.saved_as(Tensor)
 
     @property
     def needs_input_grad(self) -> tuple:
@@ -83,13 +73,12 @@ class BackwardCFunction(Node, FunctionCtx):
     def backward(self, *grad_outputs):
         """Engine entry point: call the user's ``backward`` with tensors, validate and convert
         what it returns."""
-        Tensor = _tensor_cls()
         tensor_mode = _grad_state.enabled
-        grads = tuple(self._incoming(i, g, Tensor) for i, g in enumerate(grad_outputs))
+        grads = tuple(self._incoming(i, g) for i, g in enumerate(grad_outputs))
         result = self._forward_cls.backward(self, *grads)
-        return self._outgoing(result, tensor_mode, Tensor)
+        return self._outgoing(result, tensor_mode)
 
-    def _incoming(self, i, g, Tensor):
+    def _incoming(self, i, g):
         meta = self._output_meta[i]
         if meta is None:
             return None  # a non-tensor output
@@ -100,7 +89,7 @@ class BackwardCFunction(Node, FunctionCtx):
             return Tensor._make(xp.zeros(shape, dtype=dtype))
         return g if isinstance(g, Tensor) else Tensor._make(g)
 
-    def _outgoing(self, result, tensor_mode, Tensor):
+    def _outgoing(self, result, tensor_mode):
         result = result if isinstance(result, tuple) else (
             tuple(result) if isinstance(result, list) else (result,))
         expected = len(self._needs_input_grad)
@@ -207,7 +196,6 @@ class Function:
         if cls is Function:
             raise RuntimeError("Function.apply must be called on a subclass of "
                                "autograd.Function")
-        Tensor = _tensor_cls()
         separate_context = _has_setup_context(cls)
         args = _bind(cls, args, kwargs, separate_context)
         tensor_args = [a if isinstance(a, Tensor) else None for a in args]
@@ -223,7 +211,7 @@ class Function:
                 cls.setup_context(ctx, args, output)
             else:
                 output = cls.forward(ctx, *args)
-        return _connect_outputs(ctx, output, args, executable, Tensor)
+        return _connect_outputs(ctx, output, args, tensor_args, executable)
 
 
 def once_differentiable(fn):
@@ -232,7 +220,6 @@ def once_differentiable(fn):
 
     @functools.wraps(fn)
     def wrapper(ctx, *grads):
-        Tensor = _tensor_cls()
         with no_grad():
             result = fn(ctx, *grads)
         if not _grad_state.enabled:
@@ -241,8 +228,8 @@ def once_differentiable(fn):
         if not needs:
             return result
         if isinstance(result, tuple):
-            return tuple(_delayed_error(g, needs, Tensor) for g in result)
-        return _delayed_error(result, needs, Tensor)
+            return tuple(_delayed_error(g, needs) for g in result)
+        return _delayed_error(result, needs)
 
     return wrapper
 
@@ -262,20 +249,13 @@ class DelayedError(Node):
                            "@once_differentiable")
 
 
-def _delayed_error(g, inputs, Tensor):
+def _delayed_error(g, inputs):
     if not isinstance(g, Tensor):
         return g
-    node = record(DelayedError, inputs)
-    return Tensor._make(g._data, True, node)
+    return record(DelayedError, tuple(inputs), g._data)
 
 
 # -- apply's steps ---------------------------------------------------------------------------------
-def _tensor_cls():
-    from .._tensor import Tensor
-
-    return Tensor
-
-
 def _has_setup_context(cls) -> bool:
     return inspect.getattr_static(cls, "setup_context") is not inspect.getattr_static(
         Function, "setup_context")
@@ -299,17 +279,9 @@ def _bind(cls, args, kwargs, separate_context) -> tuple:
 
 
 def _new_ctx(cls, tensor_args, executable):
-    node_cls = cls._backward_cls
-    if executable:
-        ctx = record(node_cls, [t for t in tensor_args if t is not None])
-    else:
-        ctx = object.__new__(node_cls)
-        ctx.next_functions = tuple(NO_EDGE for t in tensor_args if t is not None)
-        ctx._meta = None
-        ctx._seq = -1
-        ctx._saved = ()
-        ctx._pre_hooks = ctx._hooks = ctx._tensor_hooks = None
-        ctx.metadata = None
+    """The ctx ``forward`` receives: the node itself, linked into the graph once the outputs
+    exist (``_connect_outputs``)."""
+    ctx = unlinked(cls._backward_cls, sum(t is not None for t in tensor_args))
     ctx._to_save = ()
     ctx._dirty = ()
     ctx._non_differentiable = ()
@@ -318,41 +290,42 @@ def _new_ctx(cls, tensor_args, executable):
     return ctx
 
 
-def _connect_outputs(ctx, output, args, executable, Tensor):
+def _connect_outputs(ctx, output, args, tensor_args, executable):
     """Give each tensor output its place in the graph and save what ``backward`` needs."""
     outputs = output if isinstance(output, tuple) else (output,)
     dirty = {id(t) for t in ctx._dirty}
     non_diff = {id(t) for t in ctx._non_differentiable}
     input_ids = {id(a) for a in args if isinstance(a, Tensor)}
     result = []
+    into = []  # the outputs that join the graph as outputs of ctx (None for the others)
     metas = []
     for i, out in enumerate(outputs):
         if not isinstance(out, Tensor):
             metas.append(None)
             result.append(out)
+            into.append(None)
             continue
-        metas.append((out._data.shape, out._data.dtype, _xp(out._data)))
+        metas.append((out._data.shape, out._data.dtype, get_array_module(out._data)))
         if id(out) in input_ids and id(out) not in dirty:
-            out = _alias(out, Tensor)  # an input returned as is: a new tensor, same storage
-        if executable:
-            if id(outputs[i]) in non_diff or out._data.dtype.kind not in "fc":
-                out._requires_grad = False
-            else:
-                _check_dirty_leaf(out, dirty)
-                out.grad_fn = ctx
-                out._output_nr = i
-                out._requires_grad = True
+            out = _alias(out)  # an input returned as is: a new tensor, same storage
+        joins = executable and id(outputs[i]) not in non_diff and out._data.dtype.kind in "fc"
+        if executable and not joins:
+            out._requires_grad = False
+        elif joins:
+            _check_dirty_leaf(out, dirty)
         result.append(out)
+        into.append(out if joins else None)
     ctx._output_meta = tuple(metas)
     ctx.num_outputs = len(outputs)
-    ctx._saved = _saved_entries(ctx, outputs, result)
+    save = _save_spec(ctx, outputs, into)
     del ctx._to_save
-    if executable and events.observers:
-        events.emit("op_recorded", ctx, tuple(r for r in result if isinstance(r, Tensor)))
+    if executable:
+        record(type(ctx), tuple(t for t in tensor_args if t is not None), None, ctx=ctx,
+               into=tuple(into), save=save)
     return tuple(result) if isinstance(output, tuple) else result[0]
 
 
-def _alias(t, Tensor):
+def _alias(t):
     alias = Tensor._make(t._data, t._requires_grad, t.grad_fn, t._output_nr, t._version)
     alias._base = t if t._base is None else t._base
     return alias
@@ -364,29 +337,23 @@ def _check_dirty_leaf(out, dirty) -> None:
                            "operation.")
 
 
-def _saved_entries(ctx, outputs, result) -> tuple:
-    """Entries for ``ctx._saved``: outputs are saved as outputs (their array, not the tensor,
-    so no output -> node -> output cycle); inputs and intermediates with a version check."""
-    Tensor = _tensor_cls()
+def _save_spec(ctx, outputs, into) -> tuple:
+    """What to save for ``save_for_backward``'s tensors: outputs of ctx as outputs (their array,
+    not the tensor, so no output -> node -> output cycle); inputs and intermediates as tensors,
+    with a version check."""
     position = {id(o): i for i, o in enumerate(outputs) if isinstance(o, Tensor)}
-    entries = []
+    spec = []
     for t in ctx._to_save:
         if t is None:
-            entries.append(saved_const(None))
+            spec.append(None)
         elif not isinstance(t, Tensor):
             raise TypeError(f"save_for_backward can only save variables, but argument "
-                            f"{len(entries)} is of type {type(t).__name__}")
-        elif id(t) in position and result[position[id(t)]].grad_fn is ctx:
-            entries.append(saved_output(result[position[id(t)]]))
+                            f"{len(spec)} is of type {type(t).__name__}")
+        elif id(t) in position and into[position[id(t)]] is not None:
+            spec.append(Output(position[id(t)]))
         else:
-            entries.append(saved_input(t))
-    return tuple(entries)
-
-
-def _xp(arr):
-    from .._backend import get_array_module
-
-    return get_array_module(arr)
+            spec.append(t)
+    return tuple(spec)
 
 
 def _reducible(got: tuple, shape: tuple) -> bool:

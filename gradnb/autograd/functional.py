@@ -19,7 +19,7 @@ tensor([[ 6.,  0.],
 from __future__ import annotations
 
 from .. import ops
-from .._tensor import Tensor
+from .._core.tensor import Tensor
 from . import forward_ad
 from .engine import grad as _grad
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled

@@ -1,13 +1,18 @@
-"""Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
+"""``gradnb.autograd.grad_mode``: the grad-mode switches, where PyTorch keeps them.
 
-The state is thread-local (as in PyTorch): a ``no_grad`` block in one thread does not switch off
-recording in another. Each mode is a context manager and a decorator, and nests.
+The switches live in the core floor (``gradnb._core.grad_mode``), which every op reads.
 """
 
 from __future__ import annotations
 
-import functools
-import threading
+from .._core.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 __all__ = [
     "enable_grad",
@@ -17,117 +22,3 @@ __all__ = [
     "no_grad",
     "set_grad_enabled",
 ]
-
-
-class _State(threading.local):
-    enabled = True
-    inference = False
-
-
-state = _State()
-
-
-def is_grad_enabled() -> bool:
-    """Whether ops record a graph right now (in this thread)."""
-    return state.enabled
-
-
-def is_inference_mode_enabled() -> bool:
-    """Whether an ``inference_mode`` block is active in this thread."""
-    return state.inference
-
-
-class _Mode:
-    """Base of the grad-mode switches: a re-entrant context manager that also decorates."""
-
-    def _target(self) -> tuple[bool, bool]:
-        raise NotImplementedError
-
-    def __enter__(self):
-        self.__dict__.setdefault("_saved", []).append((state.enabled, state.inference))
-        state.enabled, state.inference = self._target()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        state.enabled, state.inference = self._saved.pop()
-
-    def clone(self) -> _Mode:
-        """A fresh switch with the same setting (each decorated call gets its own)."""
-        return type(self)()
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.clone():
-                return fn(*args, **kwargs)
-
-        return wrapper
-
-
-class no_grad(_Mode):
-    """Switch off graph recording: results of ops have ``requires_grad=False``.
-
-    >>> import gradnb
-    >>> x = gradnb.ones(2, requires_grad=True)
-    >>> with gradnb.no_grad():
-    ...     y = x * 2
-    >>> y.requires_grad
-    False
-    """
-
-    def _target(self):
-        return False, state.inference
-
-
-class enable_grad(_Mode):
-    """Switch recording back on inside a ``no_grad`` block."""
-
-    def _target(self):
-        return True, state.inference
-
-
-class set_grad_enabled(_Mode):
-    """Set recording on or off. Takes effect at once when called, like PyTorch, and also works
-    as a context manager that restores the previous mode on exit."""
-
-    def __init__(self, mode: bool) -> None:
-        self.mode = bool(mode)
-        self._saved = [(state.enabled, state.inference)]
-        state.enabled = self.mode
-
-    def clone(self) -> _Mode:
-        clone = object.__new__(set_grad_enabled)
-        clone.mode = self.mode
-        return clone
-
-    def __call__(self, fn):
-        # Used as a decorator, the switch made by __init__ must not outlive the decoration.
-        state.enabled, state.inference = self._saved.pop()
-        return super().__call__(fn)
-
-    def _target(self):
-        return self.mode, state.inference
-
-    def __enter__(self):
-        if "_saved" in self.__dict__ and self._saved:
-            return self  # the switch already happened in __init__
-        return super().__enter__()
-
-    def __exit__(self, *exc) -> None:
-        state.enabled, state.inference = self._saved.pop()
-
-
-class inference_mode(_Mode):
-    """Like ``no_grad``, and tensors created inside are inference tensors that can never join a
-    graph later. ``inference_mode(False)`` is a no-op switch, as in PyTorch."""
-
-    def __init__(self, mode: bool = True) -> None:
-        self.mode = bool(mode)
-
-    def clone(self) -> _Mode:
-        return inference_mode(self.mode)
-
-    def _target(self):
-        if not self.mode:
-            return state.enabled, False
-        return False, True

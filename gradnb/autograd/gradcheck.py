@@ -17,6 +17,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from .._core.backend import get_array_module
+from .._core.tensor import Tensor
+from ..ops.creation import default_generator
+from .engine import grad
+
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
 
@@ -144,7 +149,6 @@ def gradgradcheck(
         raise AssertionError(
             "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True"
         )
-    from .engine import grad
 
     tupled_inputs = _as_tuple(inputs)
     if grad_outputs is None:
@@ -212,7 +216,6 @@ def _fast_gradcheck(func, inputs, outputs, eps, atol, rtol, nondet_tol, check_gr
     rng = np.random.default_rng(0)
     all_u = [_unit_vector(rng, inputs[k]) for k in diff_positions]
     all_v = [_unit_vector(rng, o) for o in outputs]
-    from .engine import grad
 
     out_positions = [k for k, o in enumerate(_as_tuple(func(*inputs)))
                      if _is_tensor(o) and o.requires_grad]
@@ -349,7 +352,6 @@ def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
 
 
 def _jacobian_rows(diff_inputs, output):
-    from .engine import grad
 
     out_data = output._data
     jacobians = [np.zeros((x._data.size, out_data.size), dtype=x._data.dtype)
@@ -376,7 +378,6 @@ def _jacobian_rows(diff_inputs, output):
 # -- extra backward checks -------------------------------------------------------------------------
 def _test_backward_mul_by_grad_output(outputs, inputs) -> None:
     """A zero ``grad_output`` must give zero gradients of the inputs' dtype and shape."""
-    from .engine import grad
 
     diff_inputs = _diff_inputs(inputs)
     zeros = [_like(o, np.zeros(o._data.shape, dtype=o._data.dtype)) for o in outputs]
@@ -400,7 +401,6 @@ def _test_undefined_backward_mode(func, inputs) -> None:
     PyTorch feeds "undefined" gradients; gradnb's equivalent is to leave an output out of the
     roots, so a multi-output node receives ``None`` for it. Every input gradient must then be
     zero or absent (the other outputs get zero gradients)."""
-    from .engine import grad
 
     diff_inputs = _diff_inputs(inputs)
     n_outputs = len(_differentiable_outputs(func(*inputs)))
@@ -465,7 +465,6 @@ def _as_tuple(x) -> tuple:
 
 
 def _is_tensor(x) -> bool:
-    from .._tensor import Tensor
 
     return isinstance(x, Tensor)
 
@@ -487,22 +486,18 @@ def _host(arr) -> np.ndarray:
 
 
 def _device_array(like, host_array):
-    from .._backend import get_array_module
 
     return get_array_module(like).asarray(host_array)
 
 
 def _like(t, host_array):
     """A tensor (no grad) holding ``host_array`` on ``t``'s device."""
-    from .._tensor import Tensor
 
     data = host_array if type(t._data) is np.ndarray else _device_array(t._data, host_array)
     return Tensor._make(data)
 
 
 def _random_grad_output(o):
-    from .._tensor import Tensor
-    from ..ops.creation import default_generator
 
     dtype = o._data.dtype if o._data.dtype.kind in "fc" else np.dtype(np.float64)
     values = default_generator._rng.uniform(-1, 1, o._data.shape).astype(dtype)
@@ -524,7 +519,6 @@ def _allclose(a, n, rtol, atol) -> bool:
 
 
 def _show(arr) -> str:
-    from .._tensor import Tensor
 
     return repr(Tensor._make(np.asarray(arr)))
 

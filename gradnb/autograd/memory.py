@@ -12,6 +12,8 @@ import weakref
 from collections import deque
 from dataclasses import dataclass, field
 
+from .._core.graph import Node
+
 __all__ = ["BackwardReport", "graph_bytes", "history", "last_backward", "reset", "totals"]
 
 
@@ -84,8 +86,6 @@ def graph_bytes(roots) -> int:
 
     Each underlying buffer is counted once even if several nodes save it.
     """
-    from .graph import Node
-
     if not isinstance(roots, (list, tuple)):
         roots = [roots]
     stack = []

@@ -16,8 +16,8 @@ The hook only observes; it does not change gradients.
 
 from __future__ import annotations
 
+from .._core.graph import accumulator
 from . import engine
-from .graph import accumulator
 
 __all__ = ["register_multi_grad_hook"]
 

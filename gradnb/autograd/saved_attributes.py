@@ -18,7 +18,8 @@ True
 
 from __future__ import annotations
 
-from .graph import _PACKED, _RELEASED, SECOND_BACKWARD_MESSAGE, TensorType, _unpack
+from .._core.graph import _PACKED, _RELEASED, SECOND_BACKWARD_MESSAGE, _unpack
+from .._core.tensor import Tensor as TensorType
 
 __all__ = ["SavedTensor", "saved_attribute"]
 
@@ -72,7 +73,7 @@ class SavedTensor:
         entry = entries[self._index]
         if entry[0] == _PACKED:
             raise RuntimeError("SavedTensor hooks have already been set")
-        tensor = _unpack(node, entry, True)
+        tensor = _unpack(node, entry, TensorType._make)
         if tensor is None:
             raise RuntimeError("None is forbidden")
         is_output = entry[0] == 1
@@ -108,7 +109,7 @@ def saved_attribute(node, attr: str):
             return _mul_by_number(node, name)
         if raw:
             return SavedTensor(node, index)
-        value = _unpack(node, node._saved[index], True)
+        value = _unpack(node, node._saved[index], TensorType._make)
         return value if value is None or isinstance(value, TensorType) else _as_tensor(value)
     if name in values and not raw:
         value = getattr(node, values[name])

@@ -2,8 +2,8 @@
 
 Inside ``saved_tensors_hooks(pack, unpack)``, every tensor an op saves for backward goes
 through ``pack`` and the graph keeps only what ``pack`` returned; backward calls ``unpack`` to
-get a tensor back. ``graph.saved_input``/``saved_output`` consult the innermost pair on
-``graph._hooks_state.saved_tensor_hooks``; this module manages that stack.
+get a tensor back. recording (``gradnb._core.graph``) consults the innermost pair on
+``graph.switches.saved_tensor_hooks``; this module manages that stack.
 
 Two differences from a plain call of the user's hooks, both so that gradnb behaves like
 PyTorch:
@@ -23,7 +23,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 
-from .graph import _hooks_state
+from .._core.graph import switches
+from .._core.tensor import Tensor
 
 __all__ = ["disable_saved_tensors_hooks", "save_on_cpu", "saved_tensors_hooks"]
 
@@ -63,11 +64,11 @@ class saved_tensors_hooks:
     def __enter__(self) -> None:
         if _disabled.message is not None:
             raise RuntimeError(_disabled.message)
-        _hooks_state.saved_tensor_hooks.append(
+        switches.saved_tensor_hooks.append(
             (_guarded_pack(self.pack_hook), _restoring_unpack(self.unpack_hook)))
 
     def __exit__(self, *exc) -> None:
-        _hooks_state.saved_tensor_hooks.pop()
+        switches.saved_tensor_hooks.pop()
 
 
 class save_on_cpu(saved_tensors_hooks):
@@ -90,7 +91,7 @@ class save_on_cpu(saved_tensors_hooks):
 def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
     """Forbid saved-tensor hooks inside the block: installing one raises
     ``RuntimeError(error_message)``, as does entering while hooks are active."""
-    if _hooks_state.saved_tensor_hooks:
+    if switches.saved_tensor_hooks:
         raise RuntimeError(error_message)
     previous = _disabled.message
     _disabled.message = error_message
@@ -141,8 +142,6 @@ def _guarded_pack(pack_hook):
 
 def _restoring_unpack(unpack_hook):
     def unpack(packed: _Packed):
-        from .._tensor import Tensor
-
         t = unpack_hook(packed.value)
         if not isinstance(t, Tensor):
             raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "

@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Self
 
-from . import events
-from .graph import _CONST, _INPUT, _OUTPUT, _PACKED, AccumulateGrad, Node
+from .._core import events
+from .._core.graph import AccumulateGrad, Node
 from .memory import BackwardReport, owner_of
 
 __all__ = ["LeafRecord", "ModuleCall", "OpRecord", "SavedRecord", "Trace", "snapshot", "trace"]
@@ -263,13 +263,13 @@ class Trace(events.Subscriber):
 
     def _saved_of(self, node: Node) -> tuple[SavedRecord, ...]:
         """The distinct buffers ``node`` saved, each with the record it came from."""
-        entries = node._saved or ()
         seen: set[int] = set()
         saved = []
-        for entry in entries:
-            array, source = self._saved_source(node, entry)
-            if array is None:
-                continue
+        for array, tensor, output_nr in node.saved_sources():
+            if tensor is not None:
+                source = self._edge_of_tensor(tensor)
+            else:
+                source = (_SELF, output_nr) if output_nr is not None else None
             owner = owner_of(array)
             if id(owner) in seen:
                 continue
@@ -277,24 +277,6 @@ class Trace(events.Subscriber):
             saved.append(SavedRecord(tuple(array.shape), array.dtype.name, int(owner.nbytes),
                                      source))
         return tuple(saved)
-
-    def _saved_source(self, node: Node, entry):
-        kind = entry[0]
-        if kind == _INPUT:
-            tensor = entry[1]
-            return tensor._data, self._edge_of_tensor(tensor)
-        if kind == _OUTPUT:
-            return entry[1], (_SELF, entry[4])
-        if kind == _CONST:
-            value = entry[1]
-            if hasattr(value, "nbytes") and hasattr(value, "base"):
-                return value, None
-            return None, None
-        if kind == _PACKED:
-            packed = entry[1]
-            array = getattr(packed, "_data", packed)
-            return (array, None) if hasattr(array, "nbytes") else (None, None)
-        return None, None
 
     def _edge_of_tensor(self, tensor) -> Edge:
         if tensor.grad_fn is not None:

@@ -15,7 +15,7 @@ True
 
 from __future__ import annotations
 
-from .._tensor import Tensor
+from .._core.tensor import Tensor
 
 __all__ = ["Variable"]
 

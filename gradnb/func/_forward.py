@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 
 from .. import ops
-from .._tensor import Tensor
+from .._core.tensor import Tensor
 from ..autograd import forward_ad
 from ._reverse import _argnums_tuple, _map_finish, _split_aux, jacrev
 from ._tree import tree_flatten, tree_unflatten

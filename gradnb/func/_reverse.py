@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 
 from .. import ops
-from .._tensor import Tensor
+from .._core.tensor import Tensor
 from ..autograd.engine import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad
 from ._tree import tree_flatten, tree_unflatten

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from .._tensor import Tensor
+from .._core.tensor import Tensor
 from ..ops.shape import stack
 from ._tree import tree_flatten, tree_unflatten
 

@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 
-from .._backend import device_of, to_device
-from .._tensor import Tensor
+from .._core.backend import device_of, to_device
+from .._core.tensor import Tensor
 from ..ops.creation import default_generator
 
 __all__ = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Self
 
-from .._tensor import Tensor
+from .._core.tensor import Tensor
 from ..ops.creation import empty
 
 __all__ = ["Buffer", "Parameter"]

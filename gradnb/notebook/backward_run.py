@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gradnb._tensor import Tensor
+from gradnb._core.tensor import Tensor
 from gradnb.autograd import events
 from gradnb.autograd.memory import BackwardReport
 from gradnb.autograd.trace import Trace, snapshot

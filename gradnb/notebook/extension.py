@@ -7,46 +7,39 @@ was (tensors print as text only, the magics are gone, no observer listens to the
 
 from __future__ import annotations
 
-from gradnb._tensor import Tensor
-from gradnb.notebook.memory_meter import MemoryLog
+from gradnb._core.tensor import Tensor
+from gradnb.notebook.memory_meter import (
+    has_session_log,
+    session_log,
+    start_session_log,
+    stop_session_log,
+)
 
-_loaded: dict[int, MemoryLog] = {}  # id(shell) -> its log
-
-
-def session_log() -> MemoryLog | None:
-    """The memory log of the running IPython session, if the extension is loaded there."""
-    import sys
-
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    if shell is None:
-        return next(iter(_loaded.values()), None)
-    return _loaded.get(id(shell))
+__all__ = ["is_loaded", "load", "session_log", "unload"]
 
 
 def is_loaded(shell) -> bool:
     """Whether the extension is loaded in ``shell``."""
-    return id(shell) in _loaded
+    return has_session_log(shell)
 
 
 def load(shell) -> None:
     """Register magics, the tensor HTML formatter and the memory log (idempotent)."""
     if is_loaded(shell):
         return
+    # Magics and HTML import IPython's display machinery: loaded only when a shell loads us.
     from gradnb.notebook.magics import GradnbMagics
     from gradnb.notebook.tensor_html import tensor_html
 
     shell.register_magics(GradnbMagics)
     shell.display_formatter.formatters["text/html"].for_type(Tensor, tensor_html)
-    _loaded[id(shell)] = MemoryLog().start()
+    start_session_log(shell)
 
 
 def unload(shell) -> None:
     """Remove everything :func:`load` registered."""
-    log = _loaded.pop(id(shell), None)
-    if log is None:
+    if not stop_session_log(shell):
         return
-    log.stop()
     from gradnb.notebook.magics import GradnbMagics
 
     registry = shell.magics_manager.magics

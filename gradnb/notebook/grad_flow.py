@@ -23,7 +23,7 @@ from html import escape
 
 import numpy as np
 
-from gradnb._tensor import Tensor
+from gradnb._core.tensor import Tensor
 from gradnb.notebook.formatting import (
     array_flags,
     format_number,
@@ -33,6 +33,7 @@ from gradnb.notebook.formatting import (
     l2_norm,
     text_table,
 )
+from gradnb.notebook.memory_meter import session_log
 from gradnb.notebook.naming import Names, caller_namespace
 
 HEADER = ["name", "shape", "norm", "mean |g|", "max |g|", "flags"]
@@ -126,10 +127,9 @@ class GradFlow:
 
     def widget(self):
         """An HTML widget that redraws after every backward call (needs ``%load_ext``)."""
-        from gradnb.notebook import extension
-        from gradnb.notebook.widgets import refreshing_widget
+        from gradnb.notebook.widgets import refreshing_widget  # ipywidgets: only when asked
 
-        return refreshing_widget(lambda: self.refreshed().to_html(), extension.session_log())
+        return refreshing_widget(lambda: self.refreshed().to_html(), session_log())
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         return {"text/html": self.to_html(), "text/plain": self.text()}

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gradnb._tensor import Tensor
+from gradnb._core.tensor import Tensor
 from gradnb.notebook.formatting import (
     array_flags,
     format_number,

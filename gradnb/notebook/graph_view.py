@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from gradnb._tensor import Tensor
+from gradnb._core.tensor import Tensor
 from gradnb.autograd.trace import Trace, snapshot
 from gradnb.notebook.build import BuiltGraph, build_graph
 from gradnb.notebook.formatting import format_bytes

@@ -17,15 +17,14 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
-from gradnb._tensor import Tensor
+from gradnb._core.tensor import Tensor
 from gradnb.autograd.trace import Trace
-from gradnb.notebook import extension
 from gradnb.notebook.backward_run import backward_problem, watched_backward
 from gradnb.notebook.backward_view import BackwardView
 from gradnb.notebook.grad_flow import GradFlow
 from gradnb.notebook.grad_table import GradTable
 from gradnb.notebook.graph_view import GraphView
-from gradnb.notebook.memory_meter import MemoryMeter
+from gradnb.notebook.memory_meter import MemoryMeter, session_log
 from gradnb.notebook.naming import Names
 from gradnb.notebook.step_view import StepThrough
 from gradnb.notebook.trace_diff import TraceDiff
@@ -270,7 +269,7 @@ class GradnbMagics(Magics):
     def memory(self, line: str) -> None:
         """Show freed, released and retained bytes of every backward since ``%load_ext``."""
         args = self._parse(self.memory, line)
-        meter = MemoryMeter(extension.session_log())
+        meter = MemoryMeter(session_log())
         self._show(meter, meter.widget if args.live else None)
 
     # -- %gradflow ------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ back to the allocator, ``released`` was let go by the graph but is still referen
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
@@ -58,6 +59,37 @@ def _entry(call: int, report: BackwardReport) -> MemoryEntry:
                        report.retained_bytes)
 
 
+_session_logs: dict[int, MemoryLog] = {}  # id(shell) -> the log ``%load_ext gradnb`` started
+
+
+def session_log() -> MemoryLog | None:
+    """The memory log of the running IPython session, if the extension is loaded there."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None:
+        return next(iter(_session_logs.values()), None)
+    return _session_logs.get(id(shell))
+
+
+def has_session_log(shell) -> bool:
+    """Whether ``%load_ext gradnb`` started a memory log in ``shell``."""
+    return id(shell) in _session_logs
+
+
+def start_session_log(shell) -> None:
+    """Start recording every backward of ``shell``'s session."""
+    _session_logs[id(shell)] = MemoryLog().start()
+
+
+def stop_session_log(shell) -> bool:
+    """Stop and drop ``shell``'s log; False if it had none."""
+    log = _session_logs.pop(id(shell), None)
+    if log is None:
+        return False
+    log.stop()
+    return True
+
+
 class MemoryMeter:
     """Freed, released and retained bytes per backward call.
 
@@ -66,9 +98,7 @@ class MemoryMeter:
     """
 
     def __init__(self, log: MemoryLog | None = None) -> None:
-        from gradnb.notebook import extension
-
-        self.log = log if log is not None else extension.session_log()
+        self.log = log if log is not None else session_log()
         if self.log is not None:
             self.entries = list(self.log.entries)
         else:

@@ -17,7 +17,7 @@ import sys
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 
-from gradnb._tensor import Tensor
+from gradnb._core.tensor import Tensor
 
 _IPYTHON_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython"})
 

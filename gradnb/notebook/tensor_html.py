@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from html import escape
 
-from gradnb._tensor import Tensor
+from gradnb._core.tensor import Tensor
 from gradnb.notebook.formatting import format_number, format_shape, host_array
 
 #: Largest tensor (elements) and widest row shown as an HTML table.

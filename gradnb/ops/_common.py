@@ -1,25 +1,23 @@
 """What every op needs: unwrapping operands, PyTorch's type promotion, device checks, wrapping.
 
-Forward ops run on raw arrays; ``wrap`` turns a result into a tensor and, when grad mode is on
-and an input requires grad, the caller attaches a node made by ``graph.record``.
+Forward ops run on raw arrays and hand the result to ``record`` (``gradnb._core.record``), which
+wraps it as a tensor and attaches the op's node when grad is recorded.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype
-from .._tensor import Tensor
-from ..autograd import events
-from ..autograd.grad_mode import state as grad_state
+from .._core import dtype as _dtype
+from .._core.grad_mode import state as grad_state
+from .._core.record import wrap
+from .._core.tensor import Tensor
 
 __all__ = [
     "Tensor",
     "as_tensor_operand",
     "binary_operands",
     "check_same_device",
-    "emit",
-    "events",
     "grad_state",
     "result_type",
     "wrap",
@@ -29,21 +27,6 @@ _make = Tensor._make
 
 # Category of a dtype kind for promotion: bool < integer < floating < complex.
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
-
-
-_ndarray = np.ndarray
-
-
-def wrap(data, node=None) -> Tensor:
-    """A tensor around ``data`` (NumPy 0-d scalars are turned back into arrays)."""
-    if type(data) is not _ndarray and (not hasattr(data, "base") or isinstance(data, np.generic)):
-        data = np.asarray(data)
-    return _make(data, node is not None, node)
-
-
-def emit(node, out) -> None:
-    """Tell observers an op was recorded (call only when ``events.observers`` is non-empty)."""
-    events.emit("op_recorded", node, (out,))
 
 
 def _scalar_category(x) -> int:
@@ -93,7 +76,7 @@ def result_type(a, b):
 
 def check_same_device(a_data, b_data) -> None:
     if type(a_data) is not type(b_data):
-        from .._backend import device_of
+        from .._core.backend import device_of
 
         da, db = device_of(a_data), device_of(b_data)
         raise RuntimeError(
@@ -162,7 +145,7 @@ def _coerce_other(t, other, first):
         x = t._data if t._data.dtype == rt else t._data.astype(rt)
         return (None, x, other) if first else (None, other, x)
     if hasattr(other, "shape") and hasattr(other, "dtype"):
-        from .._backend import get_array_module
+        from .._core.backend import get_array_module
 
         o = _make(get_array_module(other).asarray(other))  # a raw NumPy or CuPy array
     else:
@@ -180,7 +163,7 @@ def as_tensor_operand(x, like: Tensor) -> Tensor:
     """Turn a Python number or array into a tensor on ``like``'s device (no grad)."""
     if isinstance(x, Tensor):
         return x
-    from .._backend import get_array_module
+    from .._core.backend import get_array_module
 
     xp = get_array_module(like._data)
     if isinstance(x, (bool, int, float)):

@@ -6,31 +6,21 @@ engine (``sum_to``), so rules return gradients in the broadcast shape.
 
 from __future__ import annotations
 
-from ..autograd.graph import Node, record, saved_const, saved_input
+import math
+
+from .._core import dtype as _dtype
+from .._core.backend import get_array_module
+from .._core.graph import OUTPUT, Node
+from .._core.record import record, wrap
 from . import dual
-from ._common import Tensor, binary_operands, emit, events, grad_state, wrap
+from ._common import Tensor, as_tensor_operand, binary_operands
 
 __all__ = ["add", "div", "mul", "neg", "pow", "reciprocal", "rpow", "rsub", "sub", "true_divide"]
 
 
-_CONST = 2  # graph's saved-entry kind for constants (see saved_const)
-_NOTHING_SAVED = saved_const(None)
-
-
-def _needs(ta, tb) -> bool:
-    return grad_state.enabled and ((ta is not None and ta._requires_grad)
-                                   or (tb is not None and tb._requires_grad))
-
-
-def _finish(node, out) -> Tensor:
-    t = wrap(out, node)
-    if events.observers and node is not None:
-        emit(node, t)
-    return t
-
-
 class AddBackward0(Node):
-    __slots__ = ("alpha",)
+    __slots__ = ()
+    alpha = 1
 
     def backward(self, g):
         return g, (g if self.alpha == 1 else g * self.alpha)
@@ -39,16 +29,14 @@ class AddBackward0(Node):
 def add(input, other, *, alpha=1) -> Tensor:
     """``input + alpha * other`` with broadcasting."""
     ta, tb, a, b = binary_operands(input, other)
-    out = a + b if alpha == 1 else a + alpha * b
-    if not _needs(ta, tb):
-        return wrap(out)
-    node = record(AddBackward0, (ta, tb))
-    node.alpha = alpha
-    return _finish(node, out)
+    if alpha == 1:
+        return record(AddBackward0, (ta, tb), a + b)
+    return record(AddBackward0, (ta, tb), a + alpha * b, attrs={"alpha": alpha})
 
 
 class SubBackward0(Node):
-    __slots__ = ("alpha",)
+    __slots__ = ()
+    alpha = 1
 
     def backward(self, g):
         return g, (-g if self.alpha == 1 else g * -self.alpha)
@@ -58,12 +46,9 @@ def sub(input, other, *, alpha=1) -> Tensor:
     """``input - alpha * other`` with broadcasting."""
     _reject_bool_subtraction(input, other)
     ta, tb, a, b = binary_operands(input, other)
-    out = a - b if alpha == 1 else a - alpha * b
-    node = None
-    if _needs(ta, tb):
-        node = record(SubBackward0, (ta, tb))
-        node.alpha = alpha
-    return _finish(node, out)
+    if alpha == 1:
+        return record(SubBackward0, (ta, tb), a - b)
+    return record(SubBackward0, (ta, tb), a - alpha * b, attrs={"alpha": alpha})
 
 
 def _is_bool(x) -> bool:
@@ -90,20 +75,19 @@ class RsubBackward1(Node):
 def rsub(input, other) -> Tensor:
     """``other - input`` for a Python-number ``other`` (``2 - x``)."""
     ta, _, a, b = binary_operands(input, other)
-    node = None
-    if _needs(ta, None):
-        node = record(RsubBackward1, (ta,))
-    return _finish(node, b - a)
+    return record(RsubBackward1, (ta,), b - a)
 
 
 class MulBackward0(Node):
     """d(a * b): ``g * b`` and ``g * a``. A Python-number factor is kept on the node (``scalar``)
     rather than among the saved tensors, so ``x * 2`` saves nothing and frees nothing."""
 
-    __slots__ = ("scalar",)
+    __slots__ = ()
+    scalar = None
+    pack_order = (1, 0)
 
     def backward(self, g):
-        if not self._saved:
+        if self.scalar is not None:
             return g * self.scalar, None
         a, b = self.saved(g)
         return (g * b if self.next_functions[0][0] is not None else None,
@@ -113,29 +97,18 @@ class MulBackward0(Node):
 def mul(input, other) -> Tensor:
     """Elementwise product with broadcasting."""
     ta, tb, a, b = binary_operands(input, other)
-    out = a * b
-    if not _needs(ta, tb):
-        return wrap(out)
     if tb is None and not hasattr(b, "shape"):
-        node = record(MulBackward0, (ta, None))
-        node.scalar = b
-        return _finish(node, out)
-    node = record(MulBackward0, (ta, tb))
+        return record(MulBackward0, (ta, None), a * b, save=(), attrs={"scalar": b})
     # Save only what the gradients need: d/da needs b, d/db needs a.
-    edges = node.next_functions
-    # ``other`` is saved first: saved_tensors_hooks see PyTorch's pack order.
-    saved_b = ((saved_input(tb) if tb is not None else (_CONST, b)) if edges[0][0] is not None
-               else _NOTHING_SAVED)
-    node._saved = (
-        (saved_input(ta) if ta is not None else (_CONST, a)) if edges[1][0] is not None
-        else _NOTHING_SAVED,
-        saved_b,
-    )
-    return _finish(node, out)
+    save = (0 if tb is not None and tb._requires_grad else None,
+            1 if ta is not None and ta._requires_grad else None)
+    return record(MulBackward0, (ta, tb), a * b, save=save, operands=(a, b))
 
 
 class DivBackward0(Node):
     __slots__ = ()
+    saves = (0, 1)
+    pack_order = (1, 0)
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -150,22 +123,11 @@ def div(input, other, *, rounding_mode=None) -> Tensor:
         return _rounded_div(input, other, rounding_mode)
     ta, tb, a, b = binary_operands(input, other)
     if _is_integral(a) and _is_integral(b):
-        from .. import _dtype
-
         ft = _dtype.get_default_dtype().np
         a = a.astype(ft) if hasattr(a, "astype") else float(a)
         b = b.astype(ft) if hasattr(b, "astype") else float(b)
-    out = a / b
-    node = None
-    if _needs(ta, tb):
-        node = record(DivBackward0, (ta, tb))
-        need_b = node.next_functions[1][0] is not None
-        saved_b = saved_input(tb) if tb is not None else saved_const(b)  # PyTorch's pack order
-        node._saved = (
-            (saved_input(ta) if ta is not None else saved_const(a)) if need_b else saved_const(None),
-            saved_b,
-        )
-    return _finish(node, out)
+    save = (0 if tb is not None and tb._requires_grad else None, 1)
+    return record(DivBackward0, (ta, tb), a / b, save=save, operands=(a, b))
 
 
 true_divide = div
@@ -179,8 +141,6 @@ def _is_integral(x) -> bool:
 
 
 def _rounded_div(input, other, mode):
-    from .._backend import get_array_module
-
     _, _, a, b = binary_operands(input, other)
     xp = get_array_module(a if hasattr(a, "shape") else b)
     if mode == "floor":
@@ -209,16 +169,14 @@ def neg(input: Tensor) -> Tensor:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
                            "are trying to invert a mask, use the `~` or `logical_not()` operator "
                            "instead.")
-    node = None
-    if grad_state.enabled and input._requires_grad:
-        node = record(NegBackward0, (input,))
-    return _finish(node, -input._data)
+    return record(NegBackward0, (input,), -input._data)
 
 
 class PowBackward0(Node):
     """d(a ** c)/da for a constant exponent ``c``."""
 
     __slots__ = ("exponent",)
+    saves = (0,)
 
     def backward(self, g):
         (a,) = self.saved(g)
@@ -234,6 +192,8 @@ class PowBackward1(Node):
     """d(a ** b) for a tensor exponent: ``b * a**(b-1)`` and ``a**b * log(a)``."""
 
     __slots__ = ()
+    saves = (0, 1, OUTPUT)
+    pack_order = (1, 0, 2)
 
     def backward(self, g):
         a, b, out = self.saved(g)
@@ -253,31 +213,16 @@ def pow(input, exponent) -> Tensor:
     if tb is None and _is_integral(b) and not isinstance(b, bool) and hasattr(a, "dtype") \
             and a.dtype.kind in "iu" and b < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    out = a ** b
-    node = None
-    if _needs(ta, tb):
-        if tb is None:
-            node = record(PowBackward0, (ta,))
-            node.exponent = b
-            node._saved = (saved_input(ta),)
-        else:
-            node = record(PowBackward1, (ta, tb))
-            t = wrap(out, node)
-            from ..autograd.graph import saved_output
-
-            saved_b = saved_input(tb)  # PyTorch packs the exponent before the base
-            node._saved = (saved_input(ta) if ta is not None else saved_const(a),
-                           saved_b, saved_output(t))
-            if events.observers:
-                emit(node, t)
-            return t
-    return _finish(node, out)
+    if tb is None:
+        return record(PowBackward0, (ta,), a ** b, attrs={"exponent": b})
+    return record(PowBackward1, (ta, tb), a ** b, operands=(a, b))
 
 
 class PowBackward2(Node):
     """d(c ** b)/db for a Python-number base ``c``: ``c**b * log(c)``."""
 
     __slots__ = ("log_base",)
+    saves = (OUTPUT,)
 
     def backward(self, g):
         (out,) = self.saved(g)
@@ -286,25 +231,14 @@ class PowBackward2(Node):
 
 def rpow(input: Tensor, base) -> Tensor:
     """``base ** input`` for a Python-number base (``2 ** x``)."""
-    import math
-
-    from ..autograd.graph import saved_output
-
     _, tb, a, b = binary_operands(base, input)
-    out = a ** b
-    if not _needs(None, tb):
-        return wrap(out)
-    node = record(PowBackward2, (tb,))
-    node.log_base = math.log(base) if base > 0 else float("nan")
-    t = wrap(out, node)
-    node._saved = (saved_output(t),)
-    if events.observers:
-        emit(node, t)
-    return t
+    log_base = math.log(base) if base > 0 else float("nan")
+    return record(PowBackward2, (tb,), a ** b, attrs={"log_base": log_base})
 
 
 class ReciprocalBackward0(Node):
     __slots__ = ()
+    saves = (OUTPUT,)
 
     def backward(self, g):
         (out,) = self.saved(g)
@@ -313,22 +247,10 @@ class ReciprocalBackward0(Node):
 
 def reciprocal(input: Tensor) -> Tensor:
     """``1 / input``."""
-    from ..autograd.graph import saved_output
-
     data = input._data
     if data.dtype.kind in "iub":
-        from .. import _dtype
-
         data = data.astype(_dtype.get_default_dtype().np)
-    out = 1.0 / data
-    if grad_state.enabled and input._requires_grad:
-        node = record(ReciprocalBackward0, (input,))
-        t = wrap(out, node)
-        node._saved = (saved_output(t),)
-        if events.observers:
-            emit(node, t)
-        return t
-    return wrap(out)
+    return record(ReciprocalBackward0, (input,), 1.0 / data)
 
 
 def _reflected_sub(self, other):
@@ -345,8 +267,6 @@ def _floordiv(self, other):
 
 
 def _reflected_floordiv(self, other):
-    from ._common import as_tensor_operand
-
     return div(as_tensor_operand(other, self), self, rounding_mode="floor")
 
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _backend, _default_device, _dtype
-from ..autograd.graph import Node, record
-from ._common import Tensor, emit, events, grad_state, wrap
+from .. import _default_device
+from .._core import backend as _backend
+from .._core import dtype as _dtype
+from .._core.graph import Node
+from .._core.record import record, wrap
+from ._common import Tensor
 
 _make = Tensor._make
 
@@ -333,14 +336,7 @@ class CloneBackward0(Node):
 
 def clone(input: Tensor, *, memory_format=None) -> Tensor:
     """A copy that stays in the graph (gradient passes through unchanged)."""
-    out = input._data.copy()
-    if grad_state.enabled and input._requires_grad:
-        node = record(CloneBackward0, (input,))
-        t = wrap(out, node)
-        if events.observers:
-            emit(node, t)
-        return t
-    return wrap(out)
+    return record(CloneBackward0, (input,), input._data.copy())
 
 
 class ToCopyBackward0(Node):
@@ -385,18 +381,23 @@ def to(input: Tensor, *args, dtype=None, device=None, non_blocking=False, copy=F
         out = out.astype(d.np)
     elif out is data:
         out = data.copy()
-    if grad_state.enabled and input._requires_grad and (d is None or d.is_floating_point):
-        node = record(ToCopyBackward0, (input,))
-        node.src_device = None if same_dev else src_dev
-        t = wrap(out, node)
-        if events.observers:
-            emit(node, t)
-        return t
-    return wrap(out)
+    if d is not None and not d.is_floating_point:
+        return wrap(out)  # an integer result carries no gradient
+    return record(ToCopyBackward0, (input,), out,
+                  attrs={"src_device": None if same_dev else src_dev})
+
+
+def _cuda_device(device):
+    if device is None:
+        return "cuda"
+    return _backend.device("cuda", device) if isinstance(device, int) else device
 
 
 TENSOR_METHODS = {
     "clone": clone,
+    "to": to,
+    "cpu": lambda self: to(self, "cpu"),
+    "cuda": lambda self, device=None: to(self, _cuda_device(device)),
     "type_as": lambda self, other: to(self, dtype=other.dtype),
     "float": lambda self: to(self, dtype="float32"),
     "double": lambda self: to(self, dtype="float64"),

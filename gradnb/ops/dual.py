@@ -3,13 +3,35 @@
 A rule is written once. In a first-order backward the engine hands it raw arrays, so it runs at
 NumPy speed with no wrappers; under ``create_graph=True`` it gets tensors, the same code records
 a graph, and higher-order gradients come for free. Operators (``+ - * / **``, comparisons) work
-on both already; this module adds the few functions whose spelling differs.
+on both already; this module adds the few functions whose spelling differs. On tensors they
+call Tensor methods, so this module imports no other op family.
 """
 
 from __future__ import annotations
 
-from .._backend import get_array_module
-from .._tensor import Tensor
+from .._core.backend import get_array_module, sum_to
+from .._core.tensor import Tensor
+
+__all__ = [
+    "abs",
+    "cos",
+    "data",
+    "exp",
+    "expand",
+    "log",
+    "mT",
+    "matmul",
+    "permute",
+    "reshape",
+    "sign",
+    "sin",
+    "sqrt",
+    "sum",
+    "sum_to",
+    "tanh",
+    "where",
+    "xp_of",
+]
 
 
 def xp_of(x):
@@ -17,31 +39,10 @@ def xp_of(x):
     return get_array_module(x._data if isinstance(x, Tensor) else x)
 
 
-def sum_to(g, shape):
-    """Sum ``g`` over the dimensions that broadcasting added or stretched, down to ``shape``."""
-    shape = tuple(shape)
-    gshape = tuple(g.shape)
-    if gshape == shape:
-        return g
-    lead = len(gshape) - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, n in enumerate(shape) if n == 1 and gshape[i + lead] != 1
-    )
-    if isinstance(g, Tensor):
-        from .reductions import sum as tsum
-
-        out = tsum(g, dim=axes, keepdim=True) if axes else g
-        return out.reshape(shape)
-    out = g.sum(axis=axes, keepdims=True) if axes else g
-    return out.reshape(shape)
-
-
 def _unary(name):
     def fn(x):
         if isinstance(x, Tensor):
-            from . import elementwise
-
-            return getattr(elementwise, name)(x)
+            return getattr(x, name)()
         return getattr(get_array_module(x), name)(x)
 
     fn.__name__ = name
@@ -60,10 +61,10 @@ abs = _unary("abs")
 
 def where(cond, a, b):
     """Select ``a`` where ``cond`` else ``b`` (``cond`` is always a raw boolean array or tensor)."""
-    if isinstance(a, Tensor) or isinstance(b, Tensor):
-        from .elementwise import where as twhere
-
-        return twhere(cond, a, b)
+    if isinstance(a, Tensor):
+        return a.where(cond, b)
+    if isinstance(b, Tensor):
+        return b.where(~cond, a)
     c = cond._data if isinstance(cond, Tensor) else cond
     return get_array_module(c).where(c, a, b)
 
@@ -74,10 +75,6 @@ def data(x):
 
 
 def matmul(a, b):
-    if isinstance(a, Tensor) or isinstance(b, Tensor):
-        from .linalg import matmul as tm
-
-        return tm(a, b)
     return a @ b
 
 
@@ -100,12 +97,9 @@ def expand(x, shape):
 
 def sum(x, axis=None, keepdims=False):
     if isinstance(x, Tensor):
-        from .reductions import sum as tsum
-
         if axis == ():  # NumPy's meaning (no reduction), not PyTorch's ``dim=()`` (reduce all)
             return x
-
-        return tsum(x, dim=axis, keepdim=keepdims)
+        return x.sum(dim=axis, keepdim=keepdims)
     return x.sum(axis=axis, keepdims=keepdims)
 
 

@@ -10,13 +10,12 @@ import math
 
 import numpy as np
 
-from .. import _dtype
-from .._backend import get_array_module
-from ..autograd.graph import Node, record, saved_const, saved_input, saved_output
+from .._core import dtype as _dtype
+from .._core.backend import get_array_module
+from .._core.graph import OUTPUT, Node
+from .._core.record import record, wrap
 from . import dual
-from ._common import Tensor, binary_operands, emit, events, grad_state, wrap
-
-_INPUT, _OUTPUT, _NOTHING = 0, 1, 2
+from ._common import Tensor, binary_operands
 
 
 def _float_data(x: Tensor):
@@ -36,26 +35,13 @@ def _float_math(x: Tensor, ufunc):
     return getattr(get_array_module(d), ufunc.__name__)(_float_data(x))
 
 
-def _unary(x: Tensor, out, cls, save: int) -> Tensor:
-    if not (grad_state.enabled and x._requires_grad):
-        return wrap(out)
-    node = record(cls, (x,))
-    t = wrap(out, node)
-    if save == _INPUT:
-        node._saved = (saved_input(x),)
-    elif save == _OUTPUT:
-        node._saved = (saved_output(t),)
-    if events.observers:
-        emit(node, t)
-    return t
-
-
 def _xp(x: Tensor):
     return get_array_module(x._data)
 
 
 class ExpBackward0(Node):
     __slots__ = ()
+    saves = (OUTPUT,)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -64,11 +50,12 @@ class ExpBackward0(Node):
 
 def exp(input: Tensor) -> Tensor:
     """``e ** input``."""
-    return _unary(input, _float_math(input, np.exp), ExpBackward0, _OUTPUT)
+    return record(ExpBackward0, (input,), _float_math(input, np.exp))
 
 
 class Exp2Backward0(Node):
     __slots__ = ()
+    saves = (OUTPUT,)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -76,11 +63,12 @@ class Exp2Backward0(Node):
 
 
 def exp2(input: Tensor) -> Tensor:
-    return _unary(input, _float_math(input, np.exp2), Exp2Backward0, _OUTPUT)
+    return record(Exp2Backward0, (input,), _float_math(input, np.exp2))
 
 
 class Expm1Backward0(Node):
     __slots__ = ()
+    saves = (OUTPUT,)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -88,11 +76,12 @@ class Expm1Backward0(Node):
 
 
 def expm1(input: Tensor) -> Tensor:
-    return _unary(input, _float_math(input, np.expm1), Expm1Backward0, _OUTPUT)
+    return record(Expm1Backward0, (input,), _float_math(input, np.expm1))
 
 
 class LogBackward0(Node):
     __slots__ = ()
+    saves = (0,)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -101,11 +90,12 @@ class LogBackward0(Node):
 
 def log(input: Tensor) -> Tensor:
     """Natural logarithm."""
-    return _unary(input, _float_math(input, np.log), LogBackward0, _INPUT)
+    return record(LogBackward0, (input,), _float_math(input, np.log))
 
 
 class Log2Backward0(Node):
     __slots__ = ()
+    saves = (0,)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -113,11 +103,12 @@ class Log2Backward0(Node):
 
 
 def log2(input: Tensor) -> Tensor:
-    return _unary(input, _float_math(input, np.log2), Log2Backward0, _INPUT)
+    return record(Log2Backward0, (input,), _float_math(input, np.log2))
 
 
 class Log10Backward0(Node):
     __slots__ = ()
+    saves = (0,)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -125,11 +116,12 @@ class Log10Backward0(Node):
 
 
 def log10(input: Tensor) -> Tensor:
-    return _unary(input, _float_math(input, np.log10), Log10Backward0, _INPUT)
+    return record(Log10Backward0, (input,), _float_math(input, np.log10))
 
 
 class Log1PBackward0(Node):
     __slots__ = ()
+    saves = (0,)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -137,11 +129,12 @@ class Log1PBackward0(Node):
 
 
 def log1p(input: Tensor) -> Tensor:
-    return _unary(input, _float_math(input, np.log1p), Log1PBackward0, _INPUT)
+    return record(Log1PBackward0, (input,), _float_math(input, np.log1p))
 
 
 class SqrtBackward0(Node):
     __slots__ = ()
+    saves = (OUTPUT,)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -149,11 +142,12 @@ class SqrtBackward0(Node):
 
 
 def sqrt(input: Tensor) -> Tensor:
-    return _unary(input, _float_math(input, np.sqrt), SqrtBackward0, _OUTPUT)
+    return record(SqrtBackward0, (input,), _float_math(input, np.sqrt))
 
 
 class RsqrtBackward0(Node):
     __slots__ = ()
+    saves = (OUTPUT,)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -161,11 +155,12 @@ class RsqrtBackward0(Node):
 
 
 def rsqrt(input: Tensor) -> Tensor:
-    return _unary(input, 1.0 / _float_math(input, np.sqrt), RsqrtBackward0, _OUTPUT)
+    return record(RsqrtBackward0, (input,), 1.0 / _float_math(input, np.sqrt))
 
 
 class SinBackward0(Node):
     __slots__ = ()
+    saves = (0,)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -173,11 +168,12 @@ class SinBackward0(Node):
 
 
 def sin(input: Tensor) -> Tensor:
-    return _unary(input, _float_math(input, np.sin), SinBackward0, _INPUT)
+    return record(SinBackward0, (input,), _float_math(input, np.sin))
 
 
 class CosBackward0(Node):
     __slots__ = ()
+    saves = (0,)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -185,11 +181,12 @@ class CosBackward0(Node):
 
 
 def cos(input: Tensor) -> Tensor:
-    return _unary(input, _float_math(input, np.cos), CosBackward0, _INPUT)
+    return record(CosBackward0, (input,), _float_math(input, np.cos))
 
 
 class TanBackward0(Node):
     __slots__ = ()
+    saves = (OUTPUT,)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -197,11 +194,12 @@ class TanBackward0(Node):
 
 
 def tan(input: Tensor) -> Tensor:
-    return _unary(input, _float_math(input, np.tan), TanBackward0, _OUTPUT)
+    return record(TanBackward0, (input,), _float_math(input, np.tan))
 
 
 class TanhBackward0(Node):
     __slots__ = ()
+    saves = (OUTPUT,)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -209,11 +207,12 @@ class TanhBackward0(Node):
 
 
 def tanh(input: Tensor) -> Tensor:
-    return _unary(input, _float_math(input, np.tanh), TanhBackward0, _OUTPUT)
+    return record(TanhBackward0, (input,), _float_math(input, np.tanh))
 
 
 class SinhBackward0(Node):
     __slots__ = ()
+    saves = (0,)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -221,11 +220,12 @@ class SinhBackward0(Node):
 
 
 def sinh(input: Tensor) -> Tensor:
-    return _unary(input, _float_math(input, np.sinh), SinhBackward0, _INPUT)
+    return record(SinhBackward0, (input,), _float_math(input, np.sinh))
 
 
 class CoshBackward0(Node):
     __slots__ = ()
+    saves = (0,)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -233,11 +233,12 @@ class CoshBackward0(Node):
 
 
 def cosh(input: Tensor) -> Tensor:
-    return _unary(input, _float_math(input, np.cosh), CoshBackward0, _INPUT)
+    return record(CoshBackward0, (input,), _float_math(input, np.cosh))
 
 
 class AsinBackward0(Node):
     __slots__ = ()
+    saves = (0,)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -245,11 +246,12 @@ class AsinBackward0(Node):
 
 
 def asin(input: Tensor) -> Tensor:
-    return _unary(input, _float_math(input, np.arcsin), AsinBackward0, _INPUT)
+    return record(AsinBackward0, (input,), _float_math(input, np.arcsin))
 
 
 class AcosBackward0(Node):
     __slots__ = ()
+    saves = (0,)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -257,11 +259,12 @@ class AcosBackward0(Node):
 
 
 def acos(input: Tensor) -> Tensor:
-    return _unary(input, _float_math(input, np.arccos), AcosBackward0, _INPUT)
+    return record(AcosBackward0, (input,), _float_math(input, np.arccos))
 
 
 class AtanBackward0(Node):
     __slots__ = ()
+    saves = (0,)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -269,11 +272,12 @@ class AtanBackward0(Node):
 
 
 def atan(input: Tensor) -> Tensor:
-    return _unary(input, _float_math(input, np.arctan), AtanBackward0, _INPUT)
+    return record(AtanBackward0, (input,), _float_math(input, np.arctan))
 
 
 class SigmoidBackward0(Node):
     __slots__ = ()
+    saves = (OUTPUT,)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -287,11 +291,12 @@ def sigmoid(input: Tensor) -> Tensor:
     # exp of a non-positive number never overflows: use e^x/(1+e^x) for x < 0.
     e = xp.exp(-xp.abs(d))
     out = xp.where(d >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(d.dtype, copy=False)
-    return _unary(input, out, SigmoidBackward0, _OUTPUT)
+    return record(SigmoidBackward0, (input,), out)
 
 
 class ReluBackward0(Node):
     __slots__ = ()
+    saves = (OUTPUT,)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -301,12 +306,12 @@ class ReluBackward0(Node):
 def relu(input: Tensor) -> Tensor:
     """``max(x, 0)``; the gradient at 0 is 0, as in PyTorch."""
     d = input._data
-    return _unary(input, _xp(input).maximum(d, 0).astype(d.dtype, copy=False), ReluBackward0,
-                  _OUTPUT)
+    return record(ReluBackward0, (input,), _xp(input).maximum(d, 0).astype(d.dtype, copy=False))
 
 
 class AbsBackward0(Node):
     __slots__ = ()
+    saves = (0,)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -314,7 +319,7 @@ class AbsBackward0(Node):
 
 
 def abs(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).abs(input._data), AbsBackward0, _INPUT)
+    return record(AbsBackward0, (input,), _xp(input).abs(input._data))
 
 
 class SignBackward0(Node):
@@ -325,11 +330,12 @@ class SignBackward0(Node):
 
 
 def sign(input: Tensor) -> Tensor:
-    return _unary(input, _xp(input).sign(input._data), SignBackward0, _NOTHING)
+    return record(SignBackward0, (input,), _xp(input).sign(input._data))
 
 
 class ErfBackward0(Node):
     __slots__ = ()
+    saves = (0,)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -339,7 +345,7 @@ class ErfBackward0(Node):
 def erf(input: Tensor) -> Tensor:
     d = _float_data(input)
     vec = np.vectorize(math.erf, otypes=[d.dtype])
-    return _unary(input, vec(d) if d.size else d.copy(), ErfBackward0, _INPUT)
+    return record(ErfBackward0, (input,), vec(d) if d.size else d.copy())
 
 
 def _zero_grad_unary(name: str, numpy_name: str | None = None):
@@ -348,7 +354,7 @@ def _zero_grad_unary(name: str, numpy_name: str | None = None):
                {"__slots__": (), "backward": lambda self, g: (g * 0,)})
 
     def fn(input: Tensor) -> Tensor:
-        return _unary(input, getattr(_xp(input), numpy_name or name)(input._data), cls, _NOTHING)
+        return record(cls, (input,), getattr(_xp(input), numpy_name or name)(input._data))
 
     fn.__name__ = name
     fn.__doc__ = f"Elementwise {name} (zero gradient)."
@@ -365,7 +371,7 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """Round half to even, like PyTorch."""
     if decimals == 0:
         return _round_half_even(input)
-    return _unary(input, _xp(input).round(input._data, decimals), RoundBackward0, _NOTHING)
+    return record(RoundBackward0, (input,), _xp(input).round(input._data, decimals))
 
 
 # -- clamp -----------------------------------------------------------------------------------
@@ -373,6 +379,7 @@ class ClampBackward1(Node):
     """Gradient passes where min <= x <= max (bounds included, as in PyTorch)."""
 
     __slots__ = ("hi", "lo")
+    saves = (0,)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -414,10 +421,7 @@ def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
     if min is not None and max is not None and min > max:
         out = xp.full_like(d, max)
     out = out.astype(d.dtype, copy=False) if d.dtype.kind == "f" else out
-    t = _unary(input, out, _cls, _INPUT)
-    if t.grad_fn is not None:
-        t.grad_fn.lo, t.grad_fn.hi = min, max
-    return t
+    return record(_cls, (input,), out, attrs={"lo": min, "hi": max})
 
 
 clip = clamp
@@ -439,7 +443,10 @@ def _like(value, t: Tensor) -> Tensor:
 class MaximumBackward0(Node):
     """Ties split the gradient equally between both inputs, as PyTorch does."""
 
-    __slots__ = ("pick_b",)
+    __slots__ = ()
+    saves = (0, 1)
+    pack_order = (1, 0)
+    pick_b = False
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -455,6 +462,7 @@ class MaximumBackward0(Node):
 
 class MinimumBackward0(MaximumBackward0):
     __slots__ = ()
+    pick_b = True
 
 
 def _grad_dtype(g):
@@ -463,18 +471,7 @@ def _grad_dtype(g):
 
 def _extremum(cls, np_name, input, other):
     ta, tb, a, b = binary_operands(input, other)
-    out = getattr(get_array_module(a), np_name)(a, b)
-    node = None
-    if grad_state.enabled and ((ta is not None and ta._requires_grad)
-                               or (tb is not None and tb._requires_grad)):
-        node = record(cls, (ta, tb))
-        node.pick_b = cls is MinimumBackward0
-        saved_b = saved_input(tb) if tb is not None else saved_const(b)  # PyTorch's pack order
-        node._saved = (saved_input(ta) if ta is not None else saved_const(a), saved_b)
-    t = wrap(out, node)
-    if node is not None and events.observers:
-        emit(node, t)
-    return t
+    return record(cls, (ta, tb), getattr(get_array_module(a), np_name)(a, b), operands=(a, b))
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:
@@ -499,9 +496,7 @@ class WhereBackward0(Node):
 def where(condition, input=None, other=None):
     """``input`` where ``condition`` else ``other``; with one argument, ``nonzero(as_tuple=True)``."""
     if input is None and other is None:
-        from .indexing import nonzero
-
-        return nonzero(condition, as_tuple=True)
+        return condition.nonzero(as_tuple=True)
     if isinstance(condition, Tensor):
         cond = condition._data
     elif hasattr(condition, "shape") and hasattr(condition, "dtype"):
@@ -514,16 +509,8 @@ def where(condition, input=None, other=None):
         like = condition if isinstance(condition, Tensor) else None
         input = _scalar_tensor(input, like)
     ta, tb, a, b = binary_operands(input, other)
-    out = get_array_module(cond).where(cond, a, b)
-    node = None
-    if grad_state.enabled and ((ta is not None and ta._requires_grad)
-                               or (tb is not None and tb._requires_grad)):
-        node = record(WhereBackward0, (None, ta, tb))
-        node.cond = cond
-    t = wrap(out, node)
-    if node is not None and events.observers:
-        emit(node, t)
-    return t
+    return record(WhereBackward0, (None, ta, tb), get_array_module(cond).where(cond, a, b),
+                  attrs={"cond": cond})
 
 
 def _scalar_tensor(value, like):

@@ -17,12 +17,13 @@ import operator
 
 import numpy as np
 
-from .._backend import get_array_module
-from .._tensor import _wrap_dim
-from ..autograd.graph import Node, record
+from .._core.backend import get_array_module
+from .._core.graph import Node
+from .._core.record import record, wrap
+from .._core.tensor import _wrap_dim
 from . import dual
-from ._common import Tensor, emit, events, grad_state, wrap
-from .shape import expand, view_of
+from ._common import Tensor
+from .shape import expand
 
 __all__ = [
     "gather",
@@ -38,7 +39,6 @@ __all__ = [
     "scatter_add",
     "scatter_into_zeros",
     "select",
-    "setitem",
     "sum_all",
     "take_along_dim",
     "write_key",
@@ -48,17 +48,6 @@ _BAD_INDEX_DTYPE = "tensors used as indices must be long, int, byte or bool tens
 
 
 # -- shared helpers -------------------------------------------------------------------------------
-def _finish(node, out) -> Tensor:
-    t = wrap(out, node)
-    if node is not None and events.observers:
-        emit(node, t)
-    return t
-
-
-def _recording(*tensors) -> bool:
-    return grad_state.enabled and any(t is not None and t._requires_grad for t in tensors)
-
-
 def _raw(x, xp):
     """An index or mask argument (tensor, list, array) as an array of ``xp``."""
     if isinstance(x, Tensor):
@@ -235,6 +224,8 @@ def _check_mask(mask, shape, dim: int) -> None:
 
 class SelectBackward0(Node):
     __slots__ = ("in_shape", "key")
+    is_view = True
+    fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
         return (scatter_into_zeros(self.in_shape, self.key, g, accumulate=False),)
@@ -251,15 +242,13 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
     key = (slice(None),) * dim + (index % size, Ellipsis)
-    node = None
-    if _recording(input):
-        node = record(SelectBackward0, (input,), meta=False)
-        node.in_shape, node.key = data.shape, key
-    return view_of(input, data[key], node)
+    return record(SelectBackward0, (input,), data[key], attrs={"in_shape": data.shape, "key": key})
 
 
 class SliceBackward0(Node):
     __slots__ = ("in_shape", "key")
+    is_view = True
+    fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
         return (scatter_into_zeros(self.in_shape, self.key, g, accumulate=False),)
@@ -268,15 +257,13 @@ class SliceBackward0(Node):
 def _slice(input: Tensor, dim: int, item: slice) -> Tensor:
     data = input._data
     key = (slice(None),) * dim + (slice(*item.indices(data.shape[dim])),)
-    node = None
-    if _recording(input):
-        node = record(SliceBackward0, (input,), meta=False)
-        node.in_shape, node.key = data.shape, key
-    return view_of(input, data[key], node)
+    return record(SliceBackward0, (input,), data[key], attrs={"in_shape": data.shape, "key": key})
 
 
 class UnsqueezeBackward0(Node):
     __slots__ = ("in_shape",)
+    is_view = True
+    fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
         return (dual.reshape(g, self.in_shape),)
@@ -284,15 +271,13 @@ class UnsqueezeBackward0(Node):
 
 def _unsqueeze(input: Tensor, dim: int) -> Tensor:
     data = input._data
-    node = None
-    if _recording(input):
-        node = record(UnsqueezeBackward0, (input,), meta=False)
-        node.in_shape = data.shape
-    return view_of(input, data[(slice(None),) * dim + (None,)], node)
+    return record(UnsqueezeBackward0, (input,), data[(slice(None),) * dim + (None,)], attrs={"in_shape": data.shape})
 
 
 class AliasBackward0(Node):
     __slots__ = ()
+    is_view = True
+    fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
         return (g,)
@@ -300,12 +285,12 @@ class AliasBackward0(Node):
 
 def alias(input: Tensor) -> Tensor:
     """The same data as a new view (what ``t[...]`` returns)."""
-    node = record(AliasBackward0, (input,), meta=False) if _recording(input) else None
-    return view_of(input, input._data.view(), node)
+    return record(AliasBackward0, (input,), input._data.view())
 
 
 class IndexBackward0(Node):
     __slots__ = ("in_shape", "key")
+    fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
         return (scatter_into_zeros(self.in_shape, self.key, g),)
@@ -317,11 +302,7 @@ def _index(input: Tensor, advanced) -> Tensor:
     for dim, arr in advanced:
         key[dim] = arr
     key = tuple(key)
-    node = None
-    if _recording(input):
-        node = record(IndexBackward0, (input,), meta=False)
-        node.in_shape, node.key = input._data.shape, key
-    return _finish(node, input._data[key])
+    return record(IndexBackward0, (input,), input._data[key], attrs={"in_shape": input._data.shape, "key": key})
 
 
 def write_key(data, key):
@@ -399,18 +380,7 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
         _add_at(xp, out, key, v)
     else:
         out[key] = v
-    node = None
-    if _recording(input, vt):
-        node = record(IndexPutBackward0, (input, vt))
-        node.key, node.accumulate = key, accumulate
-    return _finish(node, out)
-
-
-def setitem(input: Tensor, key, value) -> None:
-    """``input[key] = value``: an in-place write (see ``gradnb.ops.inplace``)."""
-    from .inplace import write_region
-
-    write_region(input, key, value)
+    return record(IndexPutBackward0, (input, vt), out, attrs={"key": key, "accumulate": accumulate})
 
 
 # -- gather / scatter ----------------------------------------------------------------------------
@@ -460,11 +430,7 @@ def gather(input: Tensor, dim: int, index, *, sparse_grad: bool = False) -> Tens
                                f"apart from dimension {dim}")
     _check_bounds(idx, data.shape[dim] if data.ndim else 1, dim, RuntimeError)
     key = _along_dim_key(data, idx, dim, xp)
-    node = None
-    if _recording(input):
-        node = record(GatherBackward0, (input,))
-        node.in_shape, node.key = data.shape, key
-    return _finish(node, data[key])
+    return record(GatherBackward0, (input,), data[key], attrs={"in_shape": data.shape, "key": key})
 
 
 def _scatter_checks(op: str, data, idx, dim, src=None) -> None:
@@ -541,14 +507,10 @@ def scatter(input: Tensor, dim: int, index, src=None, *, value=None, reduce=None
         out[key] = piece.astype(out.dtype, copy=False)
     else:
         out[key] = src
-    node = None
-    if st is not None and _recording(input, st):
-        node = record(ScatterBackward0, (input, st))
-        node.key, node.src_shape, node.src_part = key, st._data.shape, part
-    elif st is None and _recording(input):
-        node = record(ScatterBackward1, (input,))
-        node.key = key
-    return _finish(node, out)
+    if st is not None:
+        return record(ScatterBackward0, (input, st), out,
+                      attrs={"key": key, "src_shape": st._data.shape, "src_part": part})
+    return record(ScatterBackward1, (input,), out, attrs={"key": key})
 
 
 class ScatterAddBackward0(Node):
@@ -572,11 +534,7 @@ def scatter_add(input: Tensor, dim: int, index, src: Tensor) -> Tensor:
         out += piece.astype(out.dtype).sum() if idx.size else 0
     else:
         _add_at(xp, out, key, piece.astype(out.dtype, copy=False))
-    node = None
-    if _recording(input, src):
-        node = record(ScatterAddBackward0, (input, src))
-        node.key, node.src_shape, node.src_part = key, src._data.shape, part
-    return _finish(node, out)
+    return record(ScatterAddBackward0, (input, src), out, attrs={"key": key, "src_shape": src._data.shape, "src_part": part})
 
 
 # -- index_select / index_add --------------------------------------------------------------------
@@ -614,11 +572,7 @@ def index_select(input: Tensor, dim: int, index) -> Tensor:
     dim = _wrap_dim(dim, data.ndim)
     arr = _vector_index(index, "index_select", xp, data.shape[dim] if data.ndim else 1)
     key = _dim_key(data, dim, arr)
-    node = None
-    if _recording(input):
-        node = record(IndexSelectBackward0, (input,))
-        node.in_shape, node.key = data.shape, key
-    return _finish(node, data[key])
+    return record(IndexSelectBackward0, (input,), data[key], attrs={"in_shape": data.shape, "key": key})
 
 
 class IndexAddBackward0(Node):
@@ -646,11 +600,7 @@ def index_add(input: Tensor, dim: int, index, source: Tensor, *, alpha=1) -> Ten
         out += src.astype(out.dtype).sum()
     else:
         _add_at(xp, out, key, src.astype(out.dtype, copy=False))
-    node = None
-    if _recording(input, source):
-        node = record(IndexAddBackward0, (input, source))
-        node.key, node.alpha = key, alpha
-    return _finish(node, out)
+    return record(IndexAddBackward0, (input, source), out, attrs={"key": key, "alpha": alpha})
 
 
 # -- masks ---------------------------------------------------------------------------------------
@@ -702,14 +652,9 @@ def masked_fill(input: Tensor, mask, value) -> Tensor:
     m = xp.broadcast_to(m, shape)
     out = xp.broadcast_to(data, shape).copy()
     out[m] = vt._data if vt is not None else value
-    node = None
-    if vt is not None and _recording(input, vt):
-        node = record(MaskedFillBackward1, (input, vt))
-        node.mask = m
-    elif vt is None and _recording(input):
-        node = record(MaskedFillBackward0, (input,))
-        node.mask = m
-    return _finish(node, out)
+    if vt is not None:
+        return record(MaskedFillBackward1, (input, vt), out, attrs={"mask": m})
+    return record(MaskedFillBackward0, (input,), out, attrs={"mask": m})
 
 
 class MaskedSelectBackward0(Node):
@@ -727,11 +672,7 @@ def masked_select(input: Tensor, mask) -> Tensor:
     shape = np.broadcast_shapes(data.shape, m.shape)
     m = xp.broadcast_to(m, shape)
     out = xp.broadcast_to(data, shape)[m]
-    node = None
-    if _recording(input):
-        node = record(MaskedSelectBackward0, (input,))
-        node.shape, node.mask = shape, m
-    return _finish(node, out)
+    return record(MaskedSelectBackward0, (input,), out, attrs={"shape": shape, "mask": m})
 
 
 def nonzero(input: Tensor, *, as_tuple: bool = False):
@@ -775,7 +716,7 @@ def _iterate(input: Tensor):
 
 
 TENSOR_METHODS = {
-    "__getitem__": getitem, "__setitem__": setitem, "__iter__": _iterate,
+    "__getitem__": getitem, "__iter__": _iterate,
     "select": select, "gather": gather, "scatter": scatter,
     "scatter_add": scatter_add, "index_select": index_select, "index_add": index_add,
     "index_put": index_put, "masked_fill": masked_fill, "masked_select": masked_select,

@@ -12,7 +12,8 @@ An in-place op takes one of three paths:
 - Recording on a view of a tensor that requires grad: as above, then the *base* is rebased onto a
   ``CopySlices`` node that writes the view's new values into it, and the view becomes an
   ``AsStridedBackward0`` view of the new base, as in PyTorch. Other views of the same base that
-  were taken before the write keep their old ``grad_fn`` (PyTorch regenerates them).
+  were taken before the write are regenerated the same way when next looked at
+  (``gradnb._core.views``).
 
 The leaf check comes first and nothing changes when an op raises.
 """
@@ -21,10 +22,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._backend import device_of, get_array_module, to_device
-from ..autograd.graph import _OUTPUT, Node, record, saved_output
+from .._core.backend import device_of, get_array_module, to_device
+from .._core.graph import Node
+from .._core.record import record, would_record
+from .._core.views import positions_in_base, rebase_view
 from . import arithmetic, elementwise
-from ._common import Tensor, emit, events, grad_state
+from ._common import Tensor, grad_state
 from .creation import default_generator
 from .indexing import (
     CopySlices,
@@ -38,7 +41,6 @@ from .indexing import (
     scalar_type_name,
     scatter,
     scatter_add,
-    scatter_into_zeros,
     sum_all,
     write_key,
 )
@@ -116,34 +118,13 @@ def _check_result(t: Tensor, result) -> None:
                            f"desired output type {scalar_type_name(t._data.dtype)}")
 
 
-def _recording(t: Tensor, others) -> bool:
-    return grad_state.enabled and (t._requires_grad or any(
-        isinstance(o, Tensor) and o._requires_grad for o in others))
-
-
-def _rebase(t: Tensor, node, output_nr: int = 0) -> None:
+def _adopt(t: Tensor, node, output_nr: int = 0) -> None:
+    """Make ``t`` output ``output_nr`` of ``node`` (recorded on a shadow of ``t``)."""
     t.grad_fn = node
     t._output_nr = output_nr
     t._requires_grad = True
     if t._grad_fn_version is not None:
         t._grad_fn_version = t._version[0]
-
-
-def _rebase_on_new_node(t: Tensor, node) -> None:
-    """Rebase ``t`` on a node made here (not by an op), and tell observers about it."""
-    _rebase(t, node)
-    if events.observers:
-        emit(node, t)
-
-
-def _retarget_saved_output(result: Tensor, t: Tensor) -> None:
-    """A node that saved its output (``exp_``, ``relu_``) saved the result's array; point it at
-    ``t`` instead, so the array is not kept twice and a later in-place op on ``t`` is caught."""
-    node = result.grad_fn
-    if node is None or not node._saved:
-        return
-    node._saved = tuple(saved_output(t) if e[0] == _OUTPUT and e[1] is result._data else e
-                        for e in node._saved)
 
 
 def apply_inplace(t: Tensor, compute, others=(), fast=None) -> Tensor:
@@ -154,7 +135,7 @@ def apply_inplace(t: Tensor, compute, others=(), fast=None) -> Tensor:
     """
     check_writable(t)
     xp = get_array_module(t._data)
-    if not _recording(t, others):
+    if not would_record((t, *others)):
         if fast is None or not fast(t._data):
             result = compute(t)._data
             _check_result(t, result)
@@ -168,62 +149,17 @@ def apply_inplace(t: Tensor, compute, others=(), fast=None) -> Tensor:
     if base is None:
         xp.copyto(t._data, result._data, casting="unsafe")
         t._version[0] += 1
-        _rebase(t, result.grad_fn, result._output_nr)
-        _retarget_saved_output(result, t)
+        _adopt(t, result.grad_fn, result._output_nr)
+        if result.grad_fn is not None:  # a node that saved its output now finds it in ``t``
+            result.grad_fn.retarget_output(result._data, t)
         return t
     positions = positions_in_base(t._data, base._data)
-    node = record(CopySlices, (base, result))
-    node.key, node.accumulate = xp.unravel_index(positions, base._data.shape), False
     xp.copyto(t._data, result._data, casting="unsafe")
     t._version[0] += 1
-    _rebase_on_new_node(base, node)
-    _rebase_view(t, base, positions)
+    record(CopySlices, (base, result), None, into=base,
+           attrs={"key": xp.unravel_index(positions, base._data.shape), "accumulate": False})
+    rebase_view(t, base, positions)
     return t
-
-
-class AsStridedBackward0(Node):
-    """A view regenerated after an in-place write through it: its entries, read from the base."""
-
-    __slots__ = ("base_shape", "key")
-
-    def backward(self, g):
-        return (scatter_into_zeros(self.base_shape, self.key, g, accumulate=False),)
-
-
-def _rebase_view(view: Tensor, base: Tensor, positions) -> None:
-    node = record(AsStridedBackward0, (base,), meta=False)
-    node.base_shape = base._data.shape
-    node.key = get_array_module(positions).unravel_index(positions, base._data.shape)
-    _rebase_on_new_node(view, node)
-    view._grad_fn_version = view._version[0]
-
-
-def positions_in_base(view, base):
-    """For each entry of the array ``view`` (a view into ``base``'s memory), its flat C-order
-    position in ``base``, found from byte offsets so that any strided view works."""
-    xp = get_array_module(base)
-    offsets = _byte_offsets(view, xp) + (_address(view) - _address(base))
-    itemsize = base.itemsize
-    if base.flags.c_contiguous:
-        return offsets // itemsize
-    base_offsets = _byte_offsets(base, xp).reshape(-1)
-    order = xp.argsort(base_offsets)
-    return order[xp.searchsorted(base_offsets[order], offsets)]
-
-
-def _byte_offsets(a, xp):
-    offsets = xp.zeros((), dtype=np.int64)
-    for k, (n, stride) in enumerate(zip(a.shape, a.strides)):
-        shape = [1] * a.ndim
-        shape[k] = n
-        offsets = offsets + (xp.arange(n, dtype=np.int64) * stride).reshape(shape)
-    return xp.broadcast_to(offsets, a.shape)
-
-
-def _address(a) -> int:
-    if hasattr(a, "__array_interface__"):
-        return a.__array_interface__["data"][0]
-    return a.data.ptr
 
 
 # -- t[key] = value ------------------------------------------------------------------------------
@@ -263,13 +199,12 @@ def write_region(t: Tensor, key, value) -> None:
         root, root_key = base, xp.unravel_index(positions[data_key], base._data.shape)
     view_made = base is not None or _takes_view(items, is_tuple, t._data.shape)
     cls = CopySlices if view_made else IndexPutBackward0
-    node = record(cls, (root, vt if vt is not None and vt._requires_grad else None))
-    node.key, node.accumulate = root_key, False
     t._data[data_key] = raw
     t._version[0] += 1
-    _rebase_on_new_node(root, node)
+    record(cls, (root, vt if vt is not None and vt._requires_grad else None), None, into=root,
+           attrs={"key": root_key, "accumulate": False})
     if base is not None:
-        _rebase_view(t, base, positions)
+        rebase_view(t, base, positions)
 
 
 def _takes_view(items, is_tuple: bool, shape) -> bool:
@@ -476,16 +411,10 @@ class CopyBackwards(Node):
         return ((g * 0) if self.needs(0) else None), g_src
 
 
-def _overwrite(cls, old: Tensor, new_data, value: Tensor | None = None) -> Tensor:
+def _overwrite(cls, old: Tensor, new_data, value: Tensor | None = None, attrs=None) -> Tensor:
     """A tensor of ``new_data`` whose node ``cls`` links to ``old`` (and ``value``)."""
     inputs = (old,) if cls is not FillBackward3 and cls is not CopyBackwards else (old, value)
-    if not _recording(old, inputs[1:]):
-        return Tensor._make(new_data)
-    node = record(cls, inputs)
-    out = Tensor._make(new_data, True, node)
-    if events.observers:
-        emit(node, out)
-    return out
+    return record(cls, inputs, new_data, attrs=attrs)
 
 
 def zero_(self: Tensor) -> Tensor:
@@ -534,10 +463,8 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
             data = to_device(data, device_of(s._data))
         xp = get_array_module(s._data)
         new = xp.broadcast_to(data, shape).astype(s._data.dtype)
-        out = _overwrite(CopyBackwards, s, new, src)
-        if out.grad_fn is not None:
-            out.grad_fn.src_device = device_of(src._data) if moved else None
-        return out
+        return _overwrite(CopyBackwards, s, new, src,
+                          attrs={"src_device": device_of(src._data) if moved else None})
 
     return apply_inplace(self, compute, (src,))
 
@@ -609,6 +536,7 @@ def _clamp_max_(self: Tensor, max) -> Tensor:
 
 
 TENSOR_METHODS = {
+    "__setitem__": write_region,
     "add_": add_, "sub_": sub_, "subtract_": sub_, "mul_": mul_, "multiply_": mul_,
     "div_": div_, "divide_": div_, "true_divide_": div_, "pow_": pow_, "neg_": neg_,
     "negative_": neg_, "exp_": exp_, "log_": log_, "sqrt_": sqrt_, "tanh_": tanh_,

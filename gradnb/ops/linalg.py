@@ -7,15 +7,18 @@ handled by promoting to matrices first, exactly as the forward does.
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
-from ..autograd.graph import Node, record, saved_const, saved_input
+from .._core.graph import Node, const
+from .._core.record import record
 from . import dual
-from ._common import Tensor, binary_operands, emit, events, grad_state, wrap
+from ._common import Tensor, binary_operands
 
 
 class MmBackward0(Node):
     __slots__ = ()
+    saves = (0, 1)
+    pack_order = (1, 0)
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -28,6 +31,7 @@ class MvBackward0(Node):
     """matrix @ vector."""
 
     __slots__ = ()
+    saves = (0, 1)
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -43,6 +47,7 @@ class MvBackward0(Node):
 
 class DotBackward0(Node):
     __slots__ = ()
+    saves = (0, 1)
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -55,6 +60,7 @@ class UnsafeViewBackward0(Node):
     compute the product directly and keep the name users see in PyTorch."""
 
     __slots__ = ()
+    saves = (0, 1)
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -104,8 +110,8 @@ def _node_class(a, b):
         return MvBackward0
     if a.ndim == 1 and b.ndim == 2:
         return SqueezeBackward4
-    batch_a = int(np.prod(a.shape[:-2])) if a.ndim >= 3 else 1
-    batch_b = int(np.prod(b.shape[:-2])) if b.ndim >= 3 else 1
+    batch_a = math.prod(a.shape[:-2]) if a.ndim >= 3 else 1
+    batch_b = math.prod(b.shape[:-2]) if b.ndim >= 3 else 1
     if b.ndim >= 3 and a.ndim >= 2 and batch_a == 1 and batch_b > 1:
         return CloneBackward0
     if a.ndim == 2 and b.ndim >= 3:
@@ -124,34 +130,13 @@ def matmul(input, other) -> Tensor:
         out = a @ b
     except ValueError:
         raise RuntimeError(_shape_error(a, b)) from None
-    node = None
-    if grad_state.enabled and ((ta is not None and ta._requires_grad)
-                               or (tb is not None and tb._requires_grad)):
-        cls = _node_class(a, b)
-        node = record(cls, (ta, tb))
-        need_a = node.next_functions[0][0] is not None
-        need_b = node.next_functions[1][0] is not None
+    cls = _node_class(a, b)
+    save = None
+    if cls is MmBackward0:
         # Save each operand only if the *other* one needs its gradient (shape-only otherwise).
-        def save_a():
-            return ((saved_input(ta) if ta is not None else saved_const(a))
-                    if need_b or cls is not MmBackward0 else saved_const(_Shape(a)))
-
-        def save_b():
-            return ((saved_input(tb) if tb is not None else saved_const(b))
-                    if need_a or cls is not MmBackward0 else saved_const(_Shape(b)))
-
-        # saved_tensors_hooks see PyTorch's pack order: mat2 first for mm, self first otherwise.
-        if cls is MmBackward0:
-            saved_b = save_b()
-            saved_a = save_a()
-        else:
-            saved_a = save_a()
-            saved_b = save_b()
-        node._saved = (saved_a, saved_b)
-    t = wrap(out, node)
-    if node is not None and events.observers:
-        emit(node, t)
-    return t
+        save = (0 if tb is not None and tb._requires_grad else const(_Shape(a)),
+                1 if ta is not None and ta._requires_grad else const(_Shape(b)))
+    return record(cls, (ta, tb), out, save=save, operands=(a, b))
 
 
 class _Shape:

@@ -19,11 +19,12 @@ import math
 import types
 import warnings
 
-from .. import _dtype
-from .._backend import get_array_module
-from ..autograd.graph import Node, record, saved_const, saved_input, saved_output
+from .._core import dtype as _dtype
+from .._core.backend import get_array_module
+from .._core.graph import OUTPUT, Node, const
+from .._core.record import record, wrap
 from . import dual
-from ._common import Tensor, emit, events, grad_state, wrap
+from ._common import Tensor
 from .shape import _on, cat, flip, narrow
 
 __all__ = [
@@ -131,24 +132,12 @@ def _integral_to_int64(data, dtype):
 
 # -- recording ------------------------------------------------------------------------------------
 def _record(cls, input, out, *, save_input=False, save_output=False, consts=(), **attrs) -> Tensor:
-    """Wrap ``out`` and, when grad is recorded, attach a ``cls`` node with ``attrs`` and the saved
-    values its backward reads, in this order: input, output, then each of ``consts``."""
-    if not (grad_state.enabled and input._requires_grad and _is_differentiable(out)):
+    """``record`` for a reduction of ``input``: the saved values its backward reads are, in this
+    order, the input, the output, then each of ``consts``. An integer result has no gradient."""
+    if not _is_differentiable(out):
         return wrap(out)
-    node = record(cls, (input,))
-    for k, v in attrs.items():
-        setattr(node, k, v)
-    t = wrap(out, node)
-    saved = []
-    if save_input:
-        saved.append(saved_input(input))
-    if save_output:
-        saved.append(saved_output(t))
-    saved.extend(saved_const(c) for c in consts)
-    node._saved = tuple(saved)
-    if events.observers:
-        emit(node, t)
-    return t
+    save = (0,) * save_input + (OUTPUT,) * save_output + tuple(const(c) for c in consts)
+    return record(cls, (input,), out, save=save, attrs=attrs or None)
 
 
 def _is_differentiable(out) -> bool:

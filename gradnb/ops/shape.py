@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import math
 
-from .._backend import get_array_module
-from .._tensor import Size, _wrap_dim
-from ..autograd.graph import Node, emit_op, record
+from .._core.backend import get_array_module
+from .._core.graph import Node
+from .._core.record import record, wrap
+from .._core.tensor import Size, _wrap_dim
+from .._core.views import shares_memory
 from . import dual
-from ._common import Tensor, check_same_device, emit, events, grad_state, result_type, wrap
+from ._common import Tensor, check_same_device, result_type
 
 __all__ = [
     "cat",
@@ -48,34 +50,6 @@ __all__ = [
 ]
 
 
-def view_of(input: Tensor, out, node) -> Tensor:
-    """Wrap ``out`` (a view of ``input``'s data when NumPy made one) and share the version
-    counter when it is a view."""
-    t = wrap(out, node)
-    if out is not input._data and getattr(out, "base", None) is not None and _shares(out, input._data):
-        t._version = input._version
-        t._base = input if input._base is None else input._base
-        t._grad_fn_version = input._version[0]
-    if node is not None and events.observers:
-        emit(node, t)
-    return t
-
-
-def _shares(a, b) -> bool:
-    base_a = a.base if a.base is not None else a
-    base_b = b.base if b.base is not None else b
-    return base_a is base_b or base_a is b or a.base is b
-
-
-def _record(cls, input, out, **attrs) -> Tensor:
-    node = None
-    if grad_state.enabled and input._requires_grad:
-        node = record(cls, (input,), meta=False)
-        for k, v in attrs.items():
-            setattr(node, k, v)
-    return view_of(input, out, node)
-
-
 def infer_shape(shape, numel: int):
     """Resolve one ``-1`` in ``shape`` and check the element count (PyTorch's messages)."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -103,6 +77,8 @@ class ViewBackward0(Node):
     """Gradient of a view that changed the shape: reshape ``g`` back."""
 
     __slots__ = ("in_shape",)
+    is_view = True
+    fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
         return (dual.reshape(g, self.in_shape),)
@@ -132,11 +108,11 @@ def reshape(input: Tensor, *shape) -> Tensor:
     out = data.reshape(shape)
     if data.size == 0 or data.flags.c_contiguous:
         cls = ViewBackward0
-    elif _shares(out, data):
+    elif shares_memory(out, data):
         cls = ReshapeAliasBackward0
     else:
         cls = UnsafeViewBackward0
-    return _record(cls, input, out, in_shape=data.shape)
+    return record(cls, (input,), out, attrs={"in_shape": data.shape})
 
 
 def view(input: Tensor, *shape) -> Tensor:
@@ -144,18 +120,20 @@ def view(input: Tensor, *shape) -> Tensor:
     data = input._data
     shape = infer_shape(shape, data.size)
     out = data.reshape(shape)
-    if data.size and not _shares(out, data):  # reshape had to copy: a view is impossible
+    if data.size and not shares_memory(out, data):  # reshape had to copy: a view is impossible
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         )
-    return _record(ViewBackward0, input, out, in_shape=data.shape)
+    return record(ViewBackward0, (input,), out, attrs={"in_shape": data.shape})
 
 
 class PermuteBackward0(Node):
     """Gradient of ``permute``: the inverse permutation of ``g``."""
 
     __slots__ = ("inverse",)
+    is_view = True
+    fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
         return (dual.permute(g, self.inverse),)
@@ -178,13 +156,15 @@ def permute(input: Tensor, *dims) -> Tensor:
     inverse = [0] * ndim
     for i, a in enumerate(axes):
         inverse[a] = i
-    return _record(PermuteBackward0, input, input._data.transpose(axes), inverse=tuple(inverse))
+    return record(PermuteBackward0, (input,), input._data.transpose(axes), attrs={"inverse": tuple(inverse)})
 
 
 class TransposeBackward0(Node):
     """Gradient of ``transpose``: swap the same two dims of ``g``."""
 
     __slots__ = ("d0", "d1")
+    is_view = True
+    fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
         if isinstance(g, Tensor):
@@ -197,14 +177,16 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     ndim = input._data.ndim
     d0, d1 = _wrap_dim(dim0, ndim), _wrap_dim(dim1, ndim)
     if ndim < 2:
-        return _record(TransposeBackward0, input, input._data.view(), d0=0, d1=0)
-    return _record(TransposeBackward0, input, input._data.swapaxes(d0, d1), d0=d0, d1=d1)
+        return record(TransposeBackward0, (input,), input._data.view(), attrs={"d0": 0, "d1": 0})
+    return record(TransposeBackward0, (input,), input._data.swapaxes(d0, d1), attrs={"d0": d0, "d1": d1})
 
 
 class TBackward0(Node):
     """Gradient of ``t``: transpose ``g`` back."""
 
     __slots__ = ()
+    is_view = True
+    fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
         return (dual.mT(g) if len(g.shape) == 2 else g,)
@@ -216,7 +198,7 @@ def t(input: Tensor) -> Tensor:
     if ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
     out = input._data.T if ndim == 2 else input._data.view()
-    return _record(TBackward0, input, out)
+    return record(TBackward0, (input,), out)
 
 
 def T(input: Tensor) -> Tensor:
@@ -229,6 +211,8 @@ class ExpandBackward0(Node):
     """Gradient of ``expand``: sum ``g`` over the broadcast dims."""
 
     __slots__ = ("in_shape",)
+    is_view = True
+    fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
         return (dual.sum_to(g, self.in_shape),)
@@ -263,7 +247,7 @@ def expand(input: Tensor, *sizes) -> Tensor:
         target.append(s)
     xp = dual.xp_of(data)
     out = xp.broadcast_to(data, tuple(target))
-    return _record(ExpandBackward0, input, out, in_shape=data.shape)
+    return record(ExpandBackward0, (input,), out, attrs={"in_shape": data.shape})
 
 
 # -- helpers for rules that run on arrays and on tensors -------------------------------------------
@@ -320,13 +304,6 @@ def _unique_axes(dims, ndim: int) -> tuple:
     return tuple(axes)
 
 
-def _finish(node, out) -> Tensor:
-    t = wrap(out, node)
-    if node is not None and events.observers:
-        emit(node, t)
-    return t
-
-
 # -- squeeze, unsqueeze, flatten, unflatten --------------------------------------------------------
 class SqueezeBackward0(ViewBackward0):
     """Gradient of ``squeeze()``: reshape back."""
@@ -367,7 +344,7 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
     else:
         cls, axes = SqueezeBackward2, _unique_axes(dim, data.ndim)
     shape = tuple(n for i, n in enumerate(data.shape) if not (i in axes and n == 1))
-    return _record(cls, input, data.reshape(shape), in_shape=data.shape)
+    return record(cls, (input,), data.reshape(shape), attrs={"in_shape": data.shape})
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
@@ -375,7 +352,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     data = input._data
     axis = _wrap_dim(dim, data.ndim + 1)
     shape = data.shape[:axis] + (1,) + data.shape[axis:]
-    return _record(UnsqueezeBackward0, input, data.reshape(shape), in_shape=data.shape)
+    return record(UnsqueezeBackward0, (input,), data.reshape(shape), attrs={"in_shape": data.shape})
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -419,15 +396,6 @@ def _promoted_dtype(tensors):
         probe = wrap(get_array_module(t._data).empty((1,), dtype=dtype))
         dtype = result_type(probe, t)
     return dtype
-
-
-def _joined(cls, tensors, out, **attrs) -> Tensor:
-    node = None
-    if grad_state.enabled and any(t._requires_grad for t in tensors):
-        node = record(cls, tuple(tensors))
-        for k, v in attrs.items():
-            setattr(node, k, v)
-    return _finish(node, out)
 
 
 class CatBackward0(Node):
@@ -494,7 +462,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
             continue
         spans.append((start, t._data.shape[axis]))
         start += t._data.shape[axis]
-    return _joined(CatBackward0, tensors, out, axis=axis, spans=tuple(spans))
+    return record(CatBackward0, tuple(tensors), out, attrs={"axis": axis, "spans": tuple(spans)})
 
 
 concat = cat
@@ -531,37 +499,17 @@ def stack(tensors, dim: int = 0) -> Tensor:
     dtype = _promoted_dtype(tensors)
     out = get_array_module(ref).stack([t._data.astype(dtype, copy=False) for t in tensors],
                                       axis=axis)
-    return _joined(StackBackward0, tensors, out, axis=axis)
+    return record(StackBackward0, tuple(tensors), out, attrs={"axis": axis})
 
 
 # -- split, chunk, unbind: one node, several outputs ----------------------------------------------
-def _views(cls, input: Tensor, outs, **attrs) -> tuple:
-    """Wrap the views ``outs`` of ``input`` as the outputs of one ``cls`` node."""
-    node = None
-    if grad_state.enabled and input._requires_grad:
-        node = record(cls, (input,), meta=False)
-        node.num_outputs = len(outs)
-        for k, v in attrs.items():
-            setattr(node, k, v)
-    base = input if input._base is None else input._base
-    tensors = []
-    for i, out in enumerate(outs):
-        t = wrap(out, node)
-        t._output_nr = i
-        t._version = input._version
-        t._base = base
-        t._grad_fn_version = input._version[0]
-        tensors.append(t)
-    if node is not None and events.observers:
-        emit_op(node, tuple(tensors))
-    return tuple(tensors)
-
-
 class SplitBackward0(Node):
     """Gradient of ``split``/``chunk``: the pieces' gradients joined back (zeros for pieces that
     got none)."""
 
     __slots__ = ("axis", "in_shape", "num_outputs", "sizes")
+    is_view = True
+    fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, *grads):
         like = next(g for g in grads if g is not None)
@@ -617,7 +565,7 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     for s in sizes:
         outs.append(data[(slice(None),) * axis + (slice(start, start + s),)])
         start += s
-    return _views(cls, tensor, outs, axis=axis, in_shape=data.shape, sizes=tuple(sizes))
+    return record(cls, (tensor,), tuple(outs), attrs={"axis": axis, "in_shape": data.shape, "sizes": tuple(sizes)})
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
@@ -637,6 +585,8 @@ class UnbindBackward0(Node):
     """Gradient of ``unbind``: the slices' gradients stacked back (zeros where none came)."""
 
     __slots__ = ("axis", "in_shape", "num_outputs")
+    is_view = True
+    fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, *grads):
         like = next(g for g in grads if g is not None)
@@ -654,7 +604,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     if data.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     outs = [data[(slice(None),) * axis + (i,)] for i in range(data.shape[axis])]
-    return _views(UnbindBackward0, input, outs, axis=axis, in_shape=data.shape)
+    return record(UnbindBackward0, (input,), tuple(outs), attrs={"axis": axis, "in_shape": data.shape})
 
 
 # -- narrow, contiguous -------------------------------------------------------------------------------
@@ -662,6 +612,8 @@ class SliceBackward0(Node):
     """Gradient of a slice: ``g`` placed back among zeros."""
 
     __slots__ = ("axis", "in_shape", "start")
+    is_view = True
+    fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
         return (_pad(g, self.in_shape, self.axis, self.start),)
@@ -683,7 +635,7 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     out = data[(slice(None),) * axis + (slice(start, start + length),)]
-    return _record(SliceBackward0, input, out, in_shape=data.shape, axis=axis, start=start)
+    return record(SliceBackward0, (input,), out, attrs={"in_shape": data.shape, "axis": axis, "start": start})
 
 
 def contiguous(input: Tensor, memory_format=None) -> Tensor:
@@ -700,6 +652,7 @@ class RepeatBackward0(Node):
     """Gradient of ``repeat``: the copies' gradients summed into one."""
 
     __slots__ = ("in_shape", "repeats")
+    fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
         padded = (1,) * (len(self.repeats) - len(self.in_shape)) + tuple(self.in_shape)
@@ -725,11 +678,8 @@ def repeat(input: Tensor, *sizes) -> Tensor:
         if n < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {target}")
     out = get_array_module(data).tile(data.reshape(padded), sizes)
-    node = None
-    if grad_state.enabled and input._requires_grad:
-        node = record(RepeatBackward0, (input,), meta=False)
-        node.in_shape, node.repeats = data.shape, tuple(sizes)
-    return _finish(node, out)
+    return record(RepeatBackward0, (input,), out,
+                  attrs={"in_shape": data.shape, "repeats": tuple(sizes)})
 
 
 def tile(input: Tensor, dims) -> Tensor:
@@ -742,6 +692,7 @@ class FlipBackward0(Node):
     """Gradient of ``flip``: flip ``g`` back."""
 
     __slots__ = ("axes",)
+    fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
         return (_on(flip, g, self.axes),)
@@ -754,17 +705,14 @@ def flip(input: Tensor, *dims) -> Tensor:
     if not data.ndim:
         _unique_axes(_dims_arg(dims), 0)  # still validated: a 0-d tensor accepts dims 0 and -1
     out = get_array_module(data).flip(data, axes).copy() if axes else data.copy()
-    node = None
-    if grad_state.enabled and input._requires_grad:
-        node = record(FlipBackward0, (input,), meta=False)
-        node.axes = axes
-    return _finish(node, out)
+    return record(FlipBackward0, (input,), out, attrs={"axes": axes})
 
 
 class RollBackward0(Node):
     """Gradient of ``roll``: roll ``g`` back."""
 
     __slots__ = ("axes", "shifts")
+    fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
         return (_on(roll, g, tuple(-s for s in self.shifts), self.axes),)
@@ -789,11 +737,7 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
             raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
         dims = wrapped
         out = xp.roll(data, shifts, dims)
-    node = None
-    if grad_state.enabled and input._requires_grad:
-        node = record(RollBackward0, (input,), meta=False)
-        node.shifts, node.axes = shifts, dims or None
-    return _finish(node, out)
+    return record(RollBackward0, (input,), out, attrs={"shifts": shifts, "axes": dims or None})
 
 
 def movedim(input: Tensor, source, destination) -> Tensor:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from .._backend import get_array_module
-from .._tensor import Tensor
+from .._core.backend import get_array_module
+from .._core.tensor import Tensor
 from ..ops.creation import tensor
 from ._checks import check_betas, check_eps, check_lr, check_weight_decay
 from .optimizer import Optimizer

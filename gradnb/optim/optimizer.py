@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .._backend import device_of, to_device
-from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad
+from .._core.backend import device_of, to_device
+from .._core.grad_mode import enable_grad
+from .._core.tensor import Tensor
 from ..nn.modules.module import zero_grads
 
 __all__ = ["Optimizer"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .._tensor import Tensor
+from .._core.tensor import Tensor
 from ._checks import check_lr, check_weight_decay
 from .optimizer import Optimizer
 

@@ -22,10 +22,10 @@ import warnings
 from collections.abc import Callable, Iterator
 
 from .. import autograd
-from .._tensor import Tensor
+from .._core.grad_mode import enable_grad, no_grad
+from .._core.grad_mode import state as _grad_state
+from .._core.tensor import Tensor
 from ..autograd.function import Function
-from ..autograd.grad_mode import enable_grad, no_grad
-from ..autograd.grad_mode import state as _grad_state
 from ..autograd.saved_hooks import saved_tensors_hooks
 from ..ops.creation import default_generator
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import gradnb
-from gradnb import _backend
+from gradnb._core import backend as _backend
 
 
 def host(t: gradnb.Tensor) -> np.ndarray:

@@ -11,7 +11,7 @@ import pytest
 IPython = pytest.importorskip("IPython")
 
 import gradnb
-import gradnb.nn as nn
+from gradnb import nn
 from gradnb.notebook import GraphView, TraceDiff, diff
 from gradnb.notebook.interactive import graph_groups
 

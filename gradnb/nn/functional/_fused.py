@@ -1,43 +1,22 @@
 """Plumbing shared by the fused ops of ``nn.functional``.
 
 A fused op computes its forward on raw arrays and records one node whose derivative is written
-by hand (for speed, memory, or numerical stability), exactly like the ops in ``gradnb.ops``.
+by hand (for speed, memory, or numerical stability), exactly like the ops in ``gradnb.ops``:
+through ``gradnb._core.record.record``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.graph import record
-from ...ops._common import Tensor, emit, events, grad_state, wrap
+from ...ops._common import Tensor
 
 __all__ = [
     "Tensor",
     "const_like",
-    "finish",
     "first_order_only",
     "index_add_at",
-    "needs_grad",
-    "record_node",
 ]
-
-
-def needs_grad(*tensors) -> bool:
-    """Whether an op on ``tensors`` (None entries are constants) must record a node."""
-    return grad_state.enabled and any(t is not None and t._requires_grad for t in tensors)
-
-
-def record_node(cls, inputs, meta: bool = True):
-    """A ``cls`` node for ``inputs`` when grad mode is on and one of them needs grad, else None."""
-    return record(cls, inputs, meta) if needs_grad(*inputs) else None
-
-
-def finish(node, out) -> Tensor:
-    """Wrap the forward result, attach ``node`` and tell observers."""
-    t = wrap(out, node)
-    if node is not None and events.observers:
-        emit(node, t)
-    return t
 
 
 def const_like(array, like):

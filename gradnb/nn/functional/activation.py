@@ -8,11 +8,12 @@ import warnings
 
 import numpy as np
 
-from ..._backend import get_array_module, to_device
-from ..._tensor import _wrap_dim
-from ...autograd.graph import Node, saved_input, saved_output
+from ..._core.backend import get_array_module, to_device
+from ..._core.graph import OUTPUT, Node
+from ..._core.record import record
+from ..._core.tensor import _wrap_dim
 from ...ops import creation, dual, elementwise
-from ._fused import Tensor, finish, record_node
+from ._fused import Tensor
 
 __all__ = ["dropout", "gelu", "log_softmax", "relu", "sigmoid", "softmax", "tanh"]
 
@@ -42,6 +43,7 @@ class SoftmaxBackward0(Node):
     """``dx = y * (g - sum(g * y))`` along the softmax dimension."""
 
     __slots__ = ("dim",)
+    saves = (OUTPUT,)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -57,18 +59,14 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     x = input._data
     e = get_array_module(x).exp(_shifted(x, dim))
     out = e / e.sum(axis=dim, keepdims=True) if x.ndim else e
-    node = record_node(SoftmaxBackward0, (input,))
-    t = finish(node, out)
-    if node is not None:
-        node.dim = dim
-        node._saved = (saved_output(t),)
-    return t
+    return record(SoftmaxBackward0, (input,), out, attrs={"dim": dim})
 
 
 class LogSoftmaxBackward0(Node):
     """``dx = g - exp(y) * sum(g)`` along the dimension (``exp(y)`` is the softmax)."""
 
     __slots__ = ("dim",)
+    saves = (OUTPUT,)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -86,12 +84,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
         out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
     else:
         out = shifted
-    node = record_node(LogSoftmaxBackward0, (input,))
-    t = finish(node, out)
-    if node is not None:
-        node.dim = dim
-        node._saved = (saved_output(t),)
-    return t
+    return record(LogSoftmaxBackward0, (input,), out, attrs={"dim": dim})
 
 
 _SQRT_HALF = math.sqrt(0.5)
@@ -116,6 +109,7 @@ class GeluBackward0(Node):
     """``d/dx [x * Phi(x)] = Phi(x) + x * phi(x)`` (or the tanh approximation's derivative)."""
 
     __slots__ = ("approximate",)
+    saves = (0,)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -139,11 +133,8 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         out = 0.5 * x * (1 + xp.tanh(_SQRT_2_OVER_PI * (x + _TANH_COEF * x ** 3)))
     else:
         out = 0.5 * x * (1 + _erf(x * _SQRT_HALF))
-    node = record_node(GeluBackward0, (input,))
-    if node is not None:
-        node.approximate = approximate
-        node._saved = (saved_input(input),)
-    return finish(node, out.astype(x.dtype, copy=False))
+    return record(GeluBackward0, (input,), out.astype(x.dtype, copy=False),
+                  attrs={"approximate": approximate})
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ...ops.creation import tensor
 from .activation import dropout, softmax
 

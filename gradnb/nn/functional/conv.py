@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._backend import get_array_module
-from ...autograd.graph import Node, saved_const, saved_input
-from ._fused import Tensor, finish, first_order_only, index_add_at, record_node
+from ..._core.backend import get_array_module
+from ..._core.graph import Node, const
+from ..._core.record import record
+from ._fused import Tensor, first_order_only, index_add_at
 
 __all__ = ["conv2d", "max_pool2d"]
 
@@ -137,14 +138,11 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     out = out.reshape(n, o, oh, ow)
     if bias is not None:
         out += bias._data.reshape(1, o, 1, 1)
-    node = record_node(ConvolutionBackward0, (input, weight, bias))
-    if node is not None:
-        node.stride, node.dilation, node.pads, node.groups = stride, dilation, pads, groups
-        node.in_shape, node.w_shape, node.out_hw = x.shape, w.shape, (oh, ow)
-        # The input is needed only for the weight's gradient, the weight only for the input's.
-        node._saved = (saved_input(input) if node.needs(1) else saved_const(None),
-                       saved_input(weight) if node.needs(0) else saved_const(None))
-    return finish(node, out)
+    # The input is needed only for the weight's gradient, the weight only for the input's.
+    save = (0 if weight._requires_grad else None, 1 if input._requires_grad else None)
+    return record(ConvolutionBackward0, (input, weight, bias), out, save=save,
+                  attrs={"stride": stride, "dilation": dilation, "pads": pads, "groups": groups,
+                         "in_shape": x.shape, "w_shape": w.shape, "out_hw": (oh, ow)})
 
 
 class MaxPool2DWithIndicesBackward0(Node):
@@ -197,12 +195,8 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
     row = xp.arange(oh).reshape(-1, 1) * stride[0] + ki * dilation[0]
     col = xp.arange(ow).reshape(1, -1) * stride[1] + kj * dilation[1]
     wp = w + pads[2] + pads[3]
-    node = record_node(MaxPool2DWithIndicesBackward0, (input,))
-    if node is not None:
-        node.in_shape = x.shape
-        node.pads = pads
-        node._saved = (saved_const(row * wp + col),)
-    t = finish(node, out)
+    t = record(MaxPool2DWithIndicesBackward0, (input,), out,
+               save=lambda: (const(row * wp + col),), attrs={"in_shape": x.shape, "pads": pads})
     if return_indices:
         return t, Tensor._make((row - ph) * w + (col - pw))
     return t

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ...ops.creation import zeros
 from ...ops.shape import cat, stack
 from .conv import conv2d

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ...ops import elementwise
 
 __all__ = ["cosine_similarity", "normalize", "pairwise_distance"]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.graph import Node, saved_const, saved_input
+from ..._core.graph import Node
+from ..._core.record import record
 from ...ops import dual
 from ...ops.linalg import matmul
-from ._fused import Tensor, finish, record_node
+from ._fused import Tensor
 
 __all__ = ["addmm", "bilinear", "linear"]
 
@@ -37,12 +38,9 @@ class AddmmBackward0(Node):
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     """``input + mat1 @ mat2`` for 2-D ``mat1`` and ``mat2`` (``input`` broadcasts)."""
     out = _bias_plus_product(input._data, mat1._data, mat2._data)
-    node = record_node(AddmmBackward0, (input, mat1, mat2))
-    if node is not None:
-        # Each matrix is needed only for the other one's gradient.
-        node._saved = (saved_input(mat1) if node.needs(2) else saved_const(None),
-                       saved_input(mat2) if node.needs(1) else saved_const(None))
-    return finish(node, out)
+    # Each matrix is needed only for the other one's gradient.
+    save = (1 if mat2._requires_grad else None, 2 if mat1._requires_grad else None)
+    return record(AddmmBackward0, (input, mat1, mat2), out, save=save)
 
 
 # Up to this many rows, OpenBLAS computes ``x @ w.T`` (w stored out x in, as nn.Linear keeps it)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import warnings
 
-from ..._backend import get_array_module
-from ...autograd.graph import Node, saved_const, saved_input
+from ..._core.backend import get_array_module
+from ..._core.graph import Node, const
+from ..._core.record import record
 from ...ops import dual
 from ...ops._common import binary_operands
-from ._fused import Tensor, const_like, finish, record_node
+from ._fused import Tensor, const_like
 from .activation import log_softmax
 
 __all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "mse_loss", "nll_loss"]
@@ -43,6 +44,7 @@ class MseLossBackward0(Node):
     """``d/dx mean((x - y)^2) = 2 (x - y) / n``; the target gets the negation."""
 
     __slots__ = ("count", "reduction")
+    saves = (0, 1)
 
     def backward(self, g):
         x, y = self.saved(g)
@@ -62,12 +64,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     ti, tt, x, y = binary_operands(input, target)
     sq = (x - y) ** 2
     out = _reduce(sq, reduction)
-    node = record_node(MseLossBackward0, (ti, tt))
-    if node is not None:
-        node.reduction = reduction
-        node.count = max(sq.size, 1)
-        node._saved = (saved_input(input), saved_input(target))
-    return finish(node, out)
+    return record(MseLossBackward0, (ti, tt), out,
+                  attrs={"reduction": reduction, "count": max(sq.size, 1)})
 
 
 # -- negative log likelihood ----------------------------------------------------------------------
@@ -149,15 +147,14 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     else:
         out = losses.sum() / total
     cls = NllLoss2DBackward0 if x.ndim > 2 else NllLossBackward0
-    node = record_node(cls, (input, None, None))
-    if node is not None:
+
+    def save():
         classes = xp.arange(c).reshape(1, c, 1)
         onehot = (classes == safe[:, None, :]) * -w[:, None, :].astype(x.dtype, copy=False)
-        node.reduction = reduction
-        node.canonical = (n, c, r)
-        node.in_shape = x.shape
-        node._saved = (saved_const(onehot), saved_const(float(total)))
-    return finish(node, out.astype(x.dtype, copy=False))
+        return (const(onehot), const(float(total)))
+
+    return record(cls, (input, None, None), out.astype(x.dtype, copy=False), save=save,
+                  attrs={"reduction": reduction, "canonical": (n, c, r), "in_shape": x.shape})
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
@@ -255,10 +252,6 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if w_arr is not None:
         losses = losses * w_arr
     out = _reduce(losses, reduction)
-    node = record_node(BinaryCrossEntropyWithLogitsBackward0, (ti, tt))
-    if node is not None:
-        node.reduction = reduction
-        node.count = max(losses.size, 1)
-        node._saved = (saved_input(input), saved_input(target), saved_const(w_arr),
-                       saved_const(pw_arr))
-    return finish(node, out.astype(x.dtype, copy=False))
+    return record(BinaryCrossEntropyWithLogitsBackward0, (ti, tt), out.astype(x.dtype, copy=False),
+                  save=(0, 1, const(w_arr), const(pw_arr)),
+                  attrs={"reduction": reduction, "count": max(losses.size, 1)})

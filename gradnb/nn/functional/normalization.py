@@ -7,10 +7,11 @@ which keeps the rule valid on tensors too, so double backward works.
 
 from __future__ import annotations
 
-from ..._backend import get_array_module
-from ...autograd.graph import Node, saved_const, saved_input
+from ..._core.backend import get_array_module
+from ..._core.graph import Node, const
+from ..._core.record import record
 from ...ops import dual
-from ._fused import Tensor, finish, record_node
+from ._fused import Tensor
 
 __all__ = ["batch_norm", "layer_norm"]
 
@@ -39,6 +40,7 @@ class _NormBackward(Node):
     other axes."""
 
     __slots__ = ("axes", "channel_dim", "count", "eps", "param_axes")
+    fit_grads = False  # the rule returns each input's shape itself
 
     def _grads(self, g, x, weight):
         axes, n = self.axes, self.count
@@ -87,15 +89,10 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
         out = out * weight._data
     if bias is not None:
         out = out + bias._data
-    node = record_node(NativeLayerNormBackward0, (input, weight, bias), meta=False)
-    if node is not None:
-        node.axes = axes
-        node.param_axes = tuple(range(x.ndim - k))
-        node.eps = eps
-        node.channel_dim = None
-        node.count = max(1, _prod(normalized_shape))
-        node._saved = (saved_input(input), _save_optional(weight))
-    return finish(node, out.astype(x.dtype, copy=False))
+    return record(NativeLayerNormBackward0, (input, weight, bias), out.astype(x.dtype, copy=False),
+                  save=(0, 1 if weight is not None else None),
+                  attrs={"axes": axes, "param_axes": tuple(range(x.ndim - k)), "eps": eps,
+                         "channel_dim": None, "count": max(1, _prod(normalized_shape))})
 
 
 class NativeBatchNormBackward0(_NormBackward):
@@ -160,18 +157,16 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         out = out * weight._data.reshape(stat_shape)
     if bias is not None:
         out = out + bias._data.reshape(stat_shape)
-    node = record_node(NativeBatchNormBackward0, (input, weight, bias), meta=False)
-    if node is not None:
-        node.axes = axes
-        node.param_axes = axes
-        node.eps = eps
-        node.channel_dim = 1
-        node.count = count
-        node.training = training and not empty
-        node._saved = (saved_input(input), _save_optional(weight),
-                       saved_const(None if node.training else mean.copy()),
-                       saved_const(None if node.training else rstd))
-    return finish(node, out.astype(x.dtype, copy=False))
+
+    training = training and not empty
+
+    def save():
+        return (0, 1 if weight is not None else None,
+                const(None if training else mean.copy()), const(None if training else rstd))
+
+    return record(NativeBatchNormBackward0, (input, weight, bias), out.astype(x.dtype, copy=False),
+                  save=save, attrs={"axes": axes, "param_axes": axes, "eps": eps,
+                                    "channel_dim": 1, "count": count, "training": training})
 
 
 def _update_running(running_mean: Tensor, running_var: Tensor, x, mean, axes, count: int,
@@ -184,10 +179,6 @@ def _update_running(running_mean: Tensor, running_var: Tensor, x, mean, axes, co
     running_var._data[...] = (1 - m) * running_var._data + m * unbiased
     running_mean._version[0] += 1
     running_var._version[0] += 1
-
-
-def _save_optional(t):
-    return saved_const(None) if t is None else saved_input(t)
 
 
 def _prod(shape) -> int:

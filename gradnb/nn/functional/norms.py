@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
+from ..._core.grad_mode import no_grad
+from ..._core.tensor import Tensor
 from ...ops import elementwise
 from .normalization import batch_norm, layer_norm
 

@@ -9,7 +9,7 @@ derivative takes is the one selected here (``x > 0`` picks the positive side, as
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ...ops import elementwise
 from .activation import softmax
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import warnings
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ...ops import elementwise
 from .loss import _check_reduction, _reduce
 

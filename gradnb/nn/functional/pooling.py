@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ...ops.creation import tensor as _tensor
 from ...ops.shape import stack
 from .conv import max_pool2d

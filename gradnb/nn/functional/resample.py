@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ...ops.creation import full
 from ...ops.creation import tensor as _tensor
 from ...ops.indexing import index_select

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ...ops.creation import tensor as _tensor
 
 __all__ = ["adaptive_avg_matrix", "adaptive_bounds", "apply_along", "avg_pool_matrix",

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from ..._backend import get_array_module
-from ...autograd.graph import Node, saved_const
+from ..._core.backend import get_array_module
+from ..._core.graph import Node, const
+from ..._core.record import record
 from ...sparse import SparseTensor
-from ._fused import Tensor, finish, first_order_only, index_add_at, record_node
+from ._fused import Tensor, first_order_only, index_add_at
 
 __all__ = ["embedding", "one_hot"]
 
@@ -16,6 +17,7 @@ class EmbeddingBackward0(Node):
     looked-up rows (so a step costs O(batch), not O(table))."""
 
     __slots__ = ("num_weights", "padding_idx", "sparse")
+    fit_grads = False  # the rule returns the weight's shape itself
 
     def backward(self, g):
         first_order_only(self, g)
@@ -53,13 +55,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     if idx.size and (idx.min() < -num or idx.max() >= num):
         raise IndexError("index out of range in self")
     out = weight._data[idx]
-    node = record_node(EmbeddingBackward0, (weight,), meta=False)
-    if node is not None:
-        node.num_weights = num
-        node.padding_idx = padding_idx
-        node.sparse = sparse
-        node._saved = (saved_const(idx % num),)
-    return finish(node, out)
+    return record(EmbeddingBackward0, (weight,), out, save=lambda: (const(idx % num),),
+                  attrs={"num_weights": num, "padding_idx": padding_idx, "sparse": sparse})
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

@@ -3,7 +3,7 @@ PyTorch does (Kaiming uniform with ``a = sqrt(5)``, bias ``U(-1/sqrt(fan_in), ..
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ...ops.creation import empty
 from .. import functional as F
 from .. import init

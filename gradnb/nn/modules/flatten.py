@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..._tensor import Tensor, _wrap_dim
+from ..._core.tensor import Tensor, _wrap_dim
 from .module import Module
 
 __all__ = ["Flatten"]

@@ -11,11 +11,12 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-from ..._backend import to_device
-from ..._tensor import Tensor
-from ...autograd import events
-from ...autograd.grad_mode import no_grad
-from ...autograd.graph import RemovableHandle, _register
+from ..._core import events
+from ..._core.backend import to_device
+from ..._core.grad_mode import no_grad
+from ..._core.hooks import RemovableHandle
+from ..._core.hooks import register as _register
+from ..._core.tensor import Tensor
 from ..parameter import Buffer, Parameter
 
 __all__ = ["Module", "zero_grads"]
@@ -446,8 +447,8 @@ class Module:
 
     def to(self, *args, **kwargs) -> Module:
         """Move (``'cuda'``, ``'cpu'``) and/or cast floating-point state (``gradnb.float64``)."""
-        from ... import _dtype
-        from ..._backend import device as Device
+        from ..._core import dtype as _dtype
+        from ..._core.backend import device as Device
 
         dtype = kwargs.pop("dtype", None)
         dev = kwargs.pop("device", None)
@@ -538,7 +539,7 @@ def _copy_into(target: Tensor, value) -> None:
     """``target.copy_(value)`` without recording: cast and move ``value`` to the target."""
     data = value._data if isinstance(value, Tensor) else value
     if type(data) is not type(target._data):
-        from ..._backend import device_of
+        from ..._core.backend import device_of
 
         data = to_device(data, device_of(target._data))
     target._data[...] = data

@@ -3,7 +3,7 @@ InstanceNorm1d/2d/3d."""
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ...ops.creation import ones, tensor, zeros
 from .. import functional as F
 from .. import init

@@ -3,7 +3,7 @@ units, the hard and soft approximations, PReLU, and the shrink and threshold fun
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ...ops.creation import empty
 from .. import functional as F
 from .. import init

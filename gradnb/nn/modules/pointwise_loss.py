@@ -3,7 +3,7 @@ KLDivLoss, SoftMarginLoss, PoissonNLLLoss, GaussianNLLLoss."""
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from .. import functional as F
 from .loss import _Loss, _WeightedLoss
 

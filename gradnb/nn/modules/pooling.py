@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from .. import functional as F
 from .module import Module
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
+from ..._core.grad_mode import no_grad
+from ..._core.tensor import Tensor
 from ...ops.creation import empty
 from .. import functional as F
 from .. import init

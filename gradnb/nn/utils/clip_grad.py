@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from ..._backend import get_array_module
-from ..._tensor import Tensor
+from ..._core.backend import get_array_module
+from ..._core.tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_"]
 

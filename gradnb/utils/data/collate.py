@@ -20,8 +20,8 @@ import re
 
 import numpy as np
 
-from ... import _dtype
-from ..._tensor import Tensor
+from ..._core import dtype as _dtype
+from ..._core.tensor import Tensor
 from ...ops.creation import as_tensor, tensor
 from ...ops.shape import stack
 

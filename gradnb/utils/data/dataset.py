@@ -18,7 +18,7 @@ import math
 import warnings
 from collections.abc import Sequence
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from ...ops.creation import default_generator, randperm
 
 __all__ = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ... import _dtype
+from ..._core import dtype as _dtype
 from ...ops.creation import Generator, as_tensor, default_generator, multinomial, randint, randperm
 
 __all__ = [

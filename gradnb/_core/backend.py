@@ -117,3 +117,21 @@ def to_device(arr, dev: device):
     with cp.cuda.Device(index):
         # array, not asarray: asarray would hand back an array that lives on another GPU as is.
         return cp.array(arr)
+
+
+def sum_to(g, shape):
+    """Sum ``g`` (an array, or a tensor under ``create_graph``) over the dimensions that
+    broadcasting added or stretched, down to ``shape``: the engine's one unbroadcast."""
+    shape = tuple(shape)
+    gshape = tuple(g.shape)
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(shape) if n == 1 and gshape[i + lead] != 1
+    )
+    if hasattr(g, "_data"):  # a tensor: through its own methods, so the sum is recorded
+        out = g.sum(dim=axes, keepdim=True) if axes else g
+        return out.reshape(shape)
+    out = g.sum(axis=axes, keepdims=True) if axes else g
+    return out.reshape(shape)

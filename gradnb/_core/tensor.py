@@ -1,9 +1,10 @@
 """The Tensor: an array (NumPy or CuPy) plus its place in the autograd graph.
 
-Math lives in ``gradnb.ops`` (one module per op family, forward and derivative side by side);
-``gradnb._tensor_methods`` binds those functions as methods and operators. This module holds
-the state and the autograd API: ``requires_grad``, ``grad``, ``grad_fn``, ``is_leaf``,
-``backward``, hooks, ``detach``, conversion and ``repr``.
+The floor of the package: this module imports nothing above ``gradnb._core``. It holds the
+state and the autograd API that needs no op: ``requires_grad``, ``grad``, ``grad_fn``,
+``is_leaf``, hooks, ``detach``, conversion and ``repr``. Math lives in ``gradnb.ops`` (one module
+per op family, forward and derivative side by side) and ``backward``/``to`` in the layers above;
+``gradnb._tensor_methods`` binds all of them as methods and operators.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ import weakref
 
 import numpy as np
 
-from . import _backend, _dtype
-from .autograd import graph
-from .autograd.grad_mode import state as _grad_state
+from . import backend as _backend
+from . import dtype as _dtype
+from .grad_mode import state as _grad_state
+from .hooks import register
+from .printing import format_tensor
 
 
 class Size(tuple):
@@ -57,7 +60,7 @@ class Tensor:
     _base = None
     # For a view: the shared version counter's value when its grad_fn was last set. If the base
     # (or a sibling view) is written in place afterwards, the counter moves on and the view's
-    # grad_fn is regenerated before its next use (graph.refresh_view). None: not tracked.
+    # grad_fn is regenerated before its next use (views.refresh). None: not tracked.
     _grad_fn_version = None
     _grad = None
     _hooks = None
@@ -174,7 +177,7 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._hooks is None:
             self._hooks = {}
-        handle = graph._register(self._hooks, hook)
+        handle = register(self._hooks, hook)
         if self.grad_fn is not None:
             fn = self.grad_fn
             if fn._tensor_hooks is None:
@@ -190,17 +193,7 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._post_hooks is None:
             self._post_hooks = {}
-        return graph._register(self._post_hooks, hook)
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
-        """Compute the gradient of this tensor w.r.t. graph leaves and accumulate it in ``.grad``.
-
-        ``gradient`` is required for non-scalar tensors (it is the vector of the vector-Jacobian
-        product). Without ``retain_graph`` the graph's saved tensors are freed.
-        """
-        from .autograd.engine import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        return register(self._post_hooks, hook)
 
     def detach(self) -> Tensor:
         """A new leaf sharing this tensor's data (and version counter), cut from the graph."""
@@ -339,8 +332,6 @@ class Tensor:
         return data if dtype is None else data.astype(dtype)
 
     def __repr__(self) -> str:
-        from ._tensor_str import format_tensor
-
         suffixes = []
         if self.device.type != "cpu":
             suffixes.append(f"device='{self.device}'")
@@ -365,23 +356,9 @@ class Tensor:
 
     def __deepcopy__(self, memo):
         """``copy.deepcopy`` of a leaf (see ``gradnb._deepcopy``)."""
-        from ._deepcopy import copy_tensor
+        from .._deepcopy import copy_tensor
 
         return copy_tensor(self, memo)
-
-    # -- devices ------------------------------------------------------------------------------
-    def to(self, *args, **kwargs) -> Tensor:
-        """Move and/or cast: ``t.to('cuda')``, ``t.to(gradnb.float64)``, ``t.to(other)``."""
-        from .ops.creation import to
-
-        return to(self, *args, **kwargs)
-
-    def cpu(self) -> Tensor:
-        return self.to("cpu")
-
-    def cuda(self, device=None) -> Tensor:
-        return self.to("cuda" if device is None else _backend.device("cuda", device)
-                       if isinstance(device, int) else device)
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
@@ -392,5 +369,3 @@ def _wrap_dim(dim: int, ndim: int) -> int:
         )
     return dim % n
 
-
-graph.TensorType = Tensor

@@ -1,0 +1,455 @@
+"""Graph nodes and what they save: what a forward op leaves behind for backward.
+
+Ownership follows one rule, so a graph never forms a reference cycle: a tensor holds its
+``grad_fn`` strongly, a node holds the nodes of its inputs strongly (``next_functions``), and
+nothing points back. A node that needs its own output for backward (``exp``, ``tanh``) saves the
+output's *array*, not the output tensor, and rebuilds a tensor around it on demand. So when the
+last reference to a loss goes, the whole graph is freed by reference counting alone.
+
+A node class says what its backward reads in ``saves`` (input positions, ``OUTPUT``); the one
+recording function (:func:`gradnb._core.record.record`) saves exactly that, and the rule reads it
+back with ``self.saved(g)``. Only this module knows how a saved value is stored: so a node can
+check versions, release everything in one step after its backward ran, and report the bytes.
+
+This module does not import the Tensor class: a saved value comes back as a tensor of the
+gradient's own class when backward runs on tensors (``create_graph=True``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from typing import ClassVar
+
+import numpy as np
+
+from .hooks import register
+
+__all__ = [
+    "NO_EDGE",
+    "OUTPUT",
+    "SECOND_BACKWARD_MESSAGE",
+    "AccumulateGrad",
+    "Node",
+    "Output",
+    "accumulator",
+    "check_versions",
+    "const",
+    "link",
+    "unlinked",
+]
+
+NO_EDGE = (None, 0)
+
+_sequence = itertools.count()
+_RELEASED = None  # ``node._saved`` after release
+
+SECOND_BACKWARD_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+# How a saved value is stored: a small tuple whose first item is its kind, so saving costs one
+# allocation. Nothing outside this module reads these tuples.
+_INPUT, _OUTPUT, _CONST, _PACKED = 0, 1, 2, 3
+
+
+class Output:
+    """In a save spec: output ``index`` of the op being recorded (``OUTPUT`` is output 0)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+
+OUTPUT = Output(0)
+
+
+def const(value) -> tuple:
+    """In a save spec: keep ``value`` (a Python number, an array that is not a tensor, None)."""
+    return (_CONST, value)
+
+
+_NOTHING = const(None)
+
+
+class Node:
+    """A backward function in the graph (``MulBackward0``, ``AccumulateGrad``, ...).
+
+    Subclasses implement ``backward(self, *grad_outputs) -> tuple`` returning one gradient (or
+    ``None``) per entry of ``next_functions``. Rules are written with operators and the helpers of
+    ``gradnb.ops.dual``, so the same code runs on raw arrays in a first-order backward and on
+    tensors (recording a graph) under ``create_graph=True``.
+
+    Class attributes describe the op to the recording function: ``saves`` (what backward reads:
+    input positions, ``OUTPUT``, ``const(v)``; a recording may pass its own), ``fit_grads``
+    (False when the rule already returns gradients in each input's shape and dtype, so the
+    engine need not sum or cast them) and ``is_view`` (the output shares its input's memory).
+    """
+
+    # Only what every node needs is a slot; hooks and metadata are rare, so they default to the
+    # class attribute and land in the instance ``__dict__`` when set (recording stays cheap).
+    __slots__ = ("__dict__", "__weakref__", "_meta", "_saved", "_seq", "next_functions")
+    num_outputs = 1
+    runs_user_code = False  # True for nodes whose backward is user code (custom Functions)
+    saves: ClassVar[tuple] = ()
+    fit_grads = True
+    is_view = False
+    _pre_hooks = None
+    _hooks = None
+    _tensor_hooks = None
+    metadata = None
+    # The order PyTorch packs this node's saved tensors in (positions in its save spec), where
+    # that differs from the spec's: saved_tensors_hooks see PyTorch's order. None: in order.
+    pack_order = None
+
+    def name(self) -> str:
+        """The node's name as PyTorch prints it, e.g. ``MulBackward0``."""
+        return type(self).__name__
+
+    def backward(self, *grad_outputs):  # pragma: no cover - every op defines it
+        raise NotImplementedError
+
+    # -- saved values -------------------------------------------------------------------------
+    def saved(self, like) -> list:
+        """The saved values, in ``saves`` order: arrays, or tensors when ``like`` (a gradient)
+        is a tensor.
+
+        Raises PyTorch's errors when the graph was already freed or a saved tensor was modified
+        in place after it was saved.
+        """
+        entries = self._saved
+        if entries is _RELEASED:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        make = getattr(type(like), "_make", None)
+        if make is not None:
+            return [_unpack(self, entry, make) for entry in entries]
+        # First-order backward: the hot path, unrolled for the common entry kinds.
+        out = []
+        for entry in entries:
+            kind = entry[0]
+            if kind == _INPUT:
+                t = entry[1]
+                if t._version[0] != entry[2]:
+                    check_versions(self)
+                out.append(t._data)
+            elif kind == _CONST:
+                out.append(entry[1])
+            elif kind == _OUTPUT:
+                if entry[2][0] != entry[3]:
+                    check_versions(self)
+                out.append(entry[1])
+            else:
+                out.append(_unpack(self, entry, None))
+        return out
+
+    def saved_as(self, tensor_cls) -> tuple:
+        """The saved values as tensors of ``tensor_cls`` (``ctx.saved_tensors``)."""
+        entries = self._saved
+        if entries is _RELEASED:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        return tuple(_unpack(self, entry, tensor_cls._make) for entry in entries)
+
+    @property
+    def saves_anything(self) -> bool:
+        """Whether the recording saved any value for backward."""
+        return bool(self._saved)
+
+    def needs(self, i: int) -> bool:
+        """Whether input ``i`` wants a gradient (PyTorch's ``needs_input_grad[i]``)."""
+        return self.next_functions[i][0] is not None
+
+    @property
+    def released(self) -> bool:
+        """True once backward freed this node's saved tensors."""
+        return self._saved is _RELEASED
+
+    def saved_arrays(self) -> list:
+        """The arrays this node keeps alive for backward (for memory accounting). Runs once per
+        node in every backward (via ``release``), so the common entry kinds are unrolled."""
+        if self._saved is _RELEASED:
+            return []
+        arrays = []
+        for entry in self._saved:
+            kind = entry[0]
+            if kind == _INPUT:
+                arrays.append(entry[1]._data)
+            elif kind == _OUTPUT:
+                arrays.append(entry[1])
+            else:
+                arr = _entry_array(entry)
+                if arr is not None:
+                    arrays.append(arr)
+        return arrays
+
+    def saved_sources(self) -> list:
+        """For each saved buffer: ``(array, tensor, output_nr)``. ``tensor`` is the saved input
+        tensor, or None for the node's own output ``output_nr`` (``output_nr`` None: a constant
+        or a value packed by a saved-tensor hook). Tools (the tracer) read saved values here."""
+        if self._saved is _RELEASED:
+            return []
+        sources = []
+        for entry in self._saved:
+            kind = entry[0]
+            if kind == _INPUT:
+                sources.append((entry[1]._data, entry[1], None))
+            elif kind == _OUTPUT:
+                sources.append((entry[1], None, entry[4]))
+            else:
+                arr = _entry_array(entry)
+                if arr is not None:
+                    sources.append((arr, None, None))
+        return sources
+
+    def release(self) -> list:
+        """Drop the saved values; return the arrays that were held (caller does accounting)."""
+        arrays = self.saved_arrays()
+        self._saved = _RELEASED
+        return arrays
+
+    def retarget_output(self, old_array, t) -> None:
+        """The output whose array ``old_array`` was saved now lives in ``t`` (an in-place op
+        wrote it there): save ``t`` instead, so the array is not kept twice and a later in-place
+        write to ``t`` is caught."""
+        if self._saved:
+            self._saved = tuple(_save_output(t) if e[0] == _OUTPUT and e[1] is old_array else e
+                                for e in self._saved)
+
+    # -- hooks --------------------------------------------------------------------------------
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node's backward; it may return new
+        ``grad_inputs``."""
+        if self._hooks is None:
+            self._hooks = {}
+        return register(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node's backward; it may return new grads."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return register(self._pre_hooks, fn)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object #{self._seq}>"
+
+    def __getattr__(self, name: str):
+        # Only reached for names the node lacks: PyTorch's ``_saved_*`` / ``_raw_saved_*``.
+        if name.startswith(("_saved_", "_raw_saved_")):
+            from ..autograd.saved_attributes import saved_attribute
+
+            return saved_attribute(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    # Nodes are compared by identity and ordered by creation, newest first, in the ready heap.
+    def __lt__(self, other: Node) -> bool:
+        return self._seq > other._seq
+
+
+class AccumulateGrad(Node):
+    """The node that adds a gradient into a leaf's ``.grad``; ``variable`` is that leaf."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable) -> None:
+        self.variable = variable
+        self.next_functions = ()
+        self._saved = ()
+        self._meta = ()
+        self._seq = next(_sequence)
+
+    def backward(self, grad):
+        return ()
+
+
+class _Switches:
+    """Engine-wide switches read on the hot path. ``anomaly`` is None, or (while anomaly mode
+    is on) the function that remembers where each node was recorded; ``saved_tensor_hooks`` is
+    one process-wide stack of (pack, unpack) pairs."""
+
+    anomaly = None
+    saved_tensor_hooks: ClassVar[list] = []
+
+
+switches = _Switches()
+
+
+# -- linking a node into the graph ------------------------------------------------------------------
+def accumulator(leaf) -> AccumulateGrad:
+    """The leaf's AccumulateGrad node. The leaf holds it weakly, so the graph owns it and a leaf
+    that outlives its graph does not keep the node alive; within one graph it is shared."""
+    ref = leaf._accumulator
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        leaf._accumulator = weakref.ref(node)
+    return node
+
+
+def edge(t) -> tuple:
+    """The edge into ``t``'s producer (its grad_fn, or its AccumulateGrad if it is a leaf)."""
+    fn = t.grad_fn
+    return (fn, t._output_nr) if fn is not None else (accumulator(t), 0)
+
+
+def link(node, inputs, fit_grads: bool = True) -> None:
+    """Connect ``node`` to ``inputs`` (tensors, or None for constants): one edge per input, and
+    each input's shape and dtype when the engine must fit gradients to them. Runs once per
+    recorded op, so the one- and two-input cases (nearly every op) are unrolled."""
+    if len(inputs) == 2:
+        a, b = inputs
+        a_on = a is not None and a._requires_grad
+        b_on = b is not None and b._requires_grad
+        node.next_functions = (edge(a) if a_on else NO_EDGE, edge(b) if b_on else NO_EDGE)
+        node._meta = ((a._data.shape, a._data.dtype) if a_on else None,
+                      (b._data.shape, b._data.dtype) if b_on else None) if fit_grads else None
+    elif len(inputs) == 1 and inputs[0] is not None and inputs[0]._requires_grad:
+        a = inputs[0]
+        node.next_functions = (edge(a),)
+        node._meta = ((a._data.shape, a._data.dtype),) if fit_grads else None
+    else:
+        on = [t is not None and t._requires_grad for t in inputs]
+        node.next_functions = tuple(edge(t) if o else NO_EDGE for t, o in zip(inputs, on))
+        node._meta = tuple((t._data.shape, t._data.dtype) if o else None
+                           for t, o in zip(inputs, on)) if fit_grads else None
+    node._seq = next(_sequence)
+    node._saved = ()
+    if switches.anomaly is not None:
+        switches.anomaly(node)
+
+
+def unlinked(cls, num_inputs: int):
+    """A ``cls`` node with no edges (a custom Function's ctx when nothing requires grad)."""
+    node = object.__new__(cls)
+    node.next_functions = (NO_EDGE,) * num_inputs
+    node._meta = None
+    node._seq = -1
+    node._saved = ()
+    return node
+
+
+def save(node, spec, inputs, outputs, operands) -> None:
+    """Keep what ``node``'s backward reads, as ``spec`` lists it: an input position (a Python
+    operand at that position is kept as a constant, taken from ``operands``), ``Output(i)``,
+    ``const(value)``, None (nothing, to keep positions), or any other tensor (custom Functions
+    save intermediates)."""
+    if switches.saved_tensor_hooks and node.pack_order is not None:
+        entries = [None] * len(spec)
+        for i in node.pack_order:  # each entry saved (and so packed) in PyTorch's order
+            (entries[i],) = _entries(node, (spec[i],), inputs, outputs, operands)
+        node._saved = tuple(entries)
+        return
+    node._saved = _entries(node, spec, inputs, outputs, operands)
+
+
+def _entries(node, spec, inputs, outputs, operands) -> tuple:
+    entries = []
+    for item in spec:
+        if item.__class__ is int:
+            t = inputs[item]
+            entries.append(_save_input(t) if t is not None else (_CONST, operands[item]))
+        elif item is None:
+            entries.append(_NOTHING)
+        elif item.__class__ is Output:
+            entries.append(_save_output(outputs[item.index] if item.index or
+                                        isinstance(outputs, tuple) else outputs))
+        elif item.__class__ is tuple:
+            entries.append(item)
+        else:
+            entries.append(_save_input(item))
+    return tuple(entries)
+
+
+# -- saved entries ------------------------------------------------------------------------------
+def _save_input(t):
+    """An input tensor, with its version, to detect later in-place edits."""
+    if switches.saved_tensor_hooks:
+        return _pack(t, is_output=False)
+    return (_INPUT, t, t._version[0])
+
+
+def _save_output(t):
+    """An output of the node being recorded, without holding the output tensor itself."""
+    if switches.saved_tensor_hooks:
+        return _pack(t, is_output=True)
+    return (_OUTPUT, t._data, t._version, t._version[0], t._output_nr)
+
+
+def _pack(t, is_output):
+    pack, unpack = switches.saved_tensor_hooks[-1]
+    output_nr = t._output_nr if is_output else 0
+    if is_output:
+        t = t.detach()  # the hook must not see (and keep) the output's own grad_fn
+    return (_PACKED, pack(t), unpack, is_output, output_nr)
+
+
+def _version_error(node, t_version, saved_version, shape, dtype, output_nr):
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{dtype} {list(shape)}], which is output {output_nr} of {node.name()}, is at "
+        f"version {t_version}; expected version {saved_version} instead. Hint: the backtrace "
+        "further above can show the operation that failed to compute its gradient."
+    )
+
+
+def check_versions(node) -> None:
+    """Raise PyTorch's in-place error if a tensor this node saved was modified since; or its
+    second-backward error if the saved values were already freed."""
+    entries = node._saved
+    if entries is _RELEASED:
+        raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+    for entry in entries:
+        kind = entry[0]
+        if kind == _INPUT:
+            t, v = entry[1], entry[2]
+            if t._version[0] != v:
+                fn = t.grad_fn
+                raise _version_error(fn or node, t._version[0], v, t._data.shape,
+                                     t._data.dtype, t._output_nr)
+        elif kind == _OUTPUT and entry[2][0] != entry[3]:
+            raise _version_error(node, entry[2][0], entry[3], entry[1].shape, entry[1].dtype,
+                                 entry[4])
+
+
+def _unpack(node, entry, make):
+    """One saved value: an array, or (``make``: a tensor class's ``_make``) a tensor."""
+    kind = entry[0]
+    if kind == _INPUT:
+        t = entry[1]
+        if t._version[0] != entry[2]:
+            check_versions(node)
+        return t if make is not None else t._data
+    if kind == _OUTPUT:
+        if entry[2][0] != entry[3]:
+            check_versions(node)
+        if make is None:
+            return entry[1]
+        return make(entry[1], True, node, entry[4], entry[2])
+    if kind == _CONST:
+        value = entry[1]
+        if make is not None and hasattr(value, "shape") and not hasattr(value, "_data"):
+            if not hasattr(value, "base"):  # a NumPy scalar: tensors always hold arrays
+                value = np.asarray(value)
+            return make(value, False, None, 0, None)
+        return value
+    t = entry[2](entry[1])  # a saved_tensors_hooks unpack
+    if entry[3] and make is not None:
+        return make(t._data, True, node, entry[4], None)
+    return t if make is not None else t._data
+
+
+def _entry_array(entry):
+    kind = entry[0]
+    if kind == _INPUT:
+        return entry[1]._data
+    if kind == _OUTPUT:
+        return entry[1]
+    if kind == _CONST:
+        value = entry[1]
+        return value if hasattr(value, "nbytes") and hasattr(value, "base") else None
+    packed = entry[1]
+    if hasattr(packed, "_data"):
+        return packed._data
+    return packed if hasattr(packed, "nbytes") and hasattr(packed, "base") else None

@@ -1,0 +1,138 @@
+"""The one way an op joins the graph: :func:`record`.
+
+Every op computes its forward on raw arrays, then hands the result to ``record`` with its inputs
+and its node class. ``record`` decides whether to record (grad mode on and an input requires
+grad), brings stale views among the inputs up to date, links the node, keeps what the node's
+backward reads, tells observers (the event seam), and returns the output tensor::
+
+    class ExpBackward0(Node):
+        saves = (OUTPUT,)
+
+        def backward(self, g):
+            (y,) = self.saved(g)
+            return (g * y,)
+
+    def exp(input):
+        return record(ExpBackward0, (input,), np.exp(input._data))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import events
+from .grad_mode import state as _grad_state
+from .graph import link
+from .graph import save as keep_saved
+from .tensor import Tensor
+from .views import refresh, share_memory
+
+__all__ = ["record", "would_record", "wrap"]
+
+_make = Tensor._make
+_ndarray = np.ndarray
+
+
+def wrap(data, node=None) -> Tensor:
+    """A tensor around the array ``data`` (NumPy 0-d scalars are turned back into arrays)."""
+    if type(data) is not _ndarray and (not hasattr(data, "base") or isinstance(data, np.generic)):
+        data = np.asarray(data)
+    return _make(data, node is not None, node)
+
+
+def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None, ctx=None):
+    """The output tensor(s) of an op on ``inputs``, with a ``cls`` node when grad is recorded.
+
+    - ``inputs``: the op's tensor inputs in the order of the node's gradients; None marks a
+      constant operand (a Python number, say), which gets no gradient.
+    - ``data``: the forward result, an array (or a tuple of arrays for an op with several
+      outputs). For a view node class (``cls.is_view``) the outputs share the first input's
+      memory and version counter, whether or not anything is recorded.
+    - ``save``: what backward reads, overriding ``cls.saves`` (see ``graph.save``), or a
+      function returning it, called only when recording (for values that cost work to build);
+      ``operands``: the raw operands, for inputs saved where the operand was a constant.
+    - ``attrs``: attributes for the node (``{"alpha": 2}``).
+    - ``into``: instead of wrapping ``data``, rebase this existing tensor (or tuple of tensors,
+      None for outputs outside the graph) onto the node: in-place writes and custom Functions.
+    - ``ctx``: the node itself, made before the forward ran (a custom Function's ``ctx``).
+    """
+    if _grad_state.enabled:
+        n = len(inputs)
+        if n == 1:
+            a = inputs[0]
+            on = a is not None and a._requires_grad
+        elif n == 2:
+            a, b = inputs
+            on = (a is not None and a._requires_grad) or (b is not None and b._requires_grad)
+        else:
+            on = any(t is not None and t._requires_grad for t in inputs)
+    else:
+        on = False
+    if not on:
+        return into if into is not None else _outputs(cls, inputs, data, None)
+    for t in inputs:  # only views carry a version to compare; everything else skips fast
+        if t is not None and t._grad_fn_version is not None \
+                and t._grad_fn_version != t._version[0]:
+            refresh(t)
+    node = object.__new__(cls) if ctx is None else ctx
+    link(node, inputs, cls.fit_grads)
+    if attrs is not None:
+        for name, value in attrs.items():
+            setattr(node, name, value)
+    outputs = _outputs(cls, inputs, data, node) if into is None else _rebase(into, node)
+    spec = cls.saves if save is None else save() if callable(save) else save
+    if spec:
+        keep_saved(node, spec, inputs, outputs, operands)
+    if events.observers:
+        events.emit("op_recorded", node, tuple(t for t in outputs if t is not None)
+                    if type(outputs) is tuple else (outputs,))
+    return outputs
+
+
+def would_record(operands) -> bool:
+    """Whether an op on ``operands`` (tensors, numbers, None) records: ``record``'s own test, for
+    in-place ops that choose how to compute by it (``record`` inlines it on its hot path)."""
+    return _grad_state.enabled and any(
+        isinstance(o, Tensor) and o._requires_grad for o in operands)
+
+
+def _outputs(cls, inputs, data, node):
+    if type(data) is not tuple:
+        t = wrap(data, node)
+        if cls.is_view:
+            share_memory(t, inputs[0])
+        return t
+    # Several outputs of one node (split, unbind): each is a view of the input.
+    if node is not None:
+        node.num_outputs = len(data)
+    source = inputs[0]
+    base = source if source._base is None else source._base
+    tensors = []
+    for i, out in enumerate(data):
+        t = wrap(out, node)
+        t._output_nr = i
+        if cls.is_view:
+            t._version = source._version
+            t._base = base
+            t._grad_fn_version = source._version[0]
+        tensors.append(t)
+    return tuple(tensors)
+
+
+def _rebase(into, node):
+    if type(into) is not tuple:
+        _rebase_one(into, node, 0)
+        return into
+    node.num_outputs = len(into)
+    for i, t in enumerate(into):
+        if t is not None:
+            _rebase_one(t, node, i)
+    return into
+
+
+def _rebase_one(t, node, output_nr: int) -> None:
+    t.grad_fn = node
+    t._output_nr = output_nr
+    t._requires_grad = True
+    if t._grad_fn_version is not None:
+        t._grad_fn_version = t._version[0]

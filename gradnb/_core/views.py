@@ -1,0 +1,114 @@
+"""Views and their history: sharing a version counter, and regenerating a stale ``grad_fn``.
+
+A view (``x[0]``, ``x.t()``, ``x.view(...)``) shares its base's memory and version counter. When
+the base or a sibling view is written in place, the view's recorded history is out of date: as
+in PyTorch, its ``grad_fn`` is regenerated as ``AsStridedBackward0`` of the base's current
+history, the next time anyone looks at it (an op using the view, ``backward``, or reading
+``view.grad_fn``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import events
+from .backend import get_array_module
+from .graph import Node, link
+
+__all__ = [
+    "AsStridedBackward0",
+    "positions_in_base",
+    "rebase_view",
+    "refresh",
+    "share_memory",
+    "shares_memory",
+]
+
+
+class AsStridedBackward0(Node):
+    """A view regenerated after an in-place write through it: its entries, read from the base.
+    The gradient is ``g`` written at the view's positions into zeros of the base's shape."""
+
+    __slots__ = ("base_shape", "key")
+    fit_grads = False
+
+    def backward(self, g):
+        make = getattr(type(g), "_make", None)
+        if make is not None:  # under create_graph: a recorded index_put, differentiable again
+            xp = get_array_module(g._data)
+            zeros = make(xp.zeros(self.base_shape, dtype=g._data.dtype))
+            return (zeros.index_put(self.key, g),)
+        out = get_array_module(g).zeros(self.base_shape, dtype=g.dtype)
+        out[self.key] = g
+        return (out,)
+
+
+def share_memory(t, input) -> None:
+    """Make ``t`` a view of ``input`` (its version counter and base) if its array is a view of
+    ``input``'s array; a copy stays independent."""
+    out = t._data
+    if out is not input._data and getattr(out, "base", None) is not None \
+            and shares_memory(out, input._data):
+        t._version = input._version
+        t._base = input if input._base is None else input._base
+        t._grad_fn_version = input._version[0]
+
+
+def shares_memory(a, b) -> bool:
+    base_a = a.base if a.base is not None else a
+    base_b = b.base if b.base is not None else b
+    return base_a is base_b or base_a is b or a.base is b
+
+
+def refresh(t) -> None:
+    """Regenerate the grad_fn of a view whose base (or a sibling view) was written in place
+    since the view's grad_fn was set. Without this, the view would still point at the history
+    from before the write and its gradient would be silently wrong."""
+    t._grad_fn_version = t._version[0]
+    base = t._base
+    if base is None or base.grad_fn is None:
+        return  # a view of a leaf (or of a tensor without history) needs no new node
+    rebase_view(t, base, positions_in_base(t._data, base._data))
+
+
+def rebase_view(view, base, positions) -> None:
+    """Make ``view`` an ``AsStridedBackward0`` view of ``base``'s current history; ``positions``
+    are its entries' flat positions in ``base``."""
+    node = object.__new__(AsStridedBackward0)
+    link(node, (base,), fit_grads=False)
+    node.base_shape = base._data.shape
+    node.key = get_array_module(positions).unravel_index(positions, base._data.shape)
+    view.grad_fn = node
+    view._output_nr = 0
+    view._requires_grad = True
+    view._grad_fn_version = view._version[0]
+    if events.observers:
+        events.emit("op_recorded", node, (view,))
+
+
+def positions_in_base(view, base):
+    """For each entry of the array ``view`` (a view into ``base``'s memory), its flat C-order
+    position in ``base``, found from byte offsets so that any strided view works."""
+    xp = get_array_module(base)
+    offsets = _byte_offsets(view, xp) + (_address(view) - _address(base))
+    itemsize = base.itemsize
+    if base.flags.c_contiguous:
+        return offsets // itemsize
+    base_offsets = _byte_offsets(base, xp).reshape(-1)
+    order = xp.argsort(base_offsets)
+    return order[xp.searchsorted(base_offsets[order], offsets)]
+
+
+def _byte_offsets(a, xp):
+    offsets = xp.zeros((), dtype=np.int64)
+    for k, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        shape = [1] * a.ndim
+        shape[k] = n
+        offsets = offsets + (xp.arange(n, dtype=np.int64) * stride).reshape(shape)
+    return xp.broadcast_to(offsets, a.shape)
+
+
+def _address(a) -> int:
+    if hasattr(a, "__array_interface__"):
+        return a.__array_interface__["data"][0]
+    return a.data.ptr
