@@ -4,7 +4,7 @@ Run ``python benchmarks/bench_toolkit.py`` from the repository root (``--quick``
 repeats). Three figures:
 
 * an MLP training step (784-256-128-10, batch 64, float32: forward, backward, SGD) untraced,
-  inside ``gradnb.trace()``, and inside a trace with the live view's throttled redraw (the
+  inside ``gradnb.autograd.graph_trace()``, and inside a trace with the live view's throttled redraw (the
   ``%%trace`` case in a notebook); medians of interleaved runs, so drift hits all three alike;
   the target is at most 25% overhead for the trace;
 * ``%load_ext gradnb`` in a fresh IPython shell (a new process per sample, so nothing is
@@ -106,11 +106,11 @@ def time_steps(repeats: int) -> dict[str, float]:
         step.run()
 
     def traced() -> None:
-        with gradnb.trace():
+        with gradnb.autograd.graph_trace():
             step.run()
 
     def live() -> None:
-        recording = gradnb.trace()
+        recording = gradnb.autograd.graph_trace()
         recording.listeners.append(_throttled(_live_redraw, LIVE_INTERVAL_S))
         with recording:
             step.run()

@@ -70,3 +70,38 @@ def tiny_input() -> np.ndarray:
 def deep_input() -> np.ndarray:
     """The one-element float64 leaf of the deep chain."""
     return np.array([DEEP_START])
+
+
+# The training loop: a small classifier trained on a fixed set of mini-batches, cycled.
+TRAINING_BATCHES = 8
+OPTIMIZERS = {  # name -> the PyTorch-style constructor arguments every system uses
+    "Adam": {"lr": 1e-3},
+    "SGD": {"lr": 0.01, "momentum": 0.9},
+}
+
+
+@dataclass(frozen=True)
+class TrainingProblem:
+    """Initial weights (``MlpProblem``'s layout) and ``TRAINING_BATCHES`` mini-batches."""
+
+    weights: tuple[np.ndarray, ...]
+    x_batches: tuple[np.ndarray, ...]
+    y_batches: tuple[np.ndarray, ...]
+
+
+@functools.lru_cache(maxsize=4)
+def training_problem(layers: tuple[int, ...], batch: int) -> TrainingProblem:
+    """The float32 training-loop problem: weights as ``mlp_problem``'s, labels from a fixed
+    random linear rule on the inputs (so there is something to learn)."""
+    weights = mlp_problem(layers, batch).weights
+    rng = np.random.default_rng(SEED + 1)
+    rule = rng.standard_normal((layers[0], layers[-1]))
+    xs, ys = [], []
+    for _ in range(TRAINING_BATCHES):
+        x = rng.standard_normal((batch, layers[0])).astype(np.float32)
+        y = np.argmax(x @ rule, axis=1).astype(np.int64)
+        x.flags.writeable = False
+        y.flags.writeable = False
+        xs.append(x)
+        ys.append(y)
+    return TrainingProblem(weights, tuple(xs), tuple(ys))

@@ -22,6 +22,7 @@ from benchmarks.workloads import (
     mlp,
     tiny_ops,
     trace_overhead,
+    training_loop,
 )
 
 EXIT_WRONG_NUMBERS = 1
@@ -44,6 +45,8 @@ def run_all(session: Session) -> list[report.Table]:
     tables.append(layout_svg.run(session))
     session.progress("import time")
     tables.append(import_time.run(session))
+    session.progress("training loop")
+    tables += run_interleaved(session, [training_loop.workload(settings)])
     return tables
 
 

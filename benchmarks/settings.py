@@ -36,6 +36,10 @@ class Settings:
     mlp_batches: tuple[int, ...] = (128, 16)
     memory_batch: int = 1024
     tiny_ops: int = 200
+    training_layers: tuple[int, ...] = (32, 64, 64, 10)
+    training_batch: int = 32
+    training_steps: int = 1000
+    training_check_steps: int = 20
     deep_iterations: int = 100_000
     iterations: int = 30  # timed calls per system per round, at most ...
     budget_s: float = 1.5  # ... and about this long
@@ -53,6 +57,8 @@ class Settings:
             mlp_batches=(16, 4),
             memory_batch=64,
             tiny_ops=30,
+            training_steps=20,
+            training_check_steps=5,
             deep_iterations=2_000,
             iterations=2,
             budget_s=0.2,

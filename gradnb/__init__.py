@@ -10,13 +10,12 @@ IPython, ipywidgets or matplotlib.
 # the op families publish themselves through their ``__all__`` (star imports).
 # ruff: noqa: F401
 
-from __future__ import annotations
-
 from . import (
     _tensor_methods,  # binds ops as Tensor methods
     autograd,
 )
 from ._core.backend import device
+from ._core.default_device import get_default_device, set_default_device
 from ._core.dtype import (
     bool,
     complex64,
@@ -40,9 +39,8 @@ from ._core.dtype import (
     uint8,
 )
 from ._core.printing import set_printoptions
-from ._core.tensor import Size, Tensor
-from ._default_device import get_default_device, set_default_device
-from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly
+from ._core.tensor import Size, Tensor, is_tensor, numel
+from .autograd.anomaly import is_anomaly_enabled
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -51,94 +49,11 @@ from .autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .autograd.trace import trace
-from .ops.arithmetic import add, div, mul, neg, pow, reciprocal, sub, true_divide
-from .ops.creation import (
-    Generator,
-    arange,
-    as_tensor,
-    bernoulli,
-    clone,
-    default_generator,
-    empty,
-    empty_like,
-    eye,
-    from_numpy,
-    full,
-    full_like,
-    initial_seed,
-    linspace,
-    manual_seed,
-    multinomial,
-    normal,
-    ones,
-    ones_like,
-    rand,
-    rand_like,
-    randint,
-    randn,
-    randn_like,
-    randperm,
-    seed,
-    tensor,
-    zeros,
-    zeros_like,
-)
-from .ops.elementwise import (
-    abs,
-    acos,
-    allclose,
-    asin,
-    atan,
-    bitwise_not,
-    ceil,
-    clamp,
-    clamp_max,
-    clamp_min,
-    clip,
-    cos,
-    cosh,
-    eq,
-    equal,
-    erf,
-    exp,
-    exp2,
-    expm1,
-    floor,
-    ge,
-    gt,
-    isclose,
-    isfinite,
-    isinf,
-    isnan,
-    le,
-    log,
-    log1p,
-    log2,
-    log10,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    lt,
-    maximum,
-    minimum,
-    ne,
-    relu,
-    round,
-    rsqrt,
-    sigmoid,
-    sign,
-    sin,
-    sinh,
-    sqrt,
-    tan,
-    tanh,
-    trunc,
-    where,
-)
+from .ops.arithmetic import *
+from .ops.creation import *
+from .ops.elementwise import *
 from .ops.indexing import *
-from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.linalg import *
 from .ops.reductions import *
 from .ops.shape import *
 
@@ -176,19 +91,3 @@ def unload_ipython_extension(ipython) -> None:
     from .notebook import unload_ipython_extension as unload_toolkit
 
     unload_toolkit(ipython)
-
-
-def is_tensor(obj) -> bool:
-    """True if ``obj`` is a gradnb tensor."""
-    return isinstance(obj, Tensor)
-
-
-def numel(input: Tensor) -> int:
-    return input.numel()
-
-
-swapaxes = transpose
-multiply = mul
-divide = div
-subtract = sub
-negative = neg

@@ -11,6 +11,8 @@ from ._core.tensor import Tensor
 from .autograd import engine
 from .ops import arithmetic, creation, elementwise, indexing, inplace, linalg, reductions, shape
 
+__all__ = ["FAMILIES"]
+
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine)
 
 for _family in FAMILIES:

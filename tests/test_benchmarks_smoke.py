@@ -5,6 +5,7 @@ Timings are never asserted here; they belong in ``benchmarks/RESULTS.md``.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,7 @@ SECTIONS = (
     "## 5a. Toolkit: trace observation on vs off",
     "## 5b. Toolkit: graph layout and SVG",
     "## 5c. Toolkit: import time",
+    "## 6. Training loop",
 )
 
 
@@ -35,7 +37,14 @@ def _committed_results() -> bytes | None:
 
 
 @pytest.fixture(scope="module")
-def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess, str]:
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The temporary folder the quick run sees (``TMPDIR``), to check it cleans up after itself."""
+    return tmp_path_factory.mktemp("scratch")
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory,
+              scratch: Path) -> tuple[subprocess.CompletedProcess, str]:
     """``python -m benchmarks --quick`` writing its report to a temporary file."""
     out = tmp_path_factory.mktemp("bench") / "RESULTS.md"
     committed_before = _committed_results()
@@ -46,9 +55,17 @@ def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Comp
         text=True,
         timeout=600,
         check=False,
+        env={**os.environ, "TMPDIR": str(scratch)},
     )
     assert _committed_results() == committed_before, "--out must keep benchmarks/RESULTS.md"
     return completed, out.read_text(encoding="utf-8") if out.exists() else ""
+
+
+def test_quick_mode_leaves_no_bytecode_cache_behind(
+    quick_run: tuple[subprocess.CompletedProcess, str], scratch: Path,
+) -> None:
+    assert quick_run[0].returncode == 0
+    assert sorted(p.name for p in scratch.glob("gradnb-pycache-*")) == []
 
 
 def test_quick_mode_exits_zero(quick_run: tuple[subprocess.CompletedProcess, str]) -> None:

@@ -13,6 +13,39 @@ from benchmarks.data import DEEP_ADD, DEEP_MUL, TINY_ADD, TINY_MUL, MlpProblem, 
 from benchmarks.systems.base import tiny_op_kind
 
 
+def mlp_gradients(params: list[np.ndarray], x: np.ndarray, y: np.ndarray,
+                  rows: np.ndarray) -> tuple[float, list[np.ndarray]]:
+    """Loss and gradients of a ReLU MLP with softmax cross-entropy, by hand."""
+    n_layers = len(params) // 2
+    activations = [x]  # inputs of each layer; post-ReLU, so they double as masks
+    for i in range(n_layers):
+        z = activations[-1] @ params[2 * i]
+        z += params[2 * i + 1]
+        if i < n_layers - 1:
+            np.maximum(z, 0, out=z)
+        activations.append(z)
+    logits = activations.pop()
+    logits -= logits.max(axis=1, keepdims=True)
+    picked = logits[rows, y]
+    np.exp(logits, out=logits)
+    sums = logits.sum(axis=1)
+    loss = float(np.mean(np.log(sums) - picked))
+
+    grad = logits  # becomes (softmax - onehot) / N in place
+    grad /= sums[:, None]
+    grad[rows, y] -= 1
+    grad *= 1 / len(y)
+    grads: dict[int, np.ndarray] = {}
+    for i in reversed(range(n_layers)):
+        inputs = activations[i]
+        grads[2 * i] = inputs.T @ grad
+        grads[2 * i + 1] = grad.sum(axis=0)
+        if i > 0:
+            grad = grad @ params[2 * i].T
+            grad *= inputs > 0
+    return loss, [grads[k] for k in range(len(params))]
+
+
 class NumpyMlpStep:
     """Hand-written MLP training step (ReLU hidden layers, softmax CE, SGD)."""
 
@@ -25,36 +58,8 @@ class NumpyMlpStep:
 
     def run(self) -> None:
         """Forward, backward and an in-place SGD update."""
-        params, y, rows = self._params, self._y, self._rows
-        n_layers = len(params) // 2
-        activations = [self._x]  # inputs of each layer; post-ReLU, so they double as masks
-        for i in range(n_layers):
-            z = activations[-1] @ params[2 * i]
-            z += params[2 * i + 1]
-            if i < n_layers - 1:
-                np.maximum(z, 0, out=z)
-            activations.append(z)
-        logits = activations.pop()
-        logits -= logits.max(axis=1, keepdims=True)
-        picked = logits[rows, y]
-        np.exp(logits, out=logits)
-        sums = logits.sum(axis=1)
-        self._loss = float(np.mean(np.log(sums) - picked))
-
-        grad = logits  # becomes (softmax - onehot) / N in place
-        grad /= sums[:, None]
-        grad[rows, y] -= 1
-        grad *= 1 / len(y)
-        grads: dict[int, np.ndarray] = {}
-        for i in reversed(range(n_layers)):
-            inputs = activations[i]
-            grads[2 * i] = inputs.T @ grad
-            grads[2 * i + 1] = grad.sum(axis=0)
-            if i > 0:
-                grad = grad @ params[2 * i].T
-                grad *= inputs > 0
-        self._grads = [grads[k] for k in range(len(params))]
-        for param, param_grad in zip(params, self._grads):
+        self._loss, self._grads = mlp_gradients(self._params, self._x, self._y, self._rows)
+        for param, param_grad in zip(self._params, self._grads):
             param -= self._lr * param_grad
 
     def result(self) -> dict[str, np.ndarray]:
@@ -144,6 +149,12 @@ class NumpyLimit:
     def mlp(self, problem: MlpProblem) -> NumpyMlpStep:
         """See ``NumpyMlpStep``."""
         return NumpyMlpStep(problem)
+
+    def training_loop(self, problem: MlpProblem, optimizer: str, steps: int):
+        """See ``benchmarks.systems.numpy_training.NumpyTrainingLoop``."""
+        from benchmarks.systems.numpy_training import NumpyTrainingLoop
+
+        return NumpyTrainingLoop(problem, optimizer, steps)
 
     def tiny_chain(self, x0: np.ndarray, n_ops: int) -> NumpyTinyChain:
         """See ``NumpyTinyChain``."""

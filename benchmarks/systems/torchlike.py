@@ -107,6 +107,12 @@ class TorchLikeSystem:
         """See ``TorchLikeMlpStep``."""
         return TorchLikeMlpStep(self._torch, problem)
 
+    def training_loop(self, problem, optimizer: str, steps: int):
+        """See ``benchmarks.systems.torchlike_training.TorchLikeTrainingLoop``."""
+        from benchmarks.systems.torchlike_training import TorchLikeTrainingLoop
+
+        return TorchLikeTrainingLoop(self._torch, problem, optimizer, steps)
+
     def tiny_chain(self, x0: np.ndarray, n_ops: int) -> TorchLikeChain:
         """See ``TorchLikeChain``."""
         return TorchLikeChain(self._torch, x0, tiny_forward(self._torch.tanh, n_ops))
@@ -116,7 +122,7 @@ class TorchLikeSystem:
         return TorchLikeChain(self._torch, x0, deep_forward(n_iterations))
 
     def trace_context(self) -> contextlib.AbstractContextManager:
-        """The module's ``trace()`` context manager (gradnb's graph recorder)."""
-        if not hasattr(self._torch, "trace"):
-            raise Unsupported(f"{self._torch.__name__}.trace() does not exist")
-        return self._torch.trace()
+        """The module's ``autograd.graph_trace()`` context manager (gradnb's graph recorder)."""
+        if not hasattr(self._torch.autograd, "graph_trace"):
+            raise Unsupported(f"{self._torch.__name__}.autograd.graph_trace() does not exist")
+        return self._torch.autograd.graph_trace()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -64,6 +65,15 @@ def run(session: Session) -> Table:
     )
     header = ["module", "import (ms)", "process wall (ms)", "notebook modules"]
     table = Table(TITLE, description, header)
+    try:
+        _measure(modules, env, settings, session, table)
+    finally:  # the private bytecode cache is scratch: leave nothing in the temp folder
+        shutil.rmtree(cache, ignore_errors=True)
+    return table
+
+
+def _measure(modules: list[str], env: dict, settings, session: Session, table: Table) -> None:
+    """One row per module: median import and process times over fresh interpreters."""
     for module in modules:
         try:
             _import_once(module, env)  # fills the bytecode cache
@@ -82,4 +92,3 @@ def run(session: Session) -> Table:
                 ", ".join(loaded) or "none",
             ]
         )
-    return table

@@ -1,4 +1,4 @@
-"""Workload 5a: the cost of gradnb's trace observation on the MLP step (``gradnb.trace()``)."""
+"""Workload 5a: the cost of gradnb's trace observation on the MLP step (``gradnb.autograd.graph_trace()``)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def run(session: Session) -> Table:
     batch = settings.mlp_batches[0]
     kwargs = {"layers": settings.layers, "batch": batch}
     description = (
-        f"gradnb's MLP step (batch {batch}) with and without `gradnb.trace()` around each "
+        f"gradnb's MLP step (batch {batch}) with and without `gradnb.autograd.graph_trace()` around each "
         "step, timed in the same round; the traced step's numbers are checked against the "
         "NumPy limit."
     )

@@ -8,6 +8,18 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = [
+    "CPU",
+    "cuda_is_available",
+    "cuda_unavailable_reason",
+    "cupy_module",
+    "device",
+    "device_of",
+    "get_array_module",
+    "sum_to",
+    "to_device",
+]
+
 _cupy = None
 
 
@@ -16,7 +28,7 @@ def cupy_module():
     global _cupy
     if _cupy is None:
         try:
-            import cupy
+            import cupy  # optional (GPU only): imported on first use of a CUDA device
         except ImportError as exc:
             raise RuntimeError(
                 f"CuPy is not installed (import failed: {exc}); gradnb needs CuPy for "

@@ -1,4 +1,4 @@
-"""The observer seam: how tools (the notebook toolkit, ``trace()``) watch the engine.
+"""The observer seam: how tools (the notebook toolkit, ``autograd.graph_trace()``) watch the engine.
 
 An observer is any object with some of these methods; each is called only if defined:
 

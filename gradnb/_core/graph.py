@@ -41,6 +41,10 @@ __all__ = [
 
 NO_EDGE = (None, 0)
 
+# Reads PyTorch's ``grad_fn._saved_<name>`` attributes; installed by
+# ``gradnb.autograd.saved_attributes`` (the name table lives above the core floor).
+saved_attribute_reader = None
+
 _sequence = itertools.count()
 _RELEASED = None  # ``node._saved`` after release
 
@@ -84,7 +88,8 @@ class Node:
     ``gradnb.ops.dual``, so the same code runs on raw arrays in a first-order backward and on
     tensors (recording a graph) under ``create_graph=True``.
 
-    Class attributes describe the op to the recording function: ``saves`` (what backward reads:
+    Class attributes describe the op to the recording function (and ``torch_name`` the name
+    ``grad_fn`` prints, when it differs from the class name): ``saves`` (what backward reads:
     input positions, ``OUTPUT``, ``const(v)``; a recording may pass its own), ``fit_grads``
     (False when the rule already returns gradients in each input's shape and dtype, so the
     engine need not sum or cast them) and ``is_view`` (the output shares its input's memory).
@@ -98,6 +103,9 @@ class Node:
     saves: ClassVar[tuple] = ()
     fit_grads = True
     is_view = False
+    # The name PyTorch prints, for classes named for what they do (several PyTorch names cover
+    # different rules: ``SliceBackward0`` of ``narrow`` and of ``t[1:]``); None: the class name.
+    torch_name: ClassVar[str | None] = None
     _pre_hooks = None
     _hooks = None
     _tensor_hooks = None
@@ -108,7 +116,7 @@ class Node:
 
     def name(self) -> str:
         """The node's name as PyTorch prints it, e.g. ``MulBackward0``."""
-        return type(self).__name__
+        return self.torch_name or type(self).__name__
 
     def backward(self, *grad_outputs):  # pragma: no cover - every op defines it
         raise NotImplementedError
@@ -237,10 +245,8 @@ class Node:
 
     def __getattr__(self, name: str):
         # Only reached for names the node lacks: PyTorch's ``_saved_*`` / ``_raw_saved_*``.
-        if name.startswith(("_saved_", "_raw_saved_")):
-            from ..autograd.saved_attributes import saved_attribute
-
-            return saved_attribute(self, name)
+        if name.startswith(("_saved_", "_raw_saved_")) and saved_attribute_reader is not None:
+            return saved_attribute_reader(self, name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     # Nodes are compared by identity and ordered by creation, newest first, in the ready heap.
@@ -290,7 +296,7 @@ def accumulator(leaf) -> AccumulateGrad:
 
 def edge(t) -> tuple:
     """The edge into ``t``'s producer (its grad_fn, or its AccumulateGrad if it is a leaf)."""
-    fn = t.grad_fn
+    fn = t._grad_fn  # callers brought stale views up to date first
     return (fn, t._output_nr) if fn is not None else (accumulator(t), 0)
 
 

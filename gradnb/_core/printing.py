@@ -7,6 +7,7 @@ quantized, nested or meta tensors. Where PyTorch writes ``dtype=torch.float64`` 
 width of a column ignores zeros and non-finite values, so ``-0.`` or ``nan`` may stick out).
 
 >>> import numpy as np
+
 >>> format_tensor(np.array([1.0, 2.0], dtype=np.float32), default_dtype_name="float32",
 ...               dtype_name="float32", suffixes=["requires_grad=True"])
 'tensor([1., 2.], requires_grad=True)'
@@ -21,6 +22,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+
+__all__ = [
+    "PRINT_OPTS",
+    "PrintOptions",
+    "format_tensor",
+    "get_printoptions",
+    "printoptions",
+    "set_printoptions",
+]
 
 _PREFIX = "tensor("
 # The module named in ``dtype=`` suffixes; a module-level name so that tests can print as

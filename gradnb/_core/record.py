@@ -131,7 +131,7 @@ def _rebase(into, node):
 
 
 def _rebase_one(t, node, output_nr: int) -> None:
-    t.grad_fn = node
+    t._grad_fn = node
     t._output_nr = output_nr
     t._requires_grad = True
     if t._grad_fn_version is not None:

@@ -19,6 +19,9 @@ from . import dtype as _dtype
 from .grad_mode import state as _grad_state
 from .hooks import register
 from .printing import format_tensor
+from .views import refresh
+
+__all__ = ["Size", "Tensor", "is_tensor", "numel"]
 
 
 class Size(tuple):
@@ -52,10 +55,10 @@ class Tensor:
         "__dict__",
         "__weakref__",
         "_data",
+        "_grad_fn",
         "_output_nr",
         "_requires_grad",
         "_version",
-        "grad_fn",
     )
     _base = None
     # For a view: the shared version counter's value when its grad_fn was last set. If the base
@@ -82,7 +85,7 @@ class Tensor:
         t = object.__new__(cls)
         t._data = data
         t._requires_grad = requires_grad
-        t.grad_fn = grad_fn
+        t._grad_fn = grad_fn
         t._output_nr = output_nr
         t._version = [0] if version is None else version
         if _grad_state.inference:
@@ -113,6 +116,17 @@ class Tensor:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = bool(requires_grad)
         return self
+
+    @property
+    def grad_fn(self):
+        """The node that produced this tensor (None for leaves and tensors outside the graph).
+
+        A view whose base (or a sibling view) was written in place since is regenerated first,
+        as in PyTorch: its grad_fn is then ``AsStridedBackward0`` of the base's new history.
+        """
+        if self._grad_fn_version is not None and self._grad_fn_version != self._version[0]:
+            refresh(self)
+        return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
@@ -205,7 +219,7 @@ class Tensor:
         """Cut this tensor from the graph in place; it becomes a leaf."""
         if self._base is not None and self._base._requires_grad:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
-        self.grad_fn = None
+        self._grad_fn = None
         self._output_nr = 0
         self._requires_grad = False
         return self
@@ -355,10 +369,20 @@ class Tensor:
         raise TypeError("gradnb tensors are not pickled; save arrays with gradnb.save (npz)")
 
     def __deepcopy__(self, memo):
-        """``copy.deepcopy`` of a leaf (see ``gradnb._deepcopy``)."""
-        from .._deepcopy import copy_tensor
+        """``copy.deepcopy`` of a leaf (see ``gradnb._core.deepcopy``)."""
+        from .deepcopy import copy_tensor
 
         return copy_tensor(self, memo)
+
+
+def is_tensor(obj) -> bool:
+    """True if ``obj`` is a gradnb tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    """The number of elements of ``input``."""
+    return input.numel()
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

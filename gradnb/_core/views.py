@@ -66,7 +66,7 @@ def refresh(t) -> None:
     from before the write and its gradient would be silently wrong."""
     t._grad_fn_version = t._version[0]
     base = t._base
-    if base is None or base.grad_fn is None:
+    if base is None or base._grad_fn is None:
         return  # a view of a leaf (or of a tensor without history) needs no new node
     rebase_view(t, base, positions_in_base(t._data, base._data))
 
@@ -78,7 +78,7 @@ def rebase_view(view, base, positions) -> None:
     link(node, (base,), fit_grads=False)
     node.base_shape = base._data.shape
     node.key = get_array_module(positions).unravel_index(positions, base._data.shape)
-    view.grad_fn = node
+    view._grad_fn = node
     view._output_nr = 0
     view._requires_grad = True
     view._grad_fn_version = view._version[0]

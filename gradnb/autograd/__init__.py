@@ -9,7 +9,12 @@ from .._core.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from . import forward_ad, graph, memory
+from . import (
+    forward_ad,
+    graph,
+    memory,
+    saved_attributes,  # noqa: F401 - installs the grad_fn._saved_* reader
+)
 from .anomaly import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,
@@ -20,6 +25,7 @@ from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .multi_grad_hook import register_multi_grad_hook
+from .trace import graph_trace
 
 # PyTorch users find it in ``autograd.graph``.
 graph.register_multi_grad_hook = register_multi_grad_hook
@@ -40,6 +46,7 @@ __all__ = [
     "gradcheck",
     "gradgradcheck",
     "graph",
+    "graph_trace",
     "inference_mode",
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",

@@ -1,9 +1,14 @@
 """The backward pass.
 
-One iterative loop, no recursion: discover the graph reachable from the roots (counting, for
-each node, how many edges point at it), then run nodes from a ready heap ordered newest-first
-(PyTorch's order), each exactly once, when every consumer of its outputs has run. Gradients are
-summed per node input as they arrive and dropped as soon as the node consumed them.
+One iterative loop, no recursion, in four phases, each a short function:
+
+1. validate and seed (``backward``/``grad``, ``_root_grads``): roots, seed gradients, inputs;
+2. discover (``_discover``): the graph reachable from the roots, counting for each node how many
+   edges point at it, and checking it can run (nothing freed, nothing modified in place);
+3. execute (``_execute``, ``_send``): nodes from a ready heap ordered newest-first (PyTorch's
+   order), each exactly once, when every consumer of its outputs has run; gradients are summed
+   per node input as they arrive and dropped as soon as the node consumed them;
+4. release and report (``_release_and_report``): held-back leaf gradients, freed memory, events.
 
 Two promises beyond the math:
 - Nothing half-applied: everything that can be checked before running (a freed graph, a saved
@@ -16,7 +21,6 @@ Two promises beyond the math:
 from __future__ import annotations
 
 import heapq
-import itertools
 import sys
 
 import numpy as np
@@ -27,7 +31,6 @@ from .._core.dtype import from_numpy_dtype
 from .._core.grad_mode import state as _grad_state
 from .._core.graph import AccumulateGrad, accumulator, check_versions, switches
 from .._core.tensor import Tensor
-from .._core.views import refresh
 from . import memory
 from .anomaly import check_nan, report_failure
 
@@ -43,10 +46,10 @@ def _as_tuple(x):
 
 
 def _edge(t):
-    if t._grad_fn_version is not None and t._grad_fn_version != t._version[0]:
-        refresh(t)
-    if t.grad_fn is not None:
-        return (t.grad_fn, t._output_nr)
+    """The edge into ``t``'s producer (``grad_fn`` regenerates a stale view's node first)."""
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
     return (accumulator(t), 0)
 
 
@@ -159,22 +162,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-class Pass:
-    """A backward pass while it runs: its id and which nodes it will execute."""
-
-    __slots__ = ("deps", "id", "needed")
-
-    def __init__(self, pass_id: int, deps: dict, needed) -> None:
-        self.id, self.deps, self.needed = pass_id, deps, needed
-
-    def will_execute(self, node) -> bool:
-        return node in self.deps and (self.needed is None or node in self.needed)
-
-
-running: list = []  # the passes running now, innermost last (a hook may start another)
-_pass_ids = itertools.count()
-
-
 def _discover(root_nodes, targets):
     """Walk the graph from the roots; count dependencies; check it can run.
 
@@ -235,53 +222,103 @@ def _runs_user_code(node) -> bool:
 
 
 def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
-    tensor_mode = create_graph
+    """One backward pass, after ``backward``/``grad`` validated the roots and made their seed
+    gradients: discover the graph, execute its nodes, then release and report."""
     root_edges = [_edge(t) for t in roots]
-    targets = None
-    target_index: dict = {}
-    if inputs is not None:
-        targets = []
-        for i, t in enumerate(inputs):
-            edge = _edge(t)
-            targets.append(edge)
-            target_index.setdefault(edge, []).append(i)
+    targets, target_index = _targets(inputs)
     root_nodes = list(dict.fromkeys(node for node, _ in root_edges))
     deps, needed, user_code = _discover(root_nodes, targets)
-    # Leaf gradients stream into .grad as they are computed (in-place accumulation frees each
-    # new buffer at once). When a hook or custom Function could still fail mid-pass, they are
-    # held back and applied only after the pass succeeded, so a failed backward touches no .grad.
-    stream = accumulate and not user_code
-
-    observed = bool(events.observers)
-    if observed:
+    run = _Pass(root_nodes, deps, needed, user_code, create_graph, accumulate, inputs, targets,
+                target_index, retain_graph, roots)
+    if run.observed:
         events.emit("backward_started", tuple(roots), tuple(root_grads))
-
-    buffers: dict = {}
     for (node, nr), g in zip(root_edges, root_grads):
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * node.num_outputs
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        run.add(node, nr, g)
+    running.append(run)
+    try:
+        _execute(run)
+    finally:
+        running.pop()
+        run.report.nodes_executed = run.executed
+    return _release_and_report(run)
 
-    captured = [None] * len(inputs) if inputs is not None else None
-    pending_leaves = []  # (leaf, grad) held back until the pass succeeded (see ``stream``)
-    tracker = None if retain_graph else memory.ReleaseTracker()
-    report = memory.BackwardReport(retain_graph=retain_graph,
-                                   device=str(roots[0].device) if roots else "cpu")
-    ready = [node for node in root_nodes if deps.get(node, 0) == 0
+
+running: list = []  # the passes executing now, innermost last (a hook may start another)
+
+
+def _targets(inputs):
+    """The edges gradients are captured at (``inputs=``), and which inputs each one serves."""
+    if inputs is None:
+        return None, {}
+    targets, index = [], {}
+    for i, t in enumerate(inputs):
+        edge = _edge(t)
+        targets.append(edge)
+        index.setdefault(edge, []).append(i)
+    return targets, index
+
+
+class _Pass:
+    """The state of one backward pass, shared by its phases."""
+
+    __slots__ = ("accumulate", "buffers", "captured", "create_graph", "deps", "executed",
+                 "inputs", "needed", "observed", "pending_leaves", "report", "root_nodes",
+                 "stream", "target_index", "targets", "tracker", "user_code")
+
+    def __init__(self, root_nodes, deps, needed, user_code, create_graph, accumulate, inputs,
+                 targets, target_index, retain_graph, roots) -> None:
+        self.root_nodes, self.deps, self.needed, self.user_code = root_nodes, deps, needed, user_code
+        self.create_graph, self.accumulate = create_graph, accumulate
+        self.inputs, self.targets, self.target_index = inputs, targets, target_index
+        # Leaf gradients stream into .grad as they are computed (in-place accumulation frees each
+        # new buffer at once). When a hook or custom Function could still fail mid-pass, they are
+        # held back and applied only after the pass succeeded, so a failed backward touches no
+        # .grad.
+        self.stream = accumulate and not user_code
+        self.observed = bool(events.observers)
+        self.buffers: dict = {}  # node -> one summed gradient per output, until the node runs
+        self.captured = [None] * len(inputs) if inputs is not None else None
+        self.pending_leaves: list = []  # (leaf, grad) held back (see ``stream``)
+        self.tracker = None if retain_graph else memory.ReleaseTracker()
+        self.report = memory.BackwardReport(retain_graph=retain_graph,
+                                            device=str(roots[0].device) if roots else "cpu")
+        self.executed = 0
+
+    def add(self, node, nr: int, g) -> None:
+        """Sum ``g`` into the gradient waiting for ``node``'s output ``nr``."""
+        buf = self.buffers.get(node)
+        if buf is None:
+            buf = self.buffers[node] = [None] * node.num_outputs
+        prev = buf[nr]
+        buf[nr] = g if prev is None else prev + g
+
+    def capture(self, node, grads) -> None:
+        """Keep the gradients arriving at a target edge (``inputs=``/``autograd.grad``)."""
+        for nr in range(node.num_outputs):
+            for i in self.target_index.get((node, nr), ()):
+                if self.accumulate:
+                    self.pending_leaves.append((self.inputs[i], grads[nr]))
+                else:
+                    self.captured[i] = _to_tensor(grads[nr], Tensor)
+
+
+def _execute(run: _Pass) -> None:
+    """Run each node once, newest first, when every consumer of its outputs has run."""
+    deps, needed, buffers, user_code = run.deps, run.needed, run.buffers, run.user_code
+    tensor_mode = create_graph = run.create_graph
+    ready = [node for node in run.root_nodes if deps.get(node, 0) == 0
              and (needed is None or node in needed)]
     heapq.heapify(ready)
-    heappop, heappush = heapq.heappop, heapq.heappush
+    heappop = heapq.heappop
     anomaly = switches.anomaly
-    executed = 0
+    observed, tracker = run.observed, run.tracker
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
-    running.append(Pass(next(_pass_ids), deps, needed))
     try:
         while ready:
             node = heappop(ready)
             grads = buffers.pop(node, None)
-            executed += 1
+            run.executed += 1
             if grads is not None:
                 # ``user_code`` (from discovery) is False for most passes: then no node has
                 # hooks and the per-node hook lookups are skipped.
@@ -289,25 +326,22 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                     grads = _run_tensor_hooks(node, grads, tensor_mode, Tensor)
                 if user_code and node._pre_hooks:
                     grads = _run_node_prehooks(node, grads, tensor_mode, Tensor)
-                if targets is not None:
-                    for nr in range(node.num_outputs):
-                        for i in target_index.get((node, nr), ()):
-                            if accumulate:
-                                pending_leaves.append((inputs[i], grads[nr]))
-                            else:
-                                captured[i] = _to_tensor(grads[nr], Tensor)
+                if run.targets is not None:
+                    run.capture(node, grads)
             if type(node) is AccumulateGrad:
-                if accumulate and grads is not None and grads[0] is not None and targets is None:
+                if run.accumulate and grads is not None and grads[0] is not None \
+                        and run.targets is None:
+                    # Inline, not a helper: ``_owned`` counts the references to ``g``.
                     g = grads[0]
                     grads[0] = None  # the buffer list may still be bound to ``buf``
                     leaf = node.variable
-                    if stream:
+                    if run.stream:
                         _accumulate(leaf, g, create_graph, observed, Tensor)
                         g = None
                         continue
                     if leaf._hooks:
                         g = _run_leaf_hooks(leaf, g, tensor_mode, Tensor)
-                    pending_leaves.append((leaf, g))
+                    run.pending_leaves.append((leaf, g))
                 continue
             if grads is None:
                 results = (None,) * len(node.next_functions)
@@ -327,46 +361,55 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
                 events.emit("node_executed", node, tuple(grads or ()), tuple(results))
             if tracker is not None and node._saved:
                 tracker.add(node, node.release())
-            meta = node._meta
-            i = -1
-            for nxt, nr in node.next_functions:
-                i += 1
-                if nxt is None or (needed is not None and nxt not in needed):
-                    continue
-                g = results[i]
-                if g is not None:
-                    if meta is not None:
-                        shape, dtype = meta[i]
-                        if tensor_mode or g.shape != shape or g.dtype != dtype:
-                            g = _fit(g, meta[i], tensor_mode)
-                    buf = buffers.get(nxt)
-                    if buf is None:
-                        buf = buffers[nxt] = [None] * nxt.num_outputs
-                    prev = buf[nr]
-                    buf[nr] = g if prev is None else prev + g
-                remaining = deps[nxt] - 1
-                deps[nxt] = remaining
-                if remaining == 0:
-                    heappush(ready, nxt)
+            _send(node, results, run, ready, tensor_mode)
             del results, grads
     finally:
         _grad_state.enabled = prev_mode
-        report.nodes_executed = executed
-        running.pop()
-    # Drop this frame's last references to gradients so _owned can hand buffers to .grad uncopied.
-    g = grads = results = None
-    _apply_leaf_grads(pending_leaves, create_graph, observed, Tensor)
-    if tracker is not None:
-        tracker.finish(report)
+
+
+def _send(node, results, run: _Pass, ready: list, tensor_mode: bool) -> None:
+    """Pass ``node``'s input gradients on (fitted to each input's shape and dtype, summed per
+    edge) and queue each next node whose consumers have all run."""
+    needed, deps, buffers = run.needed, run.deps, run.buffers
+    meta = node._meta
+    i = -1
+    for nxt, nr in node.next_functions:
+        i += 1
+        if nxt is None or (needed is not None and nxt not in needed):
+            continue
+        g = results[i]
+        if g is not None:
+            if meta is not None:
+                shape, dtype = meta[i]
+                if tensor_mode or g.shape != shape or g.dtype != dtype:
+                    g = _fit(g, meta[i], tensor_mode)
+            buf = buffers.get(nxt)
+            if buf is None:
+                buf = buffers[nxt] = [None] * nxt.num_outputs
+            prev = buf[nr]
+            buf[nr] = g if prev is None else prev + g
+        remaining = deps[nxt] - 1
+        deps[nxt] = remaining
+        if remaining == 0:
+            heapq.heappush(ready, nxt)
+
+
+def _release_and_report(run: _Pass):
+    """After the pass: apply held-back leaf gradients, account the freed memory, tell
+    observers; return the captured gradients (``autograd.grad``)."""
+    _apply_leaf_grads(run.pending_leaves, run.create_graph, run.observed, Tensor)
+    report = run.report
+    if run.tracker is not None:
+        run.tracker.finish(report)
     else:
-        report.retained_bytes = memory.graph_bytes(root_nodes)
+        report.retained_bytes = memory.graph_bytes(run.root_nodes)
     memory.record_report(report)
-    if observed:
+    if run.observed:
         for node, freed in report.freed_by_node.items():
             events.emit("buffers_freed", node, freed)
         events.emit("backward_finished", report)
     report.freed_by_node.clear()
-    return captured
+    return run.captured
 
 
 def _fit(g, meta, tensor_mode):

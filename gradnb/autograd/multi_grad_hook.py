@@ -39,6 +39,11 @@ class _MultiHandle:
         self.remove()
 
 
+def _will_execute(run, node) -> bool:
+    """Whether the running backward pass ``run`` executes ``node``."""
+    return node in run.deps and (run.needed is None or node in run.needed)
+
+
 def _node_of(t):
     return t.grad_fn if t.grad_fn is not None else accumulator(t)
 
@@ -57,20 +62,20 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all") -> _MultiHandle:
         def hook(grad):
             current = engine.running[-1]
             if mode == "any":
-                if current.id not in pending:
+                if current not in pending:
                     pending.clear()  # earlier passes are over
-                    pending[current.id] = True
+                    pending[current] = True
                     fn(grad)
                 return
-            state = pending.get(current.id)
+            state = pending.get(current)
             if state is None:
                 pending.clear()
-                expected = sum(1 for t in tensors if current.will_execute(_node_of(t)))
-                state = pending[current.id] = [[None] * len(tensors), expected]
+                expected = sum(1 for t in tensors if _will_execute(current, _node_of(t)))
+                state = pending[current] = [[None] * len(tensors), expected]
             state[0][i] = grad
             state[1] -= 1
             if state[1] == 0:
-                del pending[current.id]
+                del pending[current]
                 fn(tuple(state[0]))
 
         return hook

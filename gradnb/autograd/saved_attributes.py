@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+from .._core import graph
 from .._core.graph import _PACKED, _RELEASED, SECOND_BACKWARD_MESSAGE, _unpack
 from .._core.tensor import Tensor as TensorType
 
@@ -121,3 +122,6 @@ def _as_tensor(value):
     from ..ops.creation import tensor
 
     return tensor(value)
+
+
+graph.saved_attribute_reader = saved_attribute

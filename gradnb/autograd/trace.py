@@ -1,4 +1,4 @@
-"""Record computation graphs as they are built: ``with gradnb.trace() as t: ...``.
+"""Record computation graphs as they are built: ``with gradnb.autograd.graph_trace() as t:``.
 
 A :class:`Trace` is an observer on the engine's event seam (:mod:`gradnb.autograd.events`). It
 keeps a small, engine-independent record of every op recorded while it is active (op name,
@@ -11,7 +11,7 @@ its output tensors; the notebook toolkit uses it for ``%backward``.
 
 >>> import gradnb
 >>> x = gradnb.tensor(2.0, requires_grad=True)
->>> with gradnb.autograd.trace.trace() as t:
+>>> with gradnb.autograd.graph_trace() as t:
 ...     y = (x * x).exp()
 >>> [op.name for op in t.ops]
 ['MulBackward0', 'ExpBackward0']
@@ -24,11 +24,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Self
 
+import numpy as np
+
 from .._core import events
 from .._core.graph import AccumulateGrad, Node
 from .memory import BackwardReport, owner_of
 
-__all__ = ["LeafRecord", "ModuleCall", "OpRecord", "SavedRecord", "Trace", "snapshot", "trace"]
+__all__ = ["LeafRecord", "ModuleCall", "OpRecord", "SavedRecord", "Trace", "graph_trace", "snapshot"]
 
 #: An input of an op: the key of the record that produces it and which of its outputs.
 Edge = tuple[int, int]
@@ -288,12 +290,12 @@ class Trace(events.Subscriber):
         return (self._key_for_constant(tensor), 0)
 
 
-def trace() -> Trace:
+def graph_trace() -> Trace:
     """A context manager that records every op run inside it; see :class:`Trace`.
 
     >>> import gradnb
     >>> w = gradnb.tensor([1.0, 2.0], requires_grad=True)
-    >>> with gradnb.autograd.trace.trace() as t:
+    >>> with gradnb.autograd.graph_trace() as t:
     ...     loss = (w * w).sum()
     >>> [op.name for op in t.ops], t.leaves[0].shape
     (['MulBackward0', 'SumBackward0'], (2,))
@@ -358,8 +360,6 @@ def _child_name(parent, module) -> str | None:
 
 
 def _nbytes(shape: tuple[int, ...], dtype: str) -> int:
-    import numpy as np
-
     if not dtype:
         return 0
     count = 1

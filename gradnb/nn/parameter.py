@@ -43,7 +43,7 @@ class Parameter(Tensor):
 
     def __deepcopy__(self, memo):
         """A Parameter with copied data and the same ``requires_grad`` (no ``.grad``)."""
-        from .._deepcopy import copy_parameter
+        from .._core.deepcopy import copy_parameter
 
         return copy_parameter(self, memo)
 

@@ -2,7 +2,7 @@
 
 Views (usable without magics, in any IPython display):
 
-- :class:`GraphView`: a computation graph (from a ``trace()``, tensors, or a Graph) as SVG,
+- :class:`GraphView`: a computation graph (from a ``graph_trace()``, tensors, or a Graph) as SVG,
   DOT and text;
 - :class:`GradTable`: ``.grad`` of named tensors;
 - :class:`MemoryMeter`: freed/released/retained bytes of each backward, with a plot;
@@ -15,7 +15,7 @@ loaded only by ``%load_ext gradnb``.
 
 from __future__ import annotations
 
-from gradnb.autograd.trace import Trace, trace
+from gradnb.autograd.trace import Trace, graph_trace
 from gradnb.notebook.grad_flow import GradFlow
 from gradnb.notebook.grad_table import GradTable
 from gradnb.notebook.graph_view import GraphView
@@ -30,8 +30,8 @@ __all__ = [
     "Trace",
     "TraceDiff",
     "diff",
+    "graph_trace",
     "load_ipython_extension",
-    "trace",
     "unload_ipython_extension",
 ]
 

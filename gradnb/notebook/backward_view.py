@@ -89,12 +89,15 @@ class BackwardView:
         return f"{self.headline()}\n{self.grads.text()}\n{self.memory_line()}"
 
     def to_html(self, graph_svg: str | None = None) -> str:
-        """The report as HTML: headline, the graph (inline SVG), the table, the memory line."""
+        """The report as HTML: headline, the graph (an SVG image: sanitizers keep it), the table,
+        the memory line."""
+        from gradnb.notebook.plotting import svg_image
+
         svg = self.graph_view.to_svg() if graph_svg is None else graph_svg
         return (
             '<div class="gradnb-backward">'
             f"<p><b>{escape(self.headline())}</b></p>"
-            f'<div class="gradnb-graph-box">{svg}</div>'
+            f'<div class="gradnb-graph-box">{svg_image(svg, "computation graph")}</div>'
             f"{self.grads.to_html()}"
             f'<p class="gradnb-memory">{escape(self.memory_line())}</p>'
             "</div>"

@@ -8,6 +8,7 @@ was (tensors print as text only, the magics are gone, no observer listens to the
 from __future__ import annotations
 
 from gradnb._core.tensor import Tensor
+from gradnb.notebook import prompts
 from gradnb.notebook.memory_meter import (
     has_session_log,
     session_log,
@@ -34,12 +35,14 @@ def load(shell) -> None:
     shell.register_magics(GradnbMagics)
     shell.display_formatter.formatters["text/html"].for_type(Tensor, tensor_html)
     start_session_log(shell)
+    prompts.watch(shell)
 
 
 def unload(shell) -> None:
     """Remove everything :func:`load` registered."""
     if not stop_session_log(shell):
         return
+    prompts.unwatch(shell)
     from gradnb.notebook.magics import GradnbMagics
 
     registry = shell.magics_manager.magics

@@ -114,7 +114,10 @@ class GradFlow:
         """Plot and table."""
         if not self.rows:
             return f"<p>{escape(self.text())}</p>"
-        plot = self.plot_svg() if any(r.max_abs is not None for r in self.rows) else ""
+        from gradnb.notebook.plotting import svg_image
+
+        plot = (svg_image(self.plot_svg(), "gradient flow")
+                if any(r.max_abs is not None for r in self.rows) else "")
         return (f'<div class="gradnb-grad-flow"><p><b>{escape(self.text().splitlines()[0])}'
                 f"</b></p>{plot}{html_table(HEADER, [r.cells() for r in self.rows], 'gradnb-flow')}"
                 "</div>")

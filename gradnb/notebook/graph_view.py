@@ -105,19 +105,19 @@ class GraphView:
 
         return svg_widget(self.to_svg())
 
-    def to_html(self) -> str:
+    def to_html(self, svg: str | None = None) -> str:
         """Self-contained interactive HTML (zoom, pan, fold groups, hover details) whose
-        fallback, where scripts do not run, is the SVG as an image; see
-        :mod:`gradnb.notebook.interactive`."""
+        fallback, where scripts do not run, is the SVG (``svg``, default :meth:`to_svg`) as an
+        image; see :mod:`gradnb.notebook.interactive`."""
         from gradnb.notebook.interactive import interactive_html
 
-        return interactive_html(self.to_svg(), self.graph, self.layout)
+        return interactive_html(self.to_svg() if svg is None else svg, self.graph, self.layout)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         # Renderers pick what they can show: the interactive HTML where scripts run, the SVG
         # on GitHub/nbviewer/nbval, the text summary in a terminal.
-        return {"image/svg+xml": self.to_svg(), "text/html": self.to_html(),
-                "text/plain": self.text()}
+        svg = self.to_svg()
+        return {"image/svg+xml": svg, "text/html": self.to_html(svg), "text/plain": self.text()}
 
     def __repr__(self) -> str:
         return self.text().splitlines()[0]

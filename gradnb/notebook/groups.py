@@ -60,8 +60,10 @@ def assign_groups(graph: Graph, trace: Trace, names: Names, box_of: dict[int, in
             graph.nodes[box_of[op.key]].group = path
     for (key, _), box in output_box.items():
         graph.nodes[box].group = path_of_op.get(key, ())
-    for edge in graph.edges:
-        if edge.kind == "saved":
+    placed: set[int] = set()
+    for edge in graph.edges:  # a buffer saved by several ops sits with the first of them
+        if edge.kind == "saved" and edge.src not in placed:
+            placed.add(edge.src)
             graph.nodes[edge.src].group = graph.nodes[edge.dst].group
     path_of_label = {path[-1]: path for path in path_of_op.values() if path}
     for leaf in trace.leaves:

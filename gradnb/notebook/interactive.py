@@ -22,11 +22,11 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 
-from gradnb.notebook.graphmodel import Graph, GraphNode
-from gradnb.notebook.layout import Layout
+from gradnb.notebook.graphmodel import Graph
+from gradnb.notebook.layout import Layout, chain_label
 
 #: Graphs with more drawn boxes than this start with their top-level groups folded.
-FOLD_FIRST_ABOVE = 60
+FOLD_FIRST_ABOVE = 40
 #: The shortest run of single-input, single-output ops that becomes a foldable chain group.
 CHAIN_GROUP_MIN = 4
 
@@ -54,7 +54,7 @@ def graph_groups(graph: Graph, layout: Layout) -> list[Group]:
     many = len(drawn) > FOLD_FIRST_ABOVE
     groups = [
         Group(label, tuple(members), many and depth[label] == 1 and len(members) > 1,
-              f"{label}: {len(members)} boxes")
+              f"{label}: {len(members)} box{'es' if len(members) != 1 else ''}")
         for label, members in sorted(by_label.items(), key=lambda item: (depth[item[0]],
                                                                           item[1][0]))
     ]
@@ -108,20 +108,9 @@ def _chain_groups(drawn: Graph, grouped: set[int]) -> list[Group]:
             run.append(succs[run[-1]][0])
         if len(run) >= CHAIN_GROUP_MIN:
             members = sorted(run + [s for op in run for s in saved_of[op]])
-            label = _chain_label([drawn.nodes[i] for i in run])
+            label = chain_label([drawn.nodes[i].label for i in run])
             groups.append(Group(label, tuple(members), True, f"{label}: {len(run)} ops"))
     return groups
-
-
-def _chain_label(ops: list[GraphNode]) -> str:
-    """``MulBackward0 → TanhBackward0 ×29 +1``: the shortest repeating body of the chain."""
-    names = [op.label for op in ops]
-    for period in range(1, len(names) // 2 + 1):
-        if all(names[i] == names[i % period] for i in range(len(names))):
-            repeats, rest = divmod(len(names), period)
-            body = " → ".join(names[:period])
-            return f"{body} ×{repeats}" + (f" +{rest}" if rest else "")
-    return f"chain of {len(names)} ops"
 
 
 def interactive_html(svg: str, graph: Graph, layout: Layout) -> str:
@@ -272,7 +261,8 @@ _SCRIPT = r"""
     var f = g.frame;
     g.frameEl = el('g', {'class': 'gradnb-group', 'data-group': g.label}, frames);
     el('rect', {x: f.x, y: f.y, width: f.w, height: f.h, rx: 6, fill: '#7d8ba1',
-                'fill-opacity': 0.06, stroke: '#7d8ba1', 'stroke-dasharray': '3 3'}, g.frameEl);
+                'fill-opacity': 0.06, stroke: '#7d8ba1', 'stroke-dasharray': '3 3',
+                'pointer-events': 'none'}, g.frameEl);
     var name = el('text', {x: f.x + 5, y: f.y + 11, 'font-size': 10, fill: '#4b5870',
                            'class': 'gradnb-group-toggle', style: 'cursor:pointer'}, g.frameEl);
     name.textContent = '\u25be ' + g.label;

@@ -63,11 +63,14 @@ class LayoutOptions:
 
     ``node_limit`` is the most nodes drawn before collapsing (``None`` never collapses);
     ``chain_min_run`` the shortest chain of single-input, single-output ops that collapsing
-    folds into one node; ``sweeps`` the barycenter sweep pairs of crossing reduction.
+    folds into one node; ``long_chain_run`` the shortest chain folded even in a graph under
+    the limit (a 100-step loop is one box, not a column thousands of pixels tall; ``None``
+    never); ``sweeps`` the barycenter sweep pairs of crossing reduction.
     """
 
     node_limit: int | None = 200
     chain_min_run: int = 6
+    long_chain_run: int | None = 24
     sweeps: int = 4
     layer_gap: float = 40.0
     node_gap: float = 18.0
@@ -166,12 +169,17 @@ def layout_graph(graph: Graph, options: LayoutOptions | None = None) -> Layout:
 def collapse(graph: Graph, options: LayoutOptions) -> tuple[Graph, dict[int, tuple[int, ...]]]:
     """``graph`` reduced to at most ``options.node_limit`` nodes, and what each summary hides.
 
-    Returns ``graph`` itself when it is small enough.
+    Returns ``graph`` itself when it is small enough and has no chain of
+    ``options.long_chain_run`` ops.
     """
     limit = options.node_limit
-    if limit is None or len(graph) <= limit:
+    if limit is None:
         return graph, {}
     ids = _SummaryIds(graph)
+    if len(graph) <= limit:
+        if options.long_chain_run is None:
+            return graph, {}
+        return _collapse_chains(graph, options.long_chain_run, ids)
     drawn, members = _collapse_chains(graph, options.chain_min_run, ids)
     if len(drawn) > limit:
         drawn, members = _keep_nearest_outputs(drawn, members, limit, ids)
@@ -209,19 +217,30 @@ def _neighbours(graph: Graph) -> tuple[dict[int, list[int]], dict[int, list[int]
 def _collapse_chains(
     graph: Graph, min_run: int, ids: _SummaryIds
 ) -> tuple[Graph, dict[int, tuple[int, ...]]]:
-    """Fold the middle of every run of >= ``min_run`` single-in, single-out ops."""
+    """Fold the middle of every run of >= ``min_run`` single-in, single-out ops.
+
+    A saved-tensor box that only its op uses rides along with the op: it neither breaks the
+    run nor stays behind when the op is folded (a 500-op loop becomes one box, not a
+    staircase of 500 saved boxes).
+    """
     preds, succs = _neighbours(graph)
+    attached = {
+        node_id: [p for p in preds[node_id]
+                  if graph.nodes[p].kind == "saved" and succs[p] == [node_id] and not preds[p]]
+        for node_id in preds
+    }
+    data_preds = {i: [p for p in preds[i] if p not in attached[i]] for i in preds}
 
     def in_chain(node_id: int) -> bool:
         return (
             graph.nodes[node_id].kind == "op"
-            and len(preds[node_id]) == 1
+            and len(data_preds[node_id]) == 1
             and len(succs[node_id]) == 1
         )
 
     groups: list[tuple[GraphNode, list[int]]] = []
     for start in preds:
-        if not in_chain(start) or in_chain(preds[start][0]):
+        if not in_chain(start) or in_chain(data_preds[start][0]):
             continue
         run = [start]
         while in_chain(succs[run[-1]][0]):
@@ -229,25 +248,37 @@ def _collapse_chains(
         if len(run) >= min_run:
             # Keep both ends so the reader sees what enters and leaves the run.
             hidden = run[1:-1]
-            groups.append((_chain_summary(ids.take(), [graph.nodes[i] for i in hidden]), hidden))
+            extra = [saved for op in hidden for saved in attached[op]]
+            summary = _chain_summary(ids.take(), [graph.nodes[i] for i in hidden],
+                                     [graph.nodes[i] for i in extra])
+            groups.append((summary, hidden + extra))
     return _contract(graph, groups, {})
 
 
-def _chain_summary(node_id: int, hidden: list[GraphNode]) -> GraphNode:
+def chain_label(names: list[str]) -> str:
+    """A chain of ops by its shortest repeating body: ``MulBackward0 → ExpBackward0 ×249``
+    (``+1`` when the last repetition is cut short), else ``N ops``."""
+    for period in range(1, min(len(names) // 2, 8) + 1):
+        if all(names[i] == names[i % period] for i in range(len(names))):
+            repeats, rest = divmod(len(names), period)
+            body = " → ".join(names[:period])
+            return f"{body} ×{repeats:,}" + (f" +{rest}" if rest else "")
+    return f"{len(names):,} ops"
+
+
+def _chain_summary(node_id: int, hidden: list[GraphNode], saved: list[GraphNode]) -> GraphNode:
     counts = Counter(node.label for node in hidden)
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    if len(ranked) == 1:
-        label = f"{ranked[0][0]} ×{len(hidden):,}"
-    else:
-        label = f"{len(hidden):,} ops"
+    label = chain_label([node.label for node in hidden])
     parts = ", ".join(f"{name} ×{count:,}" for name, count in ranked[:8])
     more = ", …" if len(ranked) > 8 else ""
+    kept = f", with {len(saved):,} saved-tensor boxes" if saved else ""
     return GraphNode(
         node_id,
         "summary",
         label,
-        "collapsed chain",
-        f"{len(hidden):,} ops in a chain, collapsed: {parts}{more}",
+        f"{len(hidden):,} ops folded",
+        f"{len(hidden):,} ops in a chain, folded{kept}: {parts}{more}",
         _strongest_highlight(hidden),
     )
 

@@ -26,6 +26,7 @@ from gradnb.notebook.grad_table import GradTable
 from gradnb.notebook.graph_view import GraphView
 from gradnb.notebook.memory_meter import MemoryMeter, session_log
 from gradnb.notebook.naming import Names
+from gradnb.notebook.prompts import running_prompt
 from gradnb.notebook.step_view import StepThrough
 from gradnb.notebook.trace_diff import TraceDiff
 from gradnb.notebook.widgets import LiveGraph, WithStaticForm, widgets_available
@@ -139,7 +140,9 @@ class GradnbMagics(Magics):
             if args.store is not None:
                 namespace[args.store] = final
             if not args.quiet:
-                self._show(final, final.widget if live is not None else None)
+                # The final graph is the view itself, not a widget: its HTML form is interactive
+                # without ipywidgets (VS Code, Colab, Notebook 7), its SVG static elsewhere.
+                display(final)
         return result
 
     def _compile_cell(self, line: str, cell: str):
@@ -151,8 +154,9 @@ class GradnbMagics(Magics):
         """
         shell = self.shell
         source = shell.transform_cell(cell)
+        prompt = running_prompt(shell)
         filename = shell.compile.cache(f"%%trace {line}".rstrip() + "\n" + cell,
-                                       shell.execution_count)
+                                       shell.execution_count if prompt is None else prompt)
         tree = shell.transform_ast(shell.compile.ast_parse(source))
         ast.increment_lineno(tree, 1)
         last = None

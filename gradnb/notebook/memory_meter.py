@@ -16,8 +16,9 @@ from html import escape
 from gradnb.autograd import events, memory
 from gradnb.autograd.memory import BackwardReport
 from gradnb.notebook.formatting import format_bytes, html_table, text_table
+from gradnb.notebook.prompts import running_prompt
 
-HEADER = ["call", "nodes", "freed", "released", "retained"]
+HEADER = ["call", "cell", "nodes", "freed", "released", "retained"]
 
 #: Tables show this many most recent calls (the plot shows them all).
 TABLE_ROWS = 10
@@ -32,6 +33,8 @@ class MemoryEntry:
     freed: int
     released: int
     retained: int
+    #: The notebook cell that ran it (``In [5]``), or "" outside IPython.
+    cell: str = ""
 
 
 class MemoryLog(events.Subscriber):
@@ -49,14 +52,22 @@ class MemoryLog(events.Subscriber):
 
     def backward_finished(self, report: BackwardReport) -> None:
         """Engine event: add the call's entry and tell the listeners."""
-        self.entries.append(_entry(len(self.entries) + 1, report))
+        self.entries.append(_entry(len(self.entries) + 1, report, _running_cell()))
         for listener in tuple(self.listeners):
             listener(self)
 
 
-def _entry(call: int, report: BackwardReport) -> MemoryEntry:
+def _entry(call: int, report: BackwardReport, cell: str = "") -> MemoryEntry:
     return MemoryEntry(call, report.nodes_executed, report.freed_bytes, report.released_bytes,
-                       report.retained_bytes)
+                       report.retained_bytes, cell)
+
+
+def _running_cell() -> str:
+    """``In [5]`` while IPython runs cell 5 (its prompt number), else ""."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    count = running_prompt(shell) if shell is not None else None
+    return f"In [{count}]" if count is not None else ""
 
 
 _session_logs: dict[int, MemoryLog] = {}  # id(shell) -> the log ``%load_ext gradnb`` started
@@ -122,8 +133,9 @@ class MemoryMeter:
                 f"{format_bytes(t['retained'])}")
 
     def _rows(self) -> list[list[str]]:
-        return [[str(e.call), str(e.nodes), format_bytes(e.freed), format_bytes(e.released),
-                 format_bytes(e.retained)] for e in self.entries[-TABLE_ROWS:]]
+        return [[str(e.call), e.cell or "-", str(e.nodes), format_bytes(e.freed),
+                 format_bytes(e.released), format_bytes(e.retained)]
+                for e in self.entries[-TABLE_ROWS:]]
 
     def text(self) -> str:
         """Headline and the most recent calls as text."""
@@ -132,30 +144,38 @@ class MemoryMeter:
         return f"{self.headline()}\n{text_table(HEADER, self._rows())}"
 
     def plot_svg(self) -> str:
-        """Bars of freed and released bytes per call, a line for retained (inline SVG)."""
+        """Freed, released and retained bytes per call, side by side on a log scale (so 4 B
+        shows next to 4,000 B), each call labelled by the cell that ran it (inline SVG)."""
         from gradnb.notebook.plotting import figure_svg, new_figure
 
         figure, axes = new_figure()
-        calls = [e.call for e in self.entries]
-        freed = [e.freed for e in self.entries]
-        released = [e.released for e in self.entries]
-        axes.bar(calls, freed, color="#6a9e3a", label="freed")
-        axes.bar(calls, released, bottom=freed, color="#e08a1e", label="released, still referenced")
-        axes.plot(calls, [e.retained for e in self.entries], color="#4a90c8", marker="o",
-                  label="retained by graph")
-        axes.set_xlabel("backward call")
-        axes.set_ylabel("bytes")
+        calls = list(range(len(self.entries)))
+        series = (("freed", "#6a9e3a", "freed"), ("released", "#e08a1e",
+                  "released, still referenced"), ("retained", "#4a90c8", "retained by graph"))
+        width = 0.26
+        for offset, (field, colour, label) in zip((-width, 0.0, width), series):
+            axes.bar([c + offset for c in calls], [getattr(e, field) for e in self.entries],
+                     width=width, color=colour, label=label)
+        # symlog: a true log scale above 1 B that still draws 0 B as no bar.
+        axes.set_yscale("symlog", linthresh=1.0)
+        axes.set_ylim(bottom=0)
+        axes.set_ylabel("bytes (log scale)")
         axes.set_title("memory per backward call")
-        axes.xaxis.get_major_locator().set_params(integer=True)
+        axes.set_xticks(calls, [_call_label(e) for e in self.entries],
+                        rotation=30 if len(calls) > 6 else 0, ha="right" if len(calls) > 6
+                        else "center")
         if calls:
             axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
         return figure_svg(figure)
 
     def to_html(self) -> str:
         """Headline, plot and table."""
+        from gradnb.notebook.plotting import svg_image
+
         table = html_table(HEADER, self._rows(), "gradnb-memory") if self.entries else ""
+        plot = svg_image(self.plot_svg(), "memory per backward call") if self.entries else ""
         return (f'<div class="gradnb-memory-meter"><p><b>{escape(self.headline())}</b></p>'
-                f"{self.plot_svg() if self.entries else ''}{table}</div>")
+                f"{plot}{table}</div>")
 
     def widget(self):
         """An HTML widget that redraws after every backward call (needs ``%load_ext``)."""
@@ -168,3 +188,8 @@ class MemoryMeter:
 
     def __repr__(self) -> str:
         return self.text()
+
+
+def _call_label(entry: MemoryEntry) -> str:
+    """``In [5]`` (with the call number when a cell ran several), else ``call 3``."""
+    return f"{entry.cell}\n#{entry.call}" if entry.cell else f"call {entry.call}"

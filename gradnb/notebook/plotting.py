@@ -7,6 +7,7 @@ come from a fixed hash salt with no date, so the same data gives the same SVG by
 
 from __future__ import annotations
 
+import base64
 import io
 
 SVG_RC = {"svg.hashsalt": "gradnb", "svg.fonttype": "none", "font.size": 9.0}
@@ -29,3 +30,13 @@ def figure_svg(figure) -> str:
         figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     text = buffer.getvalue()
     return text[text.index("<svg"):]
+
+
+def svg_image(svg: str, alt: str) -> str:
+    """``svg`` as an ``<img>`` with a data URI, for HTML outputs: a sanitizing renderer (an
+    untrusted notebook, GitHub) keeps an image but strips inline ``<svg>``, leaving its labels
+    as run-on text."""
+    from html import escape
+
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return f'<img alt="{escape(alt)}" src="data:image/svg+xml;base64,{data}">'

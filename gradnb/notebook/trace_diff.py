@@ -12,9 +12,9 @@ boxes of the first (dashed red) wired to the boxes they connected to.
 >>> import gradnb
 >>> from gradnb.notebook import GraphView
 >>> w = gradnb.tensor([1.0, 2.0], requires_grad=True)
->>> with gradnb.trace() as t1:
+>>> with gradnb.autograd.graph_trace() as t1:
 ...     y = (w * 2).sum()
->>> with gradnb.trace() as t2:
+>>> with gradnb.autograd.graph_trace() as t2:
 ...     y = (w * 2).exp().sum()
 >>> print(diff(GraphView(t1), GraphView(t2)).text().splitlines()[0])
 TraceDiff: 2 ops -> 3 ops: 1 added, 0 removed, 0 changed; 0 gradients changed
@@ -163,15 +163,16 @@ class TraceDiff:
         """The drawing (the second graph, marked) as SVG."""
         return self.view.to_svg()
 
-    def to_html(self) -> str:
-        """Headline, the interactive drawing and the list of changes."""
+    def to_html(self, svg: str | None = None) -> str:
+        """Headline, the interactive drawing (of ``svg``, default :meth:`to_svg`) and the list
+        of changes."""
         items = "".join(f"<li><code>{escape(c.line())}</code></li>" for c in self.changes)
         return (f'<div class="gradnb-trace-diff"><p><b>{escape(self.headline())}</b></p>'
-                f"{self.view.to_html()}<ul>{items}</ul></div>")
+                f"{self.view.to_html(svg)}<ul>{items}</ul></div>")
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
-        return {"image/svg+xml": self.to_svg(), "text/html": self.to_html(),
-                "text/plain": self.text()}
+        svg = self.to_svg()
+        return {"image/svg+xml": svg, "text/html": self.to_html(svg), "text/plain": self.text()}
 
     def __repr__(self) -> str:
         return self.text()

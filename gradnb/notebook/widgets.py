@@ -130,11 +130,56 @@ def step_widget(stepper):
 
 
 def refreshing_widget(render: Callable[[], str], log):
-    """An ``HTML`` widget showing ``render()``, redrawn after each backward that ``log`` (a
-    :class:`~gradnb.notebook.memory_meter.MemoryLog`) sees; static if there is no log."""
+    """An ``HTML`` widget showing ``render()``, redrawn after the backward calls that ``log`` (a
+    :class:`~gradnb.notebook.memory_meter.MemoryLog`) sees; static if there is no log.
+
+    A loop of many backward calls redraws at most every :data:`LIVE_INTERVAL_S` (and never
+    spends more than a third of the time drawing); once the cell is over the widget shows the
+    final state.
+    """
     import ipywidgets
 
     widget = ipywidgets.HTML(value=render())
     if log is not None:
-        log.listeners.append(lambda _log: setattr(widget, "value", render()))
+        redraw = _Throttled(lambda: setattr(widget, "value", render()))
+        log.listeners.append(lambda _log: redraw())
+        shell = _running_shell()
+        if shell is not None:
+            shell.events.register("post_run_cell", lambda *_: redraw.flush())
     return widget
+
+
+class _Throttled:
+    """Call ``action`` now if enough time has passed since the last call, else remember that
+    a call is due; ``flush()`` makes a due call."""
+
+    def __init__(self, action: Callable[[], None], interval: float = LIVE_INTERVAL_S) -> None:
+        self.action = action
+        self.interval = interval
+        self._next = 0.0
+        self._due = False
+
+    def __call__(self) -> None:
+        now = time.monotonic()
+        if now < self._next:
+            self._due = True
+            return
+        self._run(now)
+
+    def flush(self) -> None:
+        """Run the call that throttling postponed, if any."""
+        if self._due:
+            self._run(time.monotonic())
+
+    def _run(self, start: float) -> None:
+        self._due = False
+        self.action()
+        took = time.monotonic() - start
+        self._next = time.monotonic() + max(self.interval, 2 * took)
+
+
+def _running_shell():
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    return ipython.get_ipython() if ipython is not None else None

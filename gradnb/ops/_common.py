@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import dtype as _dtype
+from .._core.backend import device_of, get_array_module
 from .._core.grad_mode import state as grad_state
 from .._core.record import wrap
 from .._core.tensor import Tensor
@@ -76,8 +77,6 @@ def result_type(a, b):
 
 def check_same_device(a_data, b_data) -> None:
     if type(a_data) is not type(b_data):
-        from .._core.backend import device_of
-
         da, db = device_of(a_data), device_of(b_data)
         raise RuntimeError(
             "Expected all tensors to be on the same device, but found at least two devices, "
@@ -145,8 +144,6 @@ def _coerce_other(t, other, first):
         x = t._data if t._data.dtype == rt else t._data.astype(rt)
         return (None, x, other) if first else (None, other, x)
     if hasattr(other, "shape") and hasattr(other, "dtype"):
-        from .._core.backend import get_array_module
-
         o = _make(get_array_module(other).asarray(other))  # a raw NumPy or CuPy array
     else:
         o = _make(np.asarray(other))
@@ -163,8 +160,6 @@ def as_tensor_operand(x, like: Tensor) -> Tensor:
     """Turn a Python number or array into a tensor on ``like``'s device (no grad)."""
     if isinstance(x, Tensor):
         return x
-    from .._core.backend import get_array_module
-
     xp = get_array_module(like._data)
     if isinstance(x, (bool, int, float)):
         return _make(xp.asarray(x, dtype=result_type(like, x)))

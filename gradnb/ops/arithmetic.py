@@ -15,7 +15,21 @@ from .._core.record import record, wrap
 from . import dual
 from ._common import Tensor, as_tensor_operand, binary_operands
 
-__all__ = ["add", "div", "mul", "neg", "pow", "reciprocal", "rpow", "rsub", "sub", "true_divide"]
+__all__ = [
+    "add",
+    "div",
+    "divide",
+    "mul",
+    "multiply",
+    "neg",
+    "negative",
+    "pow",
+    "reciprocal",
+    "rsub",
+    "sub",
+    "subtract",
+    "true_divide",
+]
 
 
 class AddBackward0(Node):
@@ -49,6 +63,9 @@ def sub(input, other, *, alpha=1) -> Tensor:
     if alpha == 1:
         return record(SubBackward0, (ta, tb), a - b)
     return record(SubBackward0, (ta, tb), a - alpha * b, attrs={"alpha": alpha})
+
+
+subtract = sub
 
 
 def _is_bool(x) -> bool:
@@ -105,6 +122,9 @@ def mul(input, other) -> Tensor:
     return record(MulBackward0, (ta, tb), a * b, save=save, operands=(a, b))
 
 
+multiply = mul
+
+
 class DivBackward0(Node):
     __slots__ = ()
     saves = (0, 1)
@@ -131,6 +151,7 @@ def div(input, other, *, rounding_mode=None) -> Tensor:
 
 
 true_divide = div
+divide = div
 
 
 def _is_integral(x) -> bool:
@@ -170,6 +191,9 @@ def neg(input: Tensor) -> Tensor:
                            "are trying to invert a mask, use the `~` or `logical_not()` operator "
                            "instead.")
     return record(NegBackward0, (input,), -input._data)
+
+
+negative = neg
 
 
 class PowBackward0(Node):

@@ -8,12 +8,44 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _default_device
 from .._core import backend as _backend
+from .._core import default_device as _default_device
 from .._core import dtype as _dtype
 from .._core.graph import Node
 from .._core.record import record, wrap
 from ._common import Tensor
+
+__all__ = [
+    "Generator",
+    "arange",
+    "as_tensor",
+    "bernoulli",
+    "clone",
+    "default_generator",
+    "empty",
+    "empty_like",
+    "eye",
+    "from_numpy",
+    "full",
+    "full_like",
+    "initial_seed",
+    "linspace",
+    "manual_seed",
+    "multinomial",
+    "normal",
+    "ones",
+    "ones_like",
+    "rand",
+    "rand_like",
+    "randint",
+    "randn",
+    "randn_like",
+    "randperm",
+    "seed",
+    "tensor",
+    "zeros",
+    "zeros_like",
+]
 
 _make = Tensor._make
 

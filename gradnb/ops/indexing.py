@@ -23,25 +23,21 @@ from .._core.record import record, wrap
 from .._core.tensor import _wrap_dim
 from . import dual
 from ._common import Tensor
-from .shape import expand
+from .creation import zeros
+from .shape import SliceBackward0, UnsqueezeBackward0, expand
 
 __all__ = [
     "gather",
-    "getitem",
     "index_add",
     "index_put",
     "index_select",
     "masked_fill",
     "masked_select",
     "nonzero",
-    "scalar_type_name",
     "scatter",
     "scatter_add",
-    "scatter_into_zeros",
     "select",
-    "sum_all",
     "take_along_dim",
-    "write_key",
 ]
 
 _BAD_INDEX_DTYPE = "tensors used as indices must be long, int, byte or bool tensors"
@@ -60,7 +56,7 @@ def _add_at(xp, target, key, values) -> None:
     if xp is np:
         np.add.at(target, key, values)
     else:
-        import cupyx
+        import cupyx  # optional (GPU only), so imported where a CuPy array is met
 
         cupyx.scatter_add(target, key, values)
 
@@ -72,8 +68,6 @@ def scatter_into_zeros(shape, key, g, accumulate: bool = True):
     ``index_put`` so the result can be differentiated again.
     """
     if isinstance(g, Tensor):
-        from .creation import zeros
-
         return index_put(zeros(tuple(shape), dtype=g.dtype, device=g.device), key, g,
                          accumulate=accumulate)
     xp = get_array_module(g)
@@ -245,28 +239,10 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     return record(SelectBackward0, (input,), data[key], attrs={"in_shape": data.shape, "key": key})
 
 
-class SliceBackward0(Node):
-    __slots__ = ("in_shape", "key")
-    is_view = True
-    fit_grads = False  # the rule returns the input's shape itself
-
-    def backward(self, g):
-        return (scatter_into_zeros(self.in_shape, self.key, g, accumulate=False),)
-
-
 def _slice(input: Tensor, dim: int, item: slice) -> Tensor:
     data = input._data
     key = (slice(None),) * dim + (slice(*item.indices(data.shape[dim])),)
     return record(SliceBackward0, (input,), data[key], attrs={"in_shape": data.shape, "key": key})
-
-
-class UnsqueezeBackward0(Node):
-    __slots__ = ("in_shape",)
-    is_view = True
-    fit_grads = False  # the rule returns the input's shape itself
-
-    def backward(self, g):
-        return (dual.reshape(g, self.in_shape),)
 
 
 def _unsqueeze(input: Tensor, dim: int) -> Tensor:

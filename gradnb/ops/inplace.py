@@ -120,7 +120,7 @@ def _check_result(t: Tensor, result) -> None:
 
 def _adopt(t: Tensor, node, output_nr: int = 0) -> None:
     """Make ``t`` output ``output_nr`` of ``node`` (recorded on a shadow of ``t``)."""
-    t.grad_fn = node
+    t._grad_fn = node
     t._output_nr = output_nr
     t._requires_grad = True
     if t._grad_fn_version is not None:

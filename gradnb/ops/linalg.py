@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import math
 
+from .._core.backend import get_array_module
 from .._core.graph import Node, const
 from .._core.record import record
 from . import dual
 from ._common import Tensor, binary_operands
+
+__all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer", "trace"]
 
 
 class MmBackward0(Node):
@@ -55,11 +58,12 @@ class DotBackward0(Node):
                 g * a if self.next_functions[1][0] is not None else None)
 
 
-class UnsafeViewBackward0(Node):
-    """``vector @ matrix`` and batched products: PyTorch records these through a reshape; we
-    compute the product directly and keep the name users see in PyTorch."""
+class MatmulBackward(Node):
+    """Batched products (any rank, NumPy's broadcasting of batch dimensions): PyTorch records
+    these through a reshape (``UnsafeViewBackward0``); we compute the product directly."""
 
     __slots__ = ()
+    torch_name = "UnsafeViewBackward0"
     saves = (0, 1)
 
     def backward(self, g):
@@ -84,20 +88,18 @@ class UnsafeViewBackward0(Node):
         return ga, gb
 
 
-class BmmBackward0(UnsafeViewBackward0):
-    __slots__ = ()
-
-
-class SqueezeBackward4(UnsafeViewBackward0):
+class VectorMatmulBackward(MatmulBackward):
     """``vector @ matrix`` (PyTorch computes it as an unsqueeze, mm and squeeze)."""
 
     __slots__ = ()
+    torch_name = "SqueezeBackward4"
 
 
-class CloneBackward0(UnsafeViewBackward0):
+class BroadcastMatmulBackward(MatmulBackward):
     """Batched products whose batch dimensions come only from ``other`` (PyTorch copies)."""
 
     __slots__ = ()
+    torch_name = "CloneBackward0"
 
 
 def _node_class(a, b):
@@ -109,14 +111,14 @@ def _node_class(a, b):
     if a.ndim == 2 and b.ndim == 1:
         return MvBackward0
     if a.ndim == 1 and b.ndim == 2:
-        return SqueezeBackward4
+        return VectorMatmulBackward
     batch_a = math.prod(a.shape[:-2]) if a.ndim >= 3 else 1
     batch_b = math.prod(b.shape[:-2]) if b.ndim >= 3 else 1
     if b.ndim >= 3 and a.ndim >= 2 and batch_a == 1 and batch_b > 1:
-        return CloneBackward0
+        return BroadcastMatmulBackward
     if a.ndim == 2 and b.ndim >= 3:
-        return CloneBackward0
-    return UnsafeViewBackward0
+        return BroadcastMatmulBackward
+    return MatmulBackward
 
 
 def matmul(input, other) -> Tensor:
@@ -187,7 +189,34 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
     return input.reshape(-1, 1) * vec2.reshape(1, -1)
 
 
+class TraceBackward0(Node):
+    """d trace(A) / dA is the identity: ``g`` on the diagonal, zeros elsewhere."""
+
+    __slots__ = ("in_shape",)
+
+    def backward(self, g):
+        eye = dual.xp_of(g).eye(*self.in_shape, dtype=dual.data(g).dtype)
+        return (g * eye,)
+
+
+def trace(input: Tensor) -> Tensor:
+    """The sum of the main diagonal of a matrix (integers sum to int64, as in ``sum``).
+
+    >>> import gradnb
+    >>> gradnb.trace(gradnb.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    tensor(5.)
+    """
+    data = input._data
+    if data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {data.ndim}")
+    if data.dtype.kind == "b":
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    dtype = "int64" if data.dtype.kind in "biu" else data.dtype
+    out = get_array_module(data).trace(data, dtype=dtype)
+    return record(TraceBackward0, (input,), out, attrs={"in_shape": data.shape})
+
+
 TENSOR_METHODS = {
     "__matmul__": matmul, "__rmatmul__": lambda self, other: matmul(other, self), "matmul": matmul,
-    "mm": mm, "bmm": bmm, "dot": dot, "mv": mv, "outer": outer,
+    "mm": mm, "bmm": bmm, "dot": dot, "mv": mv, "outer": outer, "trace": trace,
 }

@@ -25,6 +25,7 @@ from .._core.graph import OUTPUT, Node, const
 from .._core.record import record, wrap
 from . import dual
 from ._common import Tensor
+from .elementwise import maximum, minimum
 from .shape import _on, cat, flip, narrow
 
 __all__ = [
@@ -352,8 +353,6 @@ def max(input: Tensor, dim=None, keepdim: bool = False):
     indices=tensor([1, 0]))
     """
     if isinstance(dim, Tensor):
-        from .elementwise import maximum
-
         return maximum(input, dim)
     return _extreme("max", MaxBackward1, MaxBackward0, input, dim, keepdim)
 
@@ -361,8 +360,6 @@ def max(input: Tensor, dim=None, keepdim: bool = False):
 def min(input: Tensor, dim=None, keepdim: bool = False):
     """The smallest element; with ``dim``, ``(values, indices)``; with a tensor, ``minimum``."""
     if isinstance(dim, Tensor):
-        from .elementwise import minimum
-
         return minimum(input, dim)
     return _extreme("min", MinBackward1, MinBackward0, input, dim, keepdim)
 

@@ -18,21 +18,19 @@ from .._core.tensor import Size, _wrap_dim
 from .._core.views import shares_memory
 from . import dual
 from ._common import Tensor, check_same_device, result_type
+from .creation import clone, zeros
 
 __all__ = [
     "cat",
     "chunk",
     "concat",
     "concatenate",
-    "contiguous",
-    "expand",
     "flatten",
     "flip",
     "moveaxis",
     "movedim",
     "narrow",
     "permute",
-    "repeat",
     "reshape",
     "roll",
     "split",
@@ -46,7 +44,6 @@ __all__ = [
     "unbind",
     "unflatten",
     "unsqueeze",
-    "view",
 ]
 
 
@@ -276,15 +273,6 @@ def _slice(g, axis: int, start: int, length: int):
     if isinstance(g, Tensor):
         return narrow(g, axis, start, length)
     return g[(slice(None),) * axis + (slice(start, start + length),)]
-
-
-def _pad(g, in_shape, axis: int, start: int):
-    """Zeros of ``in_shape`` with ``g`` placed at ``start`` along ``axis``."""
-    before = list(in_shape)
-    before[axis] = start
-    after = list(in_shape)
-    after[axis] = in_shape[axis] - start - g.shape[axis]
-    return _concat_grads([_zeros_for(g, before), g, _zeros_for(g, after)], axis)
 
 
 def _dims_arg(dims) -> tuple:
@@ -609,14 +597,19 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
 
 # -- narrow, contiguous -------------------------------------------------------------------------------
 class SliceBackward0(Node):
-    """Gradient of a slice: ``g`` placed back among zeros."""
+    """Gradient of a slice (``narrow``, ``t[a:b:c]``): ``g`` written back at the slice's ``key``
+    among zeros of the input's shape."""
 
-    __slots__ = ("axis", "in_shape", "start")
+    __slots__ = ("in_shape", "key")
     is_view = True
     fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
-        return (_pad(g, self.in_shape, self.axis, self.start),)
+        if isinstance(g, Tensor):  # under create_graph: recorded, so differentiable again
+            return (zeros(self.in_shape, dtype=g.dtype, device=g.device).index_put(self.key, g),)
+        out = get_array_module(g).zeros(self.in_shape, dtype=g.dtype)
+        out[self.key] = g
+        return (out,)
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
@@ -634,16 +627,14 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     start = start + size if start < 0 else start
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    out = data[(slice(None),) * axis + (slice(start, start + length),)]
-    return record(SliceBackward0, (input,), out, attrs={"in_shape": data.shape, "axis": axis, "start": start})
+    key = (slice(None),) * axis + (slice(start, start + length),)
+    return record(SliceBackward0, (input,), data[key], attrs={"in_shape": data.shape, "key": key})
 
 
 def contiguous(input: Tensor, memory_format=None) -> Tensor:
     """``input`` itself when its memory is already C-contiguous, else a contiguous copy."""
     if input._data.flags.c_contiguous:
         return input
-    from .creation import clone
-
     return clone(input)
 
 

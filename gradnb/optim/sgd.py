@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .._core.backend import get_array_module
 from .._core.tensor import Tensor
-from ._checks import check_lr, check_weight_decay
+from ._checks import check_fused, check_not_differentiable, check_tensor_lr
+from ._kernels import Workspace, bump, effective_grad, grads_of, scalar, state_tensor
 from .optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -22,55 +24,80 @@ class SGD(Optimizer):
     A sparse gradient (``Embedding(sparse=True)``) without momentum or weight decay updates only
     the rows it holds; with either, the step is dense (both touch every row), and gives the same
     numbers as the dense gradient.
+
+    >>> import gradnb
+    >>> w = gradnb.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = SGD([w], lr=0.1, momentum=0.9)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    tensor([ 0.8000, -1.6000], requires_grad=True)
     """
 
-    def __init__(self, params: Iterable, lr: float = 1e-3, momentum: float = 0.0,
-                 dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False, *,
-                 maximize: bool = False, foreach=None, differentiable: bool = False,
-                 fused=None) -> None:
-        check_lr(lr)
+    def __init__(self, params: Iterable, lr: float | Tensor = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float | Tensor = 0, nesterov: bool = False,
+                 *, maximize: bool = False, foreach: bool | None = None,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        check_tensor_lr(lr)
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
-        check_weight_decay(weight_decay)
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
-                                      "weight_decay": weight_decay, "nesterov": nesterov,
-                                      "maximize": maximize, "foreach": foreach,
-                                      "differentiable": differentiable, "fused": fused})
+        check_not_differentiable(differentiable, "SGD")
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
+                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
+                    "foreach": foreach, "differentiable": differentiable, "fused": fused}
+        super().__init__(params, defaults)
+        check_fused(fused, foreach, differentiable)
+        self._workspace = Workspace()
 
     def _update_group(self, group: dict) -> None:
-        lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-        weight_decay, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
-        for p in group["params"]:
-            grad = p._grad
-            if grad is None:
-                continue
+        lr, weight_decay = scalar(group["lr"]), scalar(group["weight_decay"])
+        momentum, dampening = group["momentum"], group["dampening"]
+        nesterov, maximize = group["nesterov"], group["maximize"]
+        workspace = self._workspace
+        for p, grad in grads_of(group, "SGD", sparse_ok=True):
             if getattr(grad, "is_sparse", False):
                 if momentum == 0 and weight_decay == 0:
                     self._sparse_step(p, grad, lr, maximize)
                     continue
-                grad = grad.to_dense()
-            d_p = -grad._data if maximize else grad._data
-            if weight_decay != 0:
-                d_p = d_p + weight_decay * p._data
+                grad = grad.to_dense()._data
+            data = p._data
+            g = effective_grad(grad, data, maximize, weight_decay, workspace)
+            scratch = workspace.like(data)
             if momentum != 0:
-                state = self.state.setdefault(p, {})
-                buf = state.get("momentum_buffer")
-                if buf is None:
-                    buf = state["momentum_buffer"] = Tensor._make(d_p.copy())
+                state = self.state[p]
+                saved = state.get("momentum_buffer")
+                if saved is None:
+                    buf = g.copy()
+                    state["momentum_buffer"] = state_tensor(buf)
                 else:
-                    buf._data *= momentum
-                    buf._data += (1 - dampening) * d_p
-                d_p = d_p + momentum * buf._data if nesterov else buf._data
-            p._data -= lr * d_p
-            p._version[0] += 1
+                    buf = saved._data
+                    buf *= momentum
+                    if dampening == 0:
+                        buf += g
+                    else:
+                        get_array_module(data).multiply(g, 1 - dampening, out=scratch)
+                        buf += scratch
+                if nesterov:
+                    get_array_module(data).multiply(buf, momentum, out=scratch)
+                    scratch += g
+                    g = scratch
+                else:
+                    g = buf
+            get_array_module(data).multiply(g, -lr, out=scratch)  # add_(g, alpha=-lr)
+            data += scratch
+            bump(p)
 
     @staticmethod
-    def _sparse_step(p: Tensor, grad, lr: float, maximize: bool) -> None:
+    def _sparse_step(p: Tensor, grad, lr, maximize: bool) -> None:
         """``p[rows] -= lr * values``: O(rows touched), not O(table)."""
         g = grad.coalesce()
         rows = g._idx[0] if g._idx.shape[0] == 1 else tuple(g._idx)
         step = lr * g._vals
         p._data[rows] += step if maximize else -step
-        p._version[0] += 1
+        bump(p)

@@ -96,8 +96,11 @@ def test_trace_and_step_widgets_render_and_step(browser_page, lab_server, tmp_pa
     kernel_lines = cells.nth(KERNEL_CELL).locator(".jp-OutputArea-output").inner_text()
     assert kernel_lines.split() == [sys.executable, str(ROOT / "gradnb" / "__init__.py")]
 
-    trace_graph = cells.nth(TRACE_CELL).locator(".widget-html svg")
-    assert trace_graph.count() == 1  # the live view is closed; the final graph's widget stays
+    trace_graph = cells.nth(TRACE_CELL).locator(".gradnb-igraph svg.gradnb-graph")
+    trace_graph.wait_for(timeout=UPDATE_TIMEOUT_MS)
+    # The live widget is closed; the final graph is the interactive HTML (no widget).
+    assert cells.nth(TRACE_CELL).locator(".widget-html svg").count() == 0
+    assert trace_graph.count() == 1
     labels = trace_graph.locator("text").all_text_contents()
     for label in ("x", "w", "b", "loss", "MulBackward0"):
         assert label in labels

@@ -73,9 +73,22 @@ def to_gradnb(value, memo: dict | None = None):
         return [to_gradnb(v, memo) for v in value]
     if isinstance(value, dict):
         return {k: to_gradnb(v, memo) for k, v in value.items()}
+    if isinstance(value, torch.nn.TransformerEncoderLayer):
+        return _encoder_layer(value)
     if isinstance(value, torch.nn.Module):
-        raise TypeError("module arguments are not converted")
+        raise TypeError(f"module arguments ({type(value).__name__}) are not converted")
     return value
+
+
+def _encoder_layer(layer):
+    """The gradnb layer with the options of a torch TransformerEncoderLayer (the suite copies
+    the parameters afterwards)."""
+    attn = layer.self_attn
+    # A function activation (F.relu, F.gelu) goes by its name; a module one is refused.
+    act = getattr(layer.activation, "__name__", None) or to_gradnb(layer.activation)
+    return gradnb.nn.TransformerEncoderLayer(
+        attn.embed_dim, attn.num_heads, layer.linear1.out_features, layer.dropout.p, act,
+        layer.norm1.eps, attn.batch_first, layer.norm_first, layer.linear1.bias is not None)
 
 
 def _flat(value) -> list:

@@ -64,7 +64,8 @@ def test_trace_cell_saves_the_svg_graph(seed_notebook):
     for label in ("x", "w", "b", "loss", "MulBackward0"):
         assert label in labels
     assert static[0]["text/plain"].startswith("GraphView: 3 ops")
-    assert WIDGET_MIME in static[0]  # JupyterLab shows the widget, GitHub the SVG
+    # No widget for the final graph: its HTML is interactive without ipywidgets.
+    assert WIDGET_MIME not in static[0] and "gradnb-igraph" in static[0]["text/html"]
     live = [d for d in outputs if "image/svg+xml" not in d]
     assert [(set(d), d["text/plain"]) for d in live] == [({WIDGET_MIME, "text/plain"}, "")]
 
@@ -97,6 +98,10 @@ def test_step_cell_has_widget_and_static_step_table(seed_notebook):
 def test_memory_cell_has_exact_freed_bytes(seed_notebook):
     (meter,) = data_of(seed_notebook.cells[5])
     assert "freed 32 B in total" in meter["text/plain"]  # exp's saved result: 8 float32
+    # Each call is labelled by the cell that ran it, in the table and on the log-scale plot.
+    cells = [line.split()[1:3] for line in meter["text/plain"].splitlines()[2:]]
+    assert cells == [["In", "[4]"], ["In", "[5]"], ["In", "[6]"]]
+    assert "data:image/svg+xml;base64," in meter["text/html"]
 
 
 def test_tracediff_cell_saves_diff_drawing_and_list(seed_notebook):
@@ -113,7 +118,7 @@ def test_an_error_inside_trace_shows_the_users_line():
     with pytest.raises(CellExecutionError) as raised:
         execute(["%load_ext gradnb", "%%trace\nimport gradnb\nv = gradnb.ones(2)\nv.reshape(3)"])
     message = re.sub(r"\x1b\[[0-9;]*m", "", str(raised.value))
-    assert "----> 4 v.reshape(3)" in message
+    assert "Cell In[2], line 4" in message and "----> 4 v.reshape(3)" in message
     assert "Could not get source" not in message and "exec(body" not in message
 
 

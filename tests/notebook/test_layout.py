@@ -194,9 +194,35 @@ def test_summary_takes_the_strongest_highlight_it_hides() -> None:
 
 
 def test_small_graphs_are_not_collapsed() -> None:
-    g = chain(50)
+    g = chain(20)
     assert collapse(g, LayoutOptions())[0] is g
     assert len(layout_graph(chain(300), LayoutOptions(node_limit=None)).graph) == 300
+
+
+def test_a_long_chain_folds_even_in_a_small_graph() -> None:
+    drawn, members = collapse(chain(50), LayoutOptions())
+    (summary,) = [drawn.nodes[i] for i in members]
+    assert summary.label == "AddBackward0 ×46" and summary.sublabel == "46 ops folded"
+    # x, the run's first op, the fold, the run's last op, the output op: 1 + 1 + 46 + 1 + 1
+    assert len(drawn) == 5
+    assert collapse(chain(50), LayoutOptions(long_chain_run=None))[0] is not drawn
+
+
+def test_a_500_op_loop_with_saved_tensors_is_one_readable_box() -> None:
+    import gradnb
+    from gradnb.notebook import GraphView
+
+    x = gradnb.ones(3, requires_grad=True)
+    with gradnb.trace() as recording:
+        y = x
+        for step in range(500):
+            y = (y * 0.5).sin() if step % 2 else y * 1.001
+    view = GraphView(recording, namespace={"x": x, "y": y})
+    assert view.text().startswith("GraphView: 750 ops")
+    ops = [n for n in view.layout.graph.nodes.values() if n.kind == "op"]
+    (fold,) = [n for n in view.layout.graph.nodes.values() if n.kind == "summary"]
+    assert fold.sublabel == f"{750 - len(ops):,} ops folded"  # the counts add up
+    assert view.layout.width < 800 and view.layout.height < 800  # not a staircase
 
 
 def test_cycles_are_rejected() -> None:

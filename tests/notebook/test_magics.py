@@ -104,24 +104,24 @@ def test_backward_report_for_the_seed_example(ip):
     run(ip, FORWARD)
     result, captured = run(ip, "%backward loss")
     assert result.success and result.result is None
-    (output,) = captured.outputs
+    graph, output = captured.outputs
     text = output.data["text/plain"]
-    assert text.splitlines()[0] == "backward(loss): 3 nodes ran, 3 leaves reached"
+    assert text.splitlines()[0] == ("backward(loss): 6 nodes ran (3 ops, 3 AccumulateGrad), "
+                                    "3 leaves reached")
     rows = {line.split()[0]: line.split() for line in text.splitlines()[2:5]}
     assert rows["x"][3] == "42" and rows["w"][3] == "28" and rows["b"][3] == "14"
     assert rows["x"][-1] == "fresh"
     assert "memory: freed 0 B" in text
-    html = output.data["text/html"]
-    assert 'data-highlight="path"' in html
+    assert 'data-highlight="path"' in graph.data["image/svg+xml"]
     assert [ip.user_ns[n].grad.item() for n in "xwb"] == [42.0, 28.0, 14.0]
 
 
 def test_backward_retain_graph_then_accumulate(ip):
     run(ip, FORWARD)
     _, first = run(ip, "%backward loss --retain-graph")
-    assert "retained by the graph 12 B" in first.outputs[0].data["text/plain"]
+    assert "retained by the graph 12 B" in first.outputs[1].data["text/plain"]
     _, second = run(ip, "%backward loss")
-    assert "accumulated" in second.outputs[0].data["text/plain"]
+    assert "accumulated" in second.outputs[1].data["text/plain"]
     assert ip.user_ns["x"].grad.item() == 84.0
 
 
@@ -130,7 +130,7 @@ def test_backward_with_gradient_and_expression(ip):
     result, captured = run(ip, '%backward v * 2 --gradient "torch.tensor([1.0, 2.0, 3.0])"')
     assert result.success
     assert ip.user_ns["x"].grad.item() == 12.0
-    assert captured.outputs[0].data["text/plain"].startswith("backward(v * 2):")
+    assert captured.outputs[1].data["text/plain"].startswith("backward(v * 2):")
 
 
 def test_backward_create_graph(ip):
@@ -218,7 +218,8 @@ def test_memory_after_backward_calls(ip):
     _, captured = run(ip, "%memory")
     text = captured.outputs[0].data["text/plain"]
     assert text.splitlines()[0].startswith("MemoryMeter: 2 backward calls; freed 40 B in total")
-    assert "<svg" in captured.outputs[0].data["text/html"]
+    html = captured.outputs[0].data["text/html"]
+    assert "data:image/svg+xml;base64," in html and "<td>In [" in html  # rows name their cell
     _, live = run(ip, "%memory --live")
     assert live.outputs[0].data["text/plain"] == text  # no kernel: static form only
 

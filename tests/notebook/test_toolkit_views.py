@@ -10,18 +10,30 @@ import pytest
 
 IPython = pytest.importorskip("IPython")
 
+from IPython.core.interactiveshell import InteractiveShell
+
 import gradnb
 from gradnb import nn
 from gradnb.notebook import GraphView, TraceDiff, diff
 from gradnb.notebook.interactive import graph_groups
 
-from .test_magics import FORWARD, assert_usage_error, ip, run, svg_labels  # noqa: F401
+from .test_magics import FORWARD, SEED, assert_usage_error, run, svg_labels
+
+
+@pytest.fixture
+def ip():
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "gradnb")
+    shell.run_cell(SEED)
+    yield shell
+    shell.run_line_magic("unload_ext", "gradnb")
+    shell.reset()
 
 
 def traced_mlp(width_in: int = 3, rows: int = 2, act=None):
     model = nn.Sequential(nn.Linear(width_in, 4), act or nn.Tanh(), nn.Linear(4, 2))
     x = gradnb.randn(rows, width_in)
-    with gradnb.trace() as recording:
+    with gradnb.autograd.graph_trace() as recording:
         loss = model(x).pow(2).sum()
     loss.backward()
     return GraphView(recording, namespace={"model": model, "x": x, "loss": loss}), model
@@ -41,7 +53,7 @@ def test_ops_inside_a_module_are_grouped_under_its_name():
 def test_a_module_called_twice_is_two_groups():
     layer = nn.Linear(2, 2)
     x = gradnb.ones(1, 2)
-    with gradnb.trace() as recording:
+    with gradnb.autograd.graph_trace() as recording:
         out = layer(layer(x)).sum()
     view = GraphView(recording, namespace={"layer": layer, "out": out})
     assert {n.group for n in view.graph.nodes.values() if n.kind == "op"} >= {
@@ -82,23 +94,30 @@ def test_hover_details_have_bytes_and_grad():
     assert "output: (2, 4) float32, 32 B" in op.detail
 
 
-def test_a_long_chain_is_one_folded_group():
+def test_a_chain_is_one_folded_group_and_a_long_one_is_folded_in_the_drawing():
     x = gradnb.ones(3, requires_grad=True)
-    with gradnb.trace() as recording:
+    with gradnb.autograd.graph_trace() as recording:
         y = x
-        for _ in range(30):
+        for _ in range(8):
             y = (y * 1.01).tanh()
     view = GraphView(recording, namespace={"x": x})
     (chain,) = graph_groups(view.graph, view.layout)
-    # The last op has no consumer, so the chain is the 59 before it.
-    assert chain.label == "MulBackward0 → TanhBackward0 ×29 +1"
+    # The last op has no consumer, so the chain is the 15 before it.
+    assert chain.label == "MulBackward0 → TanhBackward0 ×7 +1"
     assert chain.folded
+    with gradnb.trace() as recording:
+        for _ in range(30):
+            y = (y * 1.01).tanh()
+    view = GraphView(recording, namespace={"x": x})
+    assert graph_groups(view.graph, view.layout) == []
+    (fold,) = [n for n in view.layout.graph.nodes.values() if n.kind == "summary"]
+    assert fold.label == "TanhBackward0 → MulBackward0 ×28 +1"  # the ends stay drawn
 
 
 # -- saved tensors -------------------------------------------------------------------------------
 def test_a_buffer_saved_by_two_ops_is_drawn_once_and_labelled_by_its_op():
     x = gradnb.ones(1000, requires_grad=True)
-    with gradnb.trace() as recording:
+    with gradnb.autograd.graph_trace() as recording:
         t = (x * 2).tanh()
         out = (t * t).sum() + (x * 3).sin().sum()
     view = GraphView(recording, namespace={"x": x})
@@ -115,7 +134,7 @@ def test_a_buffer_saved_by_two_ops_is_drawn_once_and_labelled_by_its_op():
 
 # -- diff ----------------------------------------------------------------------------------------
 def test_diff_reports_added_removed_reshaped_and_gradients():
-    before, model = traced_mlp()
+    before, _ = traced_mlp()
     after, _ = traced_mlp(rows=5, act=nn.ReLU())
     result = diff(before, after)
     text = result.text()
@@ -155,7 +174,7 @@ def test_an_unbalanced_quote_is_a_one_line_usage_error(ip, line):
 
 def test_backward_gradient_takes_the_rest_of_the_line(ip):
     run(ip, "v = torch.ones(3, requires_grad=True)\nz = v * 2")
-    result, captured = run(ip, "%backward z --gradient torch.tensor([1.0, 1.0, 1.0]) --retain-graph")
+    result, _ = run(ip, "%backward z --gradient torch.tensor([1.0, 1.0, 1.0]) --retain-graph")
     assert result.success, result.error_in_exec
     assert ip.user_ns["v"].grad.tolist() == [2.0, 2.0, 2.0]
     result, _ = run(ip, "%backward z --gradient torch.tensor([1.0, 2.0, 3.0])")

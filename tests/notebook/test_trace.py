@@ -1,4 +1,4 @@
-"""gradnb.trace(): recording graphs through the observer seam, without IPython."""
+"""gradnb.autograd.graph_trace(): recording graphs through the observer seam, without IPython."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import weakref
 
 import gradnb
 from gradnb.autograd import events
-from gradnb.autograd.trace import LeafRecord, OpRecord, snapshot, trace
+from gradnb.autograd.trace import LeafRecord, OpRecord, graph_trace, snapshot
 
 
 def seed_example():
@@ -21,7 +21,7 @@ def seed_example():
 
 def test_records_ops_in_order_with_inputs_and_outputs():
     x, w, b = seed_example()
-    with gradnb.trace() as t:
+    with gradnb.autograd.graph_trace() as t:
         y = w * x + b
         loss = y * y
     assert [op.name for op in t.ops] == ["MulBackward0", "AddBackward0", "MulBackward0"]
@@ -36,7 +36,7 @@ def test_records_ops_in_order_with_inputs_and_outputs():
 def test_leaves_are_told_apart_from_constants():
     w = gradnb.tensor([1.0, 2.0], requires_grad=True)
     c = gradnb.tensor([3.0, 4.0])
-    with trace() as t:
+    with graph_trace() as t:
         (c * w).sum()
     kinds = {leaf.tensor() is w: leaf.requires_grad for leaf in t.leaves}
     assert kinds == {True: True, False: False}
@@ -46,7 +46,7 @@ def test_leaves_are_told_apart_from_constants():
 
 def test_saved_tensors_carry_exact_bytes_and_their_source():
     x = gradnb.ones(3, 4, requires_grad=True)  # float32: 48 bytes
-    with trace() as t:
+    with graph_trace() as t:
         y = x.exp()
     (exp,) = t.ops
     assert exp.saved_bytes == 48
@@ -61,7 +61,7 @@ def test_records_only_inside_the_block_and_unsubscribes():
     x, w, b = seed_example()
     y = w * x
     before = len(events.observers)
-    with trace() as t:
+    with graph_trace() as t:
         z = y + b
     assert len(events.observers) == before
     w * x  # not recorded
@@ -74,7 +74,7 @@ def test_records_only_inside_the_block_and_unsubscribes():
 
 def test_trace_does_not_keep_the_graph_alive():
     x = gradnb.randn(100, requires_grad=True)
-    with trace() as t:
+    with graph_trace() as t:
         y = (x * 2).exp()
     node = weakref.ref(y.grad_fn)
     del y
@@ -85,7 +85,7 @@ def test_trace_does_not_keep_the_graph_alive():
 
 def test_backward_reports_are_kept():
     x, w, b = seed_example()
-    with trace() as t:
+    with graph_trace() as t:
         loss = (w * x + b) ** 2
         loss.backward()
     assert len(t.backward_reports) == 1
@@ -95,7 +95,7 @@ def test_backward_reports_are_kept():
 def test_listeners_see_every_op():
     x, w, b = seed_example()
     seen = []
-    t = trace()
+    t = graph_trace()
     t.listeners.append(lambda tr: seen.append(len(tr)))
     with t:
         (w * x + b).exp()
@@ -104,7 +104,7 @@ def test_listeners_see_every_op():
 
 def test_snapshot_matches_a_trace_of_the_same_graph():
     x, w, b = seed_example()
-    with trace() as live:
+    with graph_trace() as live:
         y = w * x + b
         loss = y * y
     after = snapshot([loss])
@@ -132,7 +132,7 @@ def test_trace_of_a_deep_chain_is_iterative():
 def test_engine_import_never_imports_notebook_libraries():
     code = (
         "import sys, gradnb\n"
-        "with gradnb.trace():\n"
+        "with gradnb.autograd.graph_trace():\n"
         "    (gradnb.ones(2, requires_grad=True) * 2).sum().backward()\n"
         "bad = [m for m in ('IPython', 'ipywidgets', 'matplotlib') if m in sys.modules]\n"
         "assert not bad, bad\n"

@@ -82,7 +82,7 @@ def test_same_program_gives_identical_svg_bytes():
 def test_graph_view_from_a_trace_and_unnamed_tensors():
     x = gradnb.ones(2, requires_grad=True)
     c = gradnb.tensor([1.0, 2.0])
-    with trace_module.trace() as t:
+    with trace_module.graph_trace() as t:
         (x * c).sum()
     view = GraphView(t, namespace={})
     assert "parameter" in labels(view.to_svg())
@@ -164,13 +164,15 @@ def test_backward_view_seed_example():
     run = watched_backward(ns["loss"], keep_steps=True)
     view = BackwardView(run, ns, "loss")
     text = view.text()
-    assert text.splitlines()[0] == "backward(loss): 3 nodes ran, 3 leaves reached"
+    assert text.splitlines()[0] == ("backward(loss): 6 nodes ran (3 ops, 3 AccumulateGrad), "
+                                    "3 leaves reached")
     grads = {row.name: row.grad for row in view.grads.rows}
     assert grads == {"w": "28", "x": "42", "b": "14"}
     assert {row.update for row in view.grads.rows} == {"fresh"}
     assert "memory: freed 0 B; released but still referenced 12 B" in text
+    assert 'data-highlight="path"' in view.graph_view.to_svg()
     html = view.to_html()
-    assert 'data-highlight="path"' in html and "<svg" in html
+    assert "data:image/svg+xml;base64," in html and "<svg" not in html  # kept by sanitizers
 
 
 def test_backward_view_reports_freed_bytes_and_accumulation():
@@ -229,7 +231,11 @@ def test_memory_meter_counts_exact_bytes_per_call():
         "MemoryMeter: 2 backward calls; freed 40 B in total; released but still referenced "
         "0 B; retained now 40 B")
     html = meter._repr_mimebundle_()["text/html"]
-    assert "<svg" in html and "memory per backward call" in html
+    # The plot is an image (it survives sanitizers), on a log scale, each call by its cell.
+    assert '<img alt="memory per backward call" src="data:image/svg+xml;base64,' in html
+    assert "<svg" not in html
+    plot = meter.plot_svg()
+    assert "bytes (log scale)" in plot and "call 1" in plot
     assert MemoryMeter(log).to_html() == html  # deterministic plot
 
 

@@ -411,6 +411,27 @@ def test_views_taken_before_an_inplace_write_see_the_new_history(write):
     assert view.grad_fn.name() == "AsStridedBackward0"
 
 
+@pytest.mark.parametrize("write", ["base", "sibling"])
+def test_a_views_grad_fn_read_right_after_a_write_is_the_regenerated_node(torch, write):
+    # Read directly, before the view is used again: the graph drawn from it must be current.
+    seen = []
+    for lib in (gradnb, torch):
+        a = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        b = a.clone()
+        view = b[1:3]
+        writer = b if write == "base" else b[0:2]
+        writer.mul_(2)
+        node = view.grad_fn
+        below = node.next_functions[0][0]
+        below_name = below.name().removeprefix("torch::autograd::")  # PyTorch's C++ CopySlices
+        seen.append((node.name(), below_name, view.requires_grad, view.is_leaf))
+        if lib is gradnb:
+            assert below is b.grad_fn  # the regenerated node reads the base's new history
+            assert view.grad_fn is node  # regenerated once, then current
+            assert "AsStridedBackward0" in repr(view)
+    assert seen[0] == seen[1]
+
+
 @pytest.mark.torch
 def test_stale_view_gradients_match_torch(torch):
     results = []

@@ -36,3 +36,34 @@ def test_matmul_shape_error():
 def test_matmul_0d_error():
     with pytest.raises(RuntimeError, match="^both arguments to matmul need to be at least 1D"):
         gradnb.ones(()) @ gradnb.ones(2)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4), (4, 2), (1, 1)])
+def test_trace(check, shape):
+    check(lambda m, a: m.trace(a), [np.random.default_rng(2).standard_normal(shape)], gradgrad=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_trace_method_and_dtype_match_torch(torch, dtype):
+    values = [[1, 0, 2], [3, 1, 4]]
+    ours = gradnb.tensor(values, dtype=getattr(gradnb, dtype)).trace()
+    theirs = torch.tensor(values, dtype=getattr(torch, dtype)).trace()
+    assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
+    assert ours.item() == theirs.item()
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 2, 2), ()])
+def test_trace_needs_a_matrix(torch, shape):
+    with pytest.raises(RuntimeError) as ours:
+        gradnb.trace(gradnb.ones(shape))
+    with pytest.raises(RuntimeError) as theirs:
+        torch.trace(torch.ones(shape))
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_trace_of_bool_is_refused_as_in_torch(torch):
+    with pytest.raises(NotImplementedError) as ours:
+        gradnb.ones(2, 2, dtype=gradnb.bool).trace()
+    with pytest.raises(NotImplementedError) as theirs:
+        torch.ones(2, 2, dtype=torch.bool).trace()
+    assert str(ours.value) == str(theirs.value)

@@ -167,6 +167,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         mask = np.zeros(x.shape, dtype=x.dtype)
     else:
         keep = creation.default_generator._rng.random(x.shape) >= p
-        mask = (keep / (1.0 - p)).astype(x.dtype)
+        # ``asarray``: for a 0-d input NumPy gives a scalar, which is not an array on a device.
+        mask = np.asarray(keep / (1.0 - p), dtype=x.dtype)
     mask = to_device(mask, input.device)
     return input * Tensor._make(mask)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from numpy import broadcast_shapes
+
 from ..._core.tensor import Tensor
-from ...ops import elementwise
 
 __all__ = ["cosine_similarity", "normalize", "pairwise_distance"]
 
@@ -16,11 +17,15 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    """``x1 . x2 / sqrt(max(|x1|^2 |x2|^2, eps^2))`` along ``dim`` (PyTorch's formula)."""
-    w12 = (x1 * x2).sum(dim)
-    w1 = (x1 * x1).sum(dim)
-    w2 = (x2 * x2).sum(dim)
-    return w12 * elementwise.rsqrt((w1 * w2).clamp(min=eps * eps))
+    """``sum((x1 / |x1|) * (x2 / |x2|))`` along ``dim``, each norm at least ``eps``; as in
+    PyTorch the inputs broadcast first and the clamp passes no gradient of its own."""
+    shape = tuple(broadcast_shapes(tuple(x1.shape), tuple(x2.shape)))
+    x1, x2 = x1.expand(*shape), x2.expand(*shape)
+    n1 = x1.norm(2, dim=dim, keepdim=True)
+    n2 = x2.norm(2, dim=dim, keepdim=True)
+    n1 = n1 + (n1.clamp(min=eps) - n1).detach()
+    n2 = n2 + (n2.clamp(min=eps) - n2).detach()
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,

@@ -16,7 +16,8 @@ from ...ops._common import binary_operands
 from ._fused import Tensor, const_like
 from .activation import log_softmax
 
-__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "mse_loss", "nll_loss"]
+__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "linear_cross_entropy", "mse_loss",
+           "nll_loss"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -182,7 +183,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         return nll
     smooth = -(logp if w_view is None else logp * w_view).sum(class_dim)
     valid = target._data != ignore_index
-    smooth = smooth * Tensor._make(valid.astype(logp._data.dtype))
+    # ``asarray``: a 0-d mask (unbatched input) must stay an array, not become a NumPy scalar.
+    xp = get_array_module(valid)
+    smooth = smooth * Tensor._make(xp.asarray(valid, dtype=logp._data.dtype))
     if reduction == "mean":
         if weight is None:
             denom = float(valid.sum())
@@ -255,3 +258,39 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     return record(BinaryCrossEntropyWithLogitsBackward0, (ti, tt), out.astype(x.dtype, copy=False),
                   save=(0, 1, const(w_arr), const(pw_arr)),
                   attrs={"reduction": reduction, "count": max(losses.size, 1)})
+
+
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,
+                         linear_bias: Tensor | None = None, weight: Tensor | None = None,
+                         reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0, options=None) -> Tensor:
+    """``cross_entropy(linear(input, W, b), target)`` with ``W`` of shape
+    ``(C, *out_features, in_features)`` (``options`` selects PyTorch's chunking, which gradnb,
+    computing the logits at once, does not need)."""
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+    if linear_weight.ndim < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.ndim}")
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(
+            "expected equal input and linear_weight last dimensions (in_features), "
+            f"got {in_features} and {linear_weight.shape[-1]}, respectively")
+    num_classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if out_features and input.ndim == 1:
+        raise RuntimeError(
+            f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} "
+            f"requires batched input, (N, {in_features}), got unbatched input with shape "
+            f"{tuple(input.shape)}")
+    logits_shape = (*input.shape[:-1], num_classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    w = linear_weight.reshape(-1, in_features)
+    b = None if linear_bias is None else linear_bias.reshape(-1)
+    from .linear import linear
+
+    logits = linear(input, w, b).reshape(*logits_shape)
+    return cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None
+                         else ignore_index, reduction=reduction,
+                         label_smoothing=label_smoothing)

@@ -1,4 +1,5 @@
-"""rms_norm, group_norm and instance_norm, composed from layer_norm and batch_norm.
+"""rms_norm, group_norm, instance_norm and local_response_norm, composed from layer_norm,
+batch_norm and average pooling.
 
 Group norm is layer norm over each group of channels (the input reshaped to ``(N, G, -1)``);
 instance norm is batch norm over a batch of one whose channels are the ``N * C`` instances.
@@ -14,7 +15,7 @@ from ..._core.tensor import Tensor
 from ...ops import elementwise
 from .normalization import batch_norm, layer_norm
 
-__all__ = ["group_norm", "instance_norm", "rms_norm"]
+__all__ = ["group_norm", "instance_norm", "local_response_norm", "rms_norm"]
 
 
 def _channel_view(t: Tensor, ndim: int) -> Tensor:
@@ -29,6 +30,9 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     shape = tuple(normalized_shape)
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
     k = len(shape)
     if tuple(input.shape[input.ndim - k:]) != shape:
         raise RuntimeError(
@@ -93,3 +97,26 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
         if running_var is not None:
             running_var.copy_(rv.reshape(n, c).mean(dim=0))
     return out
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:
+    """``x / (k + alpha * mean of x^2 over the ``size`` neighbouring channels)^beta``."""
+    from .pooling import avg_pool2d, avg_pool3d
+    from .resample import pad
+
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} "
+                         "dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input * input
+    if input.ndim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.shape
+        div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).reshape(*sizes)
+    return input / (div * alpha + k).pow(beta)

@@ -90,13 +90,19 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``; its gradient is 0 below -3 and 1 above 3, as in PyTorch."""
-    ramp = input * (input / 3 + 0.5) - input * input / 6
-    return _w(input <= -3, input * 0, _w(input < 3, ramp, input))
+    inner = input.clamp(-3.0, 3.0)  # the ramp only matters inside (-3, 3); no inf there
+    ramp = inner * (inner + 3) / 6
+    return _w(input <= -3, 0.0, _w(input < 3, ramp, input))
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one entry or one per
     channel (dim 1, or dim 0 of a 1-D input)."""
+    if input.ndim == 0 and weight.numel() != 1:
+        raise RuntimeError("Not allow zero-dim input tensor.")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
     w = weight
     if weight.numel() != 1:
         channels = input.shape[1] if input.ndim >= 2 else input.shape[0]
@@ -118,6 +124,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
           inplace: bool = False) -> Tensor:
     """Leaky ReLU with the slope ``(lower + upper) / 2`` (the eval form; a random slope per
     element in training)."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         return leaky_relu(input, (lower + upper) / 2)
     from ...ops.creation import rand
@@ -133,7 +141,7 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, ``value`` elsewhere."""
-    return _w(input > threshold, input, input * 0 + value)
+    return _w(input > threshold, input, float(value))
 
 
 def logsigmoid(input: Tensor) -> Tensor:
@@ -148,12 +156,15 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > lambd``, 0 elsewhere."""
-    return _w((input > lambd) | (input < -lambd), input, input * 0)
+    return _w((input > lambd) | (input < -lambd), input, 0.0)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
-    return _w(input > lambd, input - lambd, _w(input < -lambd, input + lambd, input * 0))
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be in range [0, inf) for input dtype {input.dtype}, "
+                           f"but found {lambd}")
+    return _w(input > lambd, input - lambd, _w(input < -lambd, input + lambd, 0.0))
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

@@ -12,6 +12,7 @@ import warnings
 
 from ..._core.tensor import Tensor
 from ...ops import elementwise
+from ...ops.creation import full_like
 from .loss import _check_reduction, _reduce
 
 __all__ = [
@@ -58,6 +59,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                weight: Tensor | None = None) -> Tensor:
     """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere."""
     _check_reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _warn_shape(input, target)
     diff = input - target
     ad = elementwise.abs(diff)
@@ -84,8 +87,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
     else:
         # ``xlogy(target, target)``: 0 where the target is 0, NaN where it is negative.
         zero = target == 0
-        safe = elementwise.where(zero, target * 0 + 1, target)
-        loss = elementwise.where(zero, target * 0, target * elementwise.log(safe)) \
+        safe = elementwise.where(zero, 1.0, target)
+        loss = elementwise.where(zero, 0.0, target * elementwise.log(safe)) \
             - target * input
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.ndim else loss.sum()
@@ -133,10 +136,10 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
         loss = input - target * elementwise.log(input + eps)
     if full:
         big = target > 1
-        safe = elementwise.where(big, target, target * 0 + 2)
+        safe = elementwise.where(big, target, 2.0)
         stirling = safe * elementwise.log(safe) - safe + 0.5 * elementwise.log(
             safe * (2 * math.pi))
-        loss = loss + elementwise.where(big, stirling, target * 0)
+        loss = loss + elementwise.where(big, stirling, 0.0)
     return _reduce(loss, reduction)
 
 
@@ -144,9 +147,10 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
                       eps: float = 1e-6, reduction: str = "mean") -> Tensor:
     """``0.5 (log(max(var, eps)) + (input - target)^2 / max(var, eps))`` (+ ``0.5 log 2 pi``
     with ``full``)."""
-    _check_reduction(reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not valid")
     if not isinstance(var, Tensor):
-        var = input.detach() * 0 + var
+        var = full_like(input.detach(), var)
     if var.ndim == input.ndim - 1:  # one variance per sample, homoscedastic over the last dim
         var = var.unsqueeze(-1)
     if (var.detach() < 0).any().item():

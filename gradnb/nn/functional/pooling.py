@@ -13,12 +13,18 @@ from ..._core.tensor import Tensor
 from ...ops.creation import tensor as _tensor
 from ...ops.shape import stack
 from .conv import max_pool2d
-from .separable import adaptive_avg_matrix, adaptive_bounds, apply_along, avg_pool_matrix
+from .separable import (
+    adaptive_avg_matrix,
+    adaptive_bounds,
+    apply_along,
+    avg_pool_matrix,
+    pool_out_size,
+)
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
     "adaptive_max_pool2d", "adaptive_max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
-    "max_pool1d",
+    "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d", "max_pool3d",
 ]
 
 
@@ -43,9 +49,13 @@ def _avg_pool(input: Tensor, n: int, kernel_size, stride, padding, ceil_mode,
     stride = kernel if stride is None or stride == [] or stride == () else _tuple(stride, n)
     pads = _tuple(padding, n)
     for k, p in zip(kernel, pads):
+        if p < 0:
+            raise RuntimeError("pad must be non-negative")
         if p > k // 2:
             raise RuntimeError("pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation=1")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
     sizes = input.shape[-n:]
     mats = [avg_pool_matrix(s, k, st, p, ceil_mode, count_include_pad,
                             unit=divisor_override is not None)
@@ -76,11 +86,19 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
 
 
 def _out_sizes(output_size, sizes) -> tuple:
-    out = _tuple(output_size, len(sizes))
+    n = len(sizes)
+    out = _tuple(output_size, n)
+    if len(out) != n:
+        raise RuntimeError("'output_size' should contain one int" if n == 1
+                           else f"output_size must be {n}")
+    if any(o is not None and o < 0 for o in out):
+        raise RuntimeError("elements of output_size must be greater than or equal to 0")
     return tuple(s if o is None else o for o, s in zip(out, sizes))
 
 
 def _adaptive_avg(input: Tensor, n: int, output_size) -> Tensor:
+    if n > 1 and input.ndim < n + 1:
+        raise ValueError(f"Input dimension should be at least {n + 1}")
     if input.ndim not in (n + 1, n + 2):
         raise RuntimeError(f"adaptive_avg_pool{n}d(): Expected {n + 1}D or {n + 2}D tensor, "
                            f"but got {list(input.shape)}")
@@ -105,6 +123,8 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
 
 
 def _adaptive_max(input: Tensor, n: int, output_size, return_indices: bool):
+    if n > 1 and input.ndim < n + 1:
+        raise ValueError(f"Input dimension should be at least {n + 1}")
     if input.ndim not in (n + 1, n + 2):
         raise RuntimeError(f"adaptive_max_pool{n}d(): Expected {n + 1}D or {n + 2}D tensor, "
                            f"but got {list(input.shape)}")
@@ -158,9 +178,96 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
     _check_rank(input, 1, "max_pool1d")
     k = _tuple(kernel_size, 1)[0]
     s = k if stride is None or stride == [] else _tuple(stride, 1)[0]
+    if _tuple(padding, 1)[0] < 0:
+        raise RuntimeError("pad must be non-negative")
     res = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _tuple(padding, 1)[0]),
                      (1, _tuple(dilation, 1)[0]), ceil_mode, return_indices)
     if return_indices:
         return res[0].squeeze(-2), res[1].squeeze(-2)
     return res.squeeze(-2)
 
+
+
+def _lp_pool(input: Tensor, n: int, norm_type: float, kernel_size, stride, ceil_mode: bool):
+    kernel = _tuple(kernel_size, n)
+    pool = (avg_pool1d, avg_pool2d, avg_pool3d)[n - 1]
+    out = pool(input.pow(norm_type), kernel, stride, 0, ceil_mode)
+    area = 1
+    for k in kernel:
+        area *= k
+    return (out.sign() * out.abs().relu() * area).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size, stride=None,
+              ceil_mode: bool = False) -> Tensor:
+    """``(sum of x^p over each window)^(1/p)`` along the last dim."""
+    return _lp_pool(input, 1, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None,
+              ceil_mode: bool = False) -> Tensor:
+    """``(sum of x^p over each window)^(1/p)`` over the last two dims."""
+    return _lp_pool(input, 2, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size, stride=None,
+              ceil_mode: bool = False) -> Tensor:
+    """``(sum of x^p over each window)^(1/p)`` over the last three dims."""
+    return _lp_pool(input, 3, norm_type, kernel_size, stride, ceil_mode)
+
+
+def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+               ceil_mode: bool = False, return_indices: bool = False):
+    """The maximum of each window of ``(N, C, D, H, W)`` (or unbatched): the elementwise
+    maximum, over the window's depth slices, of their ``max_pool2d`` (with ``return_indices``,
+    also the flat index of each maximum within its ``(D, H, W)`` volume)."""
+    _check_rank(input, 3, "max_pool3d")
+    kernel = _tuple(kernel_size, 3)
+    stride = kernel if stride is None or stride == [] else _tuple(stride, 3)
+    pads, dil = _tuple(padding, 3), _tuple(dilation, 3)
+    if any(p < 0 for p in pads):
+        raise RuntimeError("pad must be non-negative")
+    if pads[0] > kernel[0] // 2:
+        raise RuntimeError("pad should be at most half of effective kernel size, but got "
+                           f"pad={pads[0]}, kernel_size={kernel[0]} and dilation={dil[0]}")
+    depth = input.shape[-3]
+    out_d = pool_out_size(depth, kernel[0], stride[0], pads[0], ceil_mode, dil[0])
+    flat = input.reshape(-1, *input.shape[-3:])
+    planes = []
+    for od in range(out_d):
+        best = None
+        for k in range(kernel[0]):
+            d = od * stride[0] - pads[0] + k * dil[0]
+            if 0 <= d < depth:
+                plane = max_pool2d(flat[:, d].unsqueeze(1), kernel[1:], stride[1:], pads[1:],
+                                   dil[1:], ceil_mode)
+                best = plane if best is None else best.maximum(plane)
+        planes.append(best)
+    out = stack(planes, 2).squeeze(1)
+    out = out.reshape(*input.shape[:-3], *out.shape[-3:])
+    if not return_indices:
+        return out
+    index = _max3d_indices(input.detach().cpu().numpy(), kernel, stride, pads, dil,
+                           tuple(out.shape[-3:]))
+    return out, _tensor(index, device=input.device)
+
+
+def _max3d_indices(x: np.ndarray, kernel, stride, pads, dil, outs) -> np.ndarray:
+    """Flat ``d * H * W + h * W + w`` index of each window's maximum (first one on ties)."""
+    sizes = x.shape[-3:]
+    widths = []
+    for size, k, s, p, d, o in zip(sizes, kernel, stride, pads, dil, outs):
+        extra = max(0, (o - 1) * s + d * (k - 1) + 1 - (size + 2 * p))
+        widths.append((p, p + extra))
+    lead = [(0, 0)] * (x.ndim - 3)
+    padded = np.pad(x, lead + widths, constant_values=-np.inf)
+    st = padded.strides[-3:]
+    view = np.lib.stride_tricks.as_strided(
+        padded, shape=padded.shape[:-3] + tuple(outs) + tuple(kernel),
+        strides=padded.strides[:-3] + tuple(a * s for a, s in zip(st, stride))
+        + tuple(a * d for a, d in zip(st, dil)))
+    flat = view.reshape(*view.shape[:-3], -1).argmax(-1)
+    kd, kh, kw = np.unravel_index(flat, tuple(kernel))
+    grids = np.meshgrid(*(np.arange(o) for o in outs), indexing="ij")
+    coords = [g * s - p + k * d for g, s, p, k, d in zip(grids, stride, pads, (kd, kh, kw), dil)]
+    return (coords[0] * sizes[1] + coords[1]) * sizes[2] + coords[2]

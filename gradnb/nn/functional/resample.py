@@ -80,6 +80,11 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     for i in range(n):
         dim = x.ndim - 1 - i
         left, right = pads[2 * i], pads[2 * i + 1]
+        if mode == "circular" and (left < 0 or right < 0):
+            # A negative amount crops first; the wrap then reads the cropped tensor (PyTorch).
+            start, stop = max(-left, 0), x.shape[dim] - max(-right, 0)
+            x = x.narrow(dim, start, stop - start)
+            left, right = max(left, 0), max(right, 0)
         size = x.shape[dim]
         if mode == "reflect" and (left >= size or right >= size):
             raise RuntimeError(

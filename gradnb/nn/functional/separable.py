@@ -1,6 +1,6 @@
 """Average pooling, adaptive average pooling and linear/cubic interpolation as separable linear
-maps: along each spatial dim the op is a constant ``(out, in)`` matrix, so the whole op is one
-matrix product per dim and its gradient is the transposed product (``MmBackward``).
+maps: along each spatial dim the op is a constant ``(out, in)`` matrix with a few nonzeros per
+row, applied as a short sum of gathered, scaled slices (its gradient adds them back).
 
 The matrices reproduce PyTorch's window bounds, divisors and source-index formulas exactly.
 """
@@ -13,6 +13,9 @@ import numpy as np
 
 from ..._core.tensor import Tensor
 from ...ops.creation import tensor as _tensor
+from ...ops.creation import zeros
+from ...ops.elementwise import where
+from ...ops.indexing import index_select
 
 __all__ = ["adaptive_avg_matrix", "adaptive_bounds", "apply_along", "avg_pool_matrix",
            "interp_matrix", "nearest_index", "pool_out_size"]
@@ -22,10 +25,34 @@ def apply_along(x: Tensor, matrices) -> Tensor:
     """Apply ``matrices[i]`` (``(out_i, in_i)`` arrays) to the last ``len(matrices)`` dims."""
     k = len(matrices)
     for i, m in enumerate(matrices):
-        dim = x.ndim - k + i
-        mt = _tensor(np.ascontiguousarray(m.T), dtype=x.dtype, device=x.device)
-        x = (x.movedim(dim, -1) @ mt).movedim(-1, dim)
+        x = _apply_rows(x, x.ndim - k + i, m)
     return x
+
+
+def _apply_rows(x: Tensor, dim: int, m: np.ndarray) -> Tensor:
+    """``m`` applied along ``dim`` as a sum over its taps: tap ``j`` gathers each row's
+    ``j``-th nonzero column and scales it. Unlike a matrix product, a NaN or inf in the input
+    reaches only the outputs whose window holds it, as in PyTorch."""
+    rows = np.arange(m.shape[0])
+    nonzero = m != 0
+    taps = int(nonzero.sum(1).max()) if m.size else 0
+    order = np.argsort(~nonzero, axis=1, kind="stable")
+    shape = [1] * x.ndim
+    shape[dim] = m.shape[0]
+    out = None
+    for j in range(taps):
+        cols = order[:, j]
+        valid = nonzero[rows, cols]
+        weight = _tensor(m[rows, cols].reshape(shape), dtype=x.dtype, device=x.device)
+        term = index_select(x, dim, _tensor(cols, device=x.device)) * weight
+        if not valid.all():
+            term = where(_tensor(valid.reshape(shape), device=x.device), term, 0.0)
+        out = term if out is None else out + term
+    if out is None:
+        sizes = list(x.shape)
+        sizes[dim] = m.shape[0]
+        out = zeros(*sizes, dtype=x.dtype, device=x.device)
+    return out
 
 
 def pool_out_size(size: int, kernel: int, stride: int, pad: int, ceil_mode: bool,

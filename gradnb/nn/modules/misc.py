@@ -1,5 +1,5 @@
 """Shape and similarity layers: Unflatten, Upsample (and its fixed-mode forms), PixelShuffle,
-PixelUnshuffle, Bilinear, CosineSimilarity, PairwiseDistance."""
+PixelUnshuffle, Bilinear, CosineSimilarity, PairwiseDistance, Unfold, Fold."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Bilinear", "CosineSimilarity", "PairwiseDistance", "PixelShuffle",
-           "PixelUnshuffle", "Unflatten", "Upsample", "UpsamplingBilinear2d",
+__all__ = ["Bilinear", "CosineSimilarity", "Fold", "PairwiseDistance", "PixelShuffle",
+           "PixelUnshuffle", "Unflatten", "Unfold", "Upsample", "UpsamplingBilinear2d",
            "UpsamplingNearest2d"]
 
 
@@ -157,3 +157,41 @@ class PairwiseDistance(Module):
 
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
         return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class Unfold(Module):
+    """Sliding blocks of the input as columns (``F.unfold``)."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.dilation = dilation
+        self.padding = padding
+        self.stride = stride
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
+                f"padding={self.padding}, stride={self.stride}")
+
+
+class Fold(Module):
+    """Columns summed back into an image (``F.fold``)."""
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.kernel_size = kernel_size
+        self.dilation = dilation
+        self.padding = padding
+        self.stride = stride
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
+                      self.stride)
+
+    def extra_repr(self) -> str:
+        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
+                f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}")

@@ -10,7 +10,7 @@ device(type='cpu')
 
 from __future__ import annotations
 
-from ._core import backend as _backend
+from . import backend as _backend
 
 __all__ = ["get_default_device", "is_cpu", "resolve", "set_default_device"]
 
