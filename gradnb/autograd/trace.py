@@ -102,8 +102,9 @@ class OpRecord:
     output_tensors: list[Callable[[], object] | None] = field(repr=False, default_factory=list)
     #: The module calls (outermost first) running when the op was recorded.
     scope: tuple[ModuleCall, ...] = ()
-    #: The node's creation number (``node._seq``), which outlives the node itself.
-    seq: int = -1
+    #: The node's creation number (``node._seq``), which outlives the node itself (keyword
+    #: only, so records that extend this one keep their positional fields).
+    seq: int = field(default=-1, kw_only=True)
 
     @property
     def saved_bytes(self) -> int:
@@ -228,7 +229,7 @@ class Trace(events.Subscriber):
             for s in saved
         )
         record = OpRecord(key, node.name(), tuple(inputs), outputs, saved, weakref.ref(node),
-                          output_tensors, tuple(self._scope), node._seq)
+                          output_tensors, tuple(self._scope), seq=node._seq)
         self._key_of_node[node._seq] = key
         self._records[key] = record
         self.ops.append(record)

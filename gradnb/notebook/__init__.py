@@ -13,8 +13,11 @@ Views (usable without magics, in any IPython display):
 ``graph_trace()`` here records a graph and watches it (source lines, cut edges); ``watching()`` watches
 without recording a graph, so ``why`` can say where things happened.
 
-Importing this package does not import IPython or ipywidgets; the magics module does, and is
-loaded only by ``%load_ext gradnb``.
+The views and magics take PyTorch tensors and modules as well when torch is installed
+(:mod:`gradnb.notebook.torch_adapter`, loaded only once a torch object is met).
+
+Importing this package does not import IPython, ipywidgets or torch; the magics module imports
+IPython, and is loaded only by ``%load_ext gradnb``.
 """
 
 from __future__ import annotations
