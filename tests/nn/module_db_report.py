@@ -48,7 +48,7 @@ def main(verbose: bool) -> None:
           f"{100 * passing_calls / total_calls:.1f}%")
     missing = sorted((n for n, s in status.items() if s == "missing"),
                      key=lambda n: -CALLS.get(n, 0))
-    print("missing, most used first:", ", ".join(missing))
+    print("missing, most used first:", ", ".join(missing) or "none")
 
 
 if __name__ == "__main__":
