@@ -15,6 +15,7 @@ from . import (
     autograd,
 )
 from ._core.backend import device
+from ._core.default_device import get_default_device, set_default_device
 from ._core.dtype import (
     bool,
     complex64,
@@ -84,7 +85,7 @@ __version__ = "0.1.0"
 # PyTorch's namespace (gradnb.nn.Linear, gradnb.optim.SGD, gradnb.save, ...) without paying for
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
 _LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg",
-                 "special"}
+                 "special", "func"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse"}
 
 

@@ -303,8 +303,9 @@ class Tensor:
 
     # -- conversion ---------------------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        """The data as a NumPy array sharing memory (CPU tensors without grad only)."""
-        if self._requires_grad and not force:
+        """The data as a NumPy array sharing memory (CPU tensors; one that requires grad only
+        where grad mode is off, e.g. inside ``no_grad`` or a custom ``Function.forward``)."""
+        if self._requires_grad and not force and _grad_state.enabled:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )
@@ -374,6 +375,12 @@ class Tensor:
 
     def __reduce_ex__(self, protocol):
         raise TypeError("gradnb tensors are not pickled; save arrays with gradnb.save (npz)")
+
+    def __deepcopy__(self, memo):
+        """``copy.deepcopy`` of a leaf (see ``gradnb._core.deepcopy``)."""
+        from .deepcopy import copy_tensor
+
+        return copy_tensor(self, memo)
 
 
 def is_tensor(obj) -> bool:

@@ -234,11 +234,16 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
         events.emit("backward_started", tuple(roots), tuple(root_grads))
     for (node, nr), g in zip(root_edges, root_grads):
         run.add(node, nr, g)
+    running.append(run)
     try:
         _execute(run)
     finally:
+        running.pop()
         run.report.nodes_executed = run.executed
     return _release_and_report(run)
+
+
+running: list = []  # the passes executing now, innermost last (a hook may start another)
 
 
 def _targets(inputs):

@@ -103,6 +103,7 @@ class MulBackward0(Node):
 
     __slots__ = ()
     scalar = None
+    pack_order = (1, 0)
 
     def backward(self, g):
         if self.scalar is not None:
@@ -129,6 +130,7 @@ multiply = mul
 class DivBackward0(Node):
     __slots__ = ()
     saves = (0, 1)
+    pack_order = (1, 0)
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -221,6 +223,7 @@ class PowBackward1(Node):
 
     __slots__ = ()
     saves = (0, 1, OUTPUT)
+    pack_order = (1, 0, 2)
 
     def backward(self, g):
         a, b, out = self.saved(g)

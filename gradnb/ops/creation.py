@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import backend as _backend
+from .._core import default_device as _default_device
 from .._core import dtype as _dtype
 from .._core.graph import Node
 from .._core.record import record, wrap
@@ -51,8 +52,7 @@ _make = Tensor._make
 
 def _resolve(dtype, device):
     d = None if dtype is None else _dtype.as_dtype(dtype)
-    dev = _backend.device("cpu") if device is None else _backend.device(device)
-    return d, dev
+    return d, _default_device.resolve(device)
 
 
 def _xp_for(dev):
@@ -137,7 +137,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like ``tensor`` but shares memory with a NumPy array (or returns a tensor) when it can."""
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data
-    if isinstance(data, np.ndarray) and device is None:
+    if isinstance(data, np.ndarray) and device is None and _default_device.is_cpu():
         d = None if dtype is None else _dtype.as_dtype(dtype)
         return _make(data if d is None else data.astype(d.np, copy=False))
     return tensor(data, dtype=dtype, device=device)

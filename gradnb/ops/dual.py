@@ -106,6 +106,8 @@ def expand(x, shape):
 
 def sum(x, axis=None, keepdims=False):
     if isinstance(x, Tensor):
+        if axis == ():  # NumPy's meaning (no reduction), not PyTorch's ``dim=()`` (reduce all)
+            return x
         return x.sum(dim=axis, keepdim=keepdims)
     return x.sum(axis=axis, keepdims=keepdims)
 

@@ -516,6 +516,7 @@ class MaximumBackward0(Node):
 
     __slots__ = ()
     saves = (0, 1)
+    pack_order = (1, 0)
     pick_b = False
 
     def backward(self, g):

@@ -21,6 +21,7 @@ __all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer", "trace"]
 class MmBackward0(Node):
     __slots__ = ()
     saves = (0, 1)
+    pack_order = (1, 0)
 
     def backward(self, g):
         a, b = self.saved(g)

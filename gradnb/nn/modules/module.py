@@ -521,6 +521,12 @@ class Module:
     def __reduce_ex__(self, protocol):
         raise TypeError("gradnb modules are not pickled; save model.state_dict() with gradnb.save")
 
+    def __deepcopy__(self, memo):
+        """An independent copy; parameters shared inside the module stay shared."""
+        from ..._core.deepcopy import copy_attributes
+
+        return copy_attributes(self, memo)
+
 
 def _device_only(fn, arr):
     """Apply a conversion's device move but not its dtype cast (integer buffers keep dtype)."""
