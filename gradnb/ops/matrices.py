@@ -292,22 +292,18 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
 
 def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
     """The ``p``-norm of ``input - other``."""
-    from .linalg_norms import vector_norm
-
-    return vector_norm(input - other, p)
+    return red.norm(input - other, p)
 
 
 def cdist(x1: Tensor, x2: Tensor, p=2.0, compute_mode=None) -> Tensor:
     """Pairwise ``p``-norm distances between the rows of ``x1`` and ``x2`` (batched)."""
-    from .linalg_norms import vector_norm
-
     if x1.dim() < 2 or x2.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    return vector_norm(diff, p, dim=-1)
+    return red.norm(diff, p, dim=-1)
 
 
 def cartesian_prod(*tensors: Tensor) -> Tensor:

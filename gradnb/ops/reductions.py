@@ -659,10 +659,6 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     >>> gradnb.tensor([3., 4.]).norm()
     tensor(5.)
     """
-    if p == "nuc":  # the sum of singular values: a matrix norm
-        from .linalg_decompositions import matrix_norm
-
-        return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
     order = _norm_order(p, dim)
     data = _as_dtype(input._data, dtype)
     _require_float(data, "linalg.vector_norm: Expected a floating point or complex tensor as "

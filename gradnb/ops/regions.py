@@ -1,7 +1,6 @@
 """Writing into regions of a copy: select_scatter, slice_scatter, index_fill, index_copy,
 masked_scatter, fill, scatter_reduce (sum, mean); and the small forms torch keeps for real
-tensors (conj, resolve_conj/neg, real), sum_to_size, frexp, renorm, combinations, softmax and
-log_softmax as ``gradnb.X`` and methods.
+tensors (conj, resolve_conj/neg, real), sum_to_size, frexp, renorm, combinations.
 
 ``select_scatter``/``slice_scatter`` share one primitive (write ``src`` at a basic-index key;
 its derivative reads and writes that key again); the others compose ``where``, ``gather``,
@@ -27,9 +26,9 @@ from ._rule import TensorRule, attach
 
 __all__ = [
     "combinations", "conj", "conj_physical", "fill", "frexp", "index_copy", "index_fill",
-    "log_softmax", "masked_scatter", "real", "renorm", "resolve_conj", "resolve_neg",
-    "scatter_reduce", "select_scatter", "slice_scatter", "softmax", "sum_to_size",
-    "unsafe_chunk", "unsafe_split", "zero_",
+    "masked_scatter", "real", "renorm", "resolve_conj", "resolve_neg",
+    "scatter_reduce", "select_scatter", "slice_scatter", "unsafe_chunk",
+    "unsafe_split", "zero_",
 ]
 
 
@@ -251,26 +250,12 @@ def unsafe_split(input: Tensor, split_size, dim: int = 0) -> tuple:
     return sh.split(input, split_size, dim)
 
 
-def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
-    """``gradnb.nn.functional.softmax`` as ``gradnb.softmax`` and ``Tensor.softmax``."""
-    from ..nn.functional import softmax as f
-
-    return f(input, dim, dtype=dtype)
-
-
-def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
-    """``gradnb.nn.functional.log_softmax`` as ``gradnb.log_softmax`` and a method."""
-    from ..nn.functional import log_softmax as f
-
-    return f(input, dim, dtype=dtype)
-
-
 TENSOR_METHODS = {
     "conj": conj, "conj_physical": conj_physical, "fill": fill, "frexp": frexp,
-    "index_copy": index_copy, "index_fill": index_fill, "log_softmax": log_softmax,
+    "index_copy": index_copy, "index_fill": index_fill,
     "masked_scatter": masked_scatter, "renorm": renorm, "resolve_conj": resolve_conj,
     "resolve_neg": resolve_neg, "scatter_reduce": scatter_reduce,
-    "select_scatter": select_scatter, "slice_scatter": slice_scatter, "softmax": softmax,
+    "select_scatter": select_scatter, "slice_scatter": slice_scatter,
     "sum_to_size": sum_to_size, "unsafe_chunk": unsafe_chunk, "unsafe_split": unsafe_split,
     "real": property(real, doc="The real part (the tensor itself for real dtypes)."),
     "__rdiv__": lambda self, other: other / self,
