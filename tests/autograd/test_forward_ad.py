@@ -58,6 +58,9 @@ def compare_sample(op, fn, sample, torch, seed=0):
         return "skip: gradnb op refuses"
     if not np.allclose(oracle.as_array(plain), primal, equal_nan=True, atol=1e-7):
         return "skip: gradnb op value differs"
+    again = oracle.first_output(fn(*gargs, **kwargs))
+    if not np.array_equal(oracle.as_array(again), oracle.as_array(plain), equal_nan=True):
+        return "skip: random op"
     if not _reverse_mode_runs(fn, gargs, kwargs, tangents):
         return "skip: gradnb reverse rule fails"
     try:
@@ -95,10 +98,16 @@ def _reverse_mode_runs(fn, args, kwargs, positions) -> bool:
     return True
 
 
+# Reverse-mode bugs of the op itself (forward mode inherits them), reported to its owners.
+KNOWN_OP_BUGS = {"rsub": "rsub(x, y) with a tensor y gives y no gradient (RsubBackward1 records "
+                         "x only)"}
+
+
 def _cases():
     try:
-        return [pytest.param(op.name, id=op.name) for op, _ in oracle.ops_with(
-            "supports_forward_ad")]
+        return [pytest.param(op.name, id=op.name, marks=[pytest.mark.xfail(
+            reason=KNOWN_OP_BUGS[op.name], strict=True)] if op.name in KNOWN_OP_BUGS else [])
+            for op, _ in oracle.ops_with("supports_forward_ad")]
     except ImportError:
         return []
 
@@ -107,6 +116,8 @@ def _cases():
 @pytest.mark.parametrize("name", _cases())
 def test_forward_ad_matches_torch_on_opinfo_samples(torch, name):
     (op, fn), = [(op, fn) for op, fn in oracle.ops_with("supports_forward_ad") if op.name == name]
+    if "fractional_max_pool" in name:
+        pytest.skip("random pooling regions: each call (plain, dual) draws its own")
     outcomes = [compare_sample(op, fn, sample, torch)
                 for sample in itertools.islice(op.sample_inputs("cpu", torch.float64), 40)]
     assert "mismatch" not in outcomes, outcomes
