@@ -76,8 +76,16 @@ class Tensor:
     # NumPy defers to us in mixed expressions such as ``np.float64(2) * tensor``.
     __array_priority__ = 1000
 
+    # Set by the ops layer (gradnb.ops.tensor_api), which the core floor does not import.
+    _legacy_new = None
+
+    def __new__(cls, *args, **kwargs):
+        """``gradnb.Tensor(data)`` or ``gradnb.Tensor(2, 3)``: PyTorch's legacy constructor, in
+        the default dtype (``gradnb.tensor`` infers the dtype instead)."""
+        return Tensor._legacy_new(_dtype.get_default_dtype(), args, dict(kwargs))
+
     def __init__(self, *args, **kwargs) -> None:
-        raise TypeError("use gradnb.tensor(data) (or a factory like gradnb.zeros) to make a tensor")
+        """All state is set by ``__new__`` (or ``_make``)."""
 
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None, output_nr=0, version=None):

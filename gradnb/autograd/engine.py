@@ -314,6 +314,9 @@ def _execute(run: _Pass) -> None:
     observed, tracker = run.observed, run.tracker
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
+    # Derivative rules meet inf and NaN as PyTorch's kernels do, silently: no NumPy warnings.
+    quiet = np.errstate(all="ignore")
+    quiet.__enter__()
     try:
         while ready:
             node = heappop(ready)
@@ -364,6 +367,7 @@ def _execute(run: _Pass) -> None:
             _send(node, results, run, ready, tensor_mode)
             del results, grads
     finally:
+        quiet.__exit__(None, None, None)
         _grad_state.enabled = prev_mode
 
 

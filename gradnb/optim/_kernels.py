@@ -11,6 +11,18 @@ from __future__ import annotations
 from .._core.backend import get_array_module
 from .._core.tensor import Tensor
 
+__all__ = [
+    "GRAD_SLOT",
+    "Workspace",
+    "bump",
+    "effective_grad",
+    "grads_of",
+    "lerp_",
+    "scalar",
+    "state_tensor",
+    "step_counter",
+]
+
 
 def scalar(value):
     """A hyper-parameter as a number. A one-element tensor (a tensor ``lr``) gives a NumPy

@@ -30,7 +30,7 @@ def mlp_view() -> GraphView:
     gradnb.manual_seed(0)
     model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
     x = gradnb.randn(2, 3)
-    with gradnb.trace() as recording:
+    with gradnb.autograd.graph_trace() as recording:
         loss = model(x).pow(2).sum()
     loss.backward()
     return GraphView(recording, namespace={"model": model, "x": x, "loss": loss})

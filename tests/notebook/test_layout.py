@@ -213,7 +213,7 @@ def test_a_500_op_loop_with_saved_tensors_is_one_readable_box() -> None:
     from gradnb.notebook import GraphView
 
     x = gradnb.ones(3, requires_grad=True)
-    with gradnb.trace() as recording:
+    with gradnb.autograd.graph_trace() as recording:
         y = x
         for step in range(500):
             y = (y * 0.5).sin() if step % 2 else y * 1.001

@@ -105,7 +105,7 @@ def test_a_chain_is_one_folded_group_and_a_long_one_is_folded_in_the_drawing():
     # The last op has no consumer, so the chain is the 15 before it.
     assert chain.label == "MulBackward0 → TanhBackward0 ×7 +1"
     assert chain.folded
-    with gradnb.trace() as recording:
+    with gradnb.autograd.graph_trace() as recording:
         for _ in range(30):
             y = (y * 1.01).tanh()
     view = GraphView(recording, namespace={"x": x})
