@@ -100,8 +100,7 @@ def _reverse_mode_runs(fn, args, kwargs, positions) -> bool:
 
 
 # Reverse-mode bugs of the op itself (forward mode inherits them), reported to its owners.
-KNOWN_OP_BUGS = {"rsub": "rsub(x, y) with a tensor y gives y no gradient (RsubBackward1 records "
-                         "x only)"}
+KNOWN_OP_BUGS: dict = {}
 # Ops merged last, whose tangents differ from PyTorch's on some samples: not yet investigated
 # (their reverse rules' double backward is the first suspect).
 NOT_YET_INVESTIGATED = {"cholesky_inverse", "quantile", "nanquantile", "triangular_solve",
