@@ -15,14 +15,14 @@ from __future__ import annotations
 import numpy as np
 
 from gradnb._core.tensor import Tensor
-from gradnb.notebook import torch_adapter
+from gradnb.notebook import torch_objects
 from gradnb.notebook.formatting import host_array
 
 
 def is_tensor(value: object) -> bool:
     """Whether ``value`` is a gradnb tensor or a torch tensor (``issubclass(type(...))``, not
     ``isinstance``: the latter may read a user object's ``__class__`` property)."""
-    return issubclass(type(value), Tensor) or torch_adapter.is_torch_tensor(value)
+    return issubclass(type(value), Tensor) or torch_objects.is_torch_tensor(value)
 
 
 def dtype_name(tensor) -> str:
@@ -52,7 +52,7 @@ def values(tensor) -> np.ndarray:
     """A tensor's values as a NumPy array on the host, for either engine."""
     if isinstance(tensor, Tensor):
         return host_array(tensor._data)
-    return torch_adapter.to_numpy(tensor)
+    return torch_objects.to_numpy(tensor)
 
 
 #: Element sizes of dtypes NumPy does not have (torch's).

@@ -14,9 +14,10 @@ import os
 import sys
 from dataclasses import dataclass
 
-import gradnb
-
-_GRADNB_DIR = os.path.dirname(os.path.abspath(gradnb.__file__)) + os.sep
+# gradnb's own folder, found from this file (gradnb/notebook/explain/where.py) rather than by
+# importing the package, which would make the toolkit import itself in a circle.
+_GRADNB_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_GRADNB_DIR += os.sep
 #: IPython's own frames are skipped too: a magic's caller is the cell that ran the magic.
 _IPYTHON_MARK = os.sep + "IPython" + os.sep
 

@@ -21,9 +21,9 @@ from gradnb.autograd.memory import BackwardReport
 from gradnb.notebook.backward_run import BackwardRun, Step
 from gradnb.notebook.formatting import format_bytes, format_shape, format_values
 from gradnb.notebook.tensors import dtype_name
-from gradnb.notebook.torch_adapter import to_numpy
 from gradnb.notebook.torch_adapter.records import TorchTrace, snapshot
 from gradnb.notebook.torch_adapter.saved import graph_storages, is_released, reachable_nodes
+from gradnb.notebook.torch_objects import to_numpy
 
 
 @dataclass
