@@ -15,6 +15,7 @@ from . import (
     autograd,
 )
 from ._core.backend import device
+from ._core.default_device import get_default_device, set_default_device
 from ._core.dtype import (
     bool,
     complex64,
@@ -39,6 +40,13 @@ from ._core.dtype import (
 )
 from ._core.printing import set_printoptions
 from ._core.tensor import Size, Tensor, is_tensor, numel
+from ._memory_format import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 from .autograd.anomaly import is_anomaly_enabled
 from .autograd.grad_mode import (
     enable_grad,
@@ -52,15 +60,32 @@ from .ops.arithmetic import *
 from .ops.creation import *
 from .ops.elementwise import *
 from .ops.indexing import *
+from .ops.joining import *
 from .ops.linalg import *
+from .ops.linalg_decompositions import *
+from .ops.linalg_decompositions import cross
+from .ops.linalg_decompositions import torch_qr as qr
+from .ops.matrices import *
+from .ops.pointwise import *
 from .ops.reductions import *
+from .ops.regions import *
+from .ops.scans import *
 from .ops.shape import *
+from .ops.sorting import *
+from .ops.special_functions import *
+from .ops.statistics import *
+from .ops.tensor_api import *
+
+for _name in ops.tensor_api.ALIASED:  # axis=/keepdims= beside dim=/keepdim=, as in PyTorch
+    if _name in globals():
+        globals()[_name] = ops.tensor_api.with_numpy_keywords(globals()[_name])
 
 __version__ = "0.1.0"
 
 # PyTorch's namespace (gradnb.nn.Linear, gradnb.optim.SGD, gradnb.save, ...) without paying for
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
-_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization"}
+_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg",
+                 "special", "func"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse"}
 
 

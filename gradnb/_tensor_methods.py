@@ -9,12 +9,37 @@ from __future__ import annotations
 
 from ._core.tensor import Tensor
 from .autograd import engine
-from .ops import arithmetic, creation, elementwise, indexing, inplace, linalg, reductions, shape
+from .ops import (
+    arithmetic,
+    creation,
+    elementwise,
+    indexing,
+    inplace,
+    joining,
+    linalg,
+    linalg_decompositions,
+    matrices,
+    pointwise,
+    reductions,
+    regions,
+    scans,
+    shape,
+    sorting,
+    special_functions,
+    statistics,
+    tensor_api,
+)
 
 __all__ = ["FAMILIES"]
 
-FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine)
+FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine,
+            pointwise, matrices, joining, sorting, linalg_decompositions, special_functions,
+            scans, statistics, regions, tensor_api)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():
         setattr(Tensor, _name, _fn)
+
+for _name in tensor_api.ALIASED:  # axis=/keepdims= beside dim=/keepdim=, as PyTorch accepts
+    if hasattr(Tensor, _name):
+        setattr(Tensor, _name, tensor_api.with_numpy_keywords(getattr(Tensor, _name)))

@@ -4,6 +4,11 @@ Tensors become arrays in the archive; the structure around them (nested dicts wi
 integer keys, lists, tuples, numbers, strings, None) is stored as JSON in one more entry. Loading
 uses ``allow_pickle=False``, so a file can never run code.
 
+For the same reason tensors, parameters, modules and optimizers refuse ``pickle`` (a pickle runs
+code when it is loaded). For a copy in memory -- keeping the best model of a training loop --
+use ``copy.deepcopy(model)`` (and ``copy.deepcopy((model, optimizer))`` to copy both together),
+which works without pickling; to keep weights on disk, ``gradnb.save(model.state_dict(), path)``.
+
 >>> import io, gradnb
 >>> buf = io.BytesIO()
 >>> gradnb.serialization.save({"w": gradnb.ones(2)}, buf)

@@ -41,6 +41,10 @@ __all__ = [
 
 NO_EDGE = (None, 0)
 
+# Reads PyTorch's ``grad_fn._saved_<name>`` attributes; installed by
+# ``gradnb.autograd.saved_attributes`` (the name table lives above the core floor).
+saved_attribute_reader = None
+
 _sequence = itertools.count()
 _RELEASED = None  # ``node._saved`` after release
 
@@ -106,6 +110,9 @@ class Node:
     _hooks = None
     _tensor_hooks = None
     metadata = None
+    # The order PyTorch packs this node's saved tensors in (positions in its save spec), where
+    # that differs from the spec's: saved_tensors_hooks see PyTorch's order. None: in order.
+    pack_order = None
 
     def name(self) -> str:
         """The node's name as PyTorch prints it, e.g. ``MulBackward0``."""
@@ -236,6 +243,12 @@ class Node:
     def __repr__(self) -> str:
         return f"<{self.name()} object #{self._seq}>"
 
+    def __getattr__(self, name: str):
+        # Only reached for names the node lacks: PyTorch's ``_saved_*`` / ``_raw_saved_*``.
+        if name.startswith(("_saved_", "_raw_saved_")) and saved_attribute_reader is not None:
+            return saved_attribute_reader(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     # Nodes are compared by identity and ordered by creation, newest first, in the ready heap.
     def __lt__(self, other: Node) -> bool:
         return self._seq > other._seq
@@ -328,6 +341,16 @@ def save(node, spec, inputs, outputs, operands) -> None:
     operand at that position is kept as a constant, taken from ``operands``), ``Output(i)``,
     ``const(value)``, None (nothing, to keep positions), or any other tensor (custom Functions
     save intermediates)."""
+    if switches.saved_tensor_hooks and node.pack_order is not None:
+        entries = [None] * len(spec)
+        for i in node.pack_order:  # each entry saved (and so packed) in PyTorch's order
+            (entries[i],) = _entries(node, (spec[i],), inputs, outputs, operands)
+        node._saved = tuple(entries)
+        return
+    node._saved = _entries(node, spec, inputs, outputs, operands)
+
+
+def _entries(node, spec, inputs, outputs, operands) -> tuple:
     entries = []
     for item in spec:
         if item.__class__ is int:
@@ -342,7 +365,7 @@ def save(node, spec, inputs, outputs, operands) -> None:
             entries.append(item)
         else:
             entries.append(_save_input(item))
-    node._saved = tuple(entries)
+    return tuple(entries)
 
 
 # -- saved entries ------------------------------------------------------------------------------

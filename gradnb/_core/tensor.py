@@ -76,8 +76,16 @@ class Tensor:
     # NumPy defers to us in mixed expressions such as ``np.float64(2) * tensor``.
     __array_priority__ = 1000
 
+    # Set by the ops layer (gradnb.ops.tensor_api), which the core floor does not import.
+    _legacy_new = None
+
+    def __new__(cls, *args, **kwargs):
+        """``gradnb.Tensor(data)`` or ``gradnb.Tensor(2, 3)``: PyTorch's legacy constructor, in
+        the default dtype (``gradnb.tensor`` infers the dtype instead)."""
+        return Tensor._legacy_new(_dtype.get_default_dtype(), args, dict(kwargs))
+
     def __init__(self, *args, **kwargs) -> None:
-        raise TypeError("use gradnb.tensor(data) (or a factory like gradnb.zeros) to make a tensor")
+        """All state is set by ``__new__`` (or ``_make``)."""
 
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None, output_nr=0, version=None):
@@ -295,8 +303,9 @@ class Tensor:
 
     # -- conversion ---------------------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        """The data as a NumPy array sharing memory (CPU tensors without grad only)."""
-        if self._requires_grad and not force:
+        """The data as a NumPy array sharing memory (CPU tensors; one that requires grad only
+        where grad mode is off, e.g. inside ``no_grad`` or a custom ``Function.forward``)."""
+        if self._requires_grad and not force and _grad_state.enabled:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )
@@ -366,6 +375,12 @@ class Tensor:
 
     def __reduce_ex__(self, protocol):
         raise TypeError("gradnb tensors are not pickled; save arrays with gradnb.save (npz)")
+
+    def __deepcopy__(self, memo):
+        """``copy.deepcopy`` of a leaf (see ``gradnb._core.deepcopy``)."""
+        from .deepcopy import copy_tensor
+
+        return copy_tensor(self, memo)
 
 
 def is_tensor(obj) -> bool:

@@ -17,6 +17,7 @@ from .graph import Node, link
 
 __all__ = [
     "AsStridedBackward0",
+    "base_key",
     "positions_in_base",
     "rebase_view",
     "refresh",
@@ -42,6 +43,14 @@ class AsStridedBackward0(Node):
         out[self.key] = g
         return (out,)
 
+
+def base_key(positions, shape):
+    """The index into a base array of ``shape`` for flat ``positions``. A 0-d base, whose one
+    element NumPy cannot unravel to, takes ``None`` per view dimension: ``g[key]`` then has the
+    view's shape (all ones)."""
+    if not shape:
+        return (None,) * positions.ndim
+    return get_array_module(positions).unravel_index(positions, shape)
 
 def share_memory(t, input) -> None:
     """Make ``t`` a view of ``input`` (its version counter and base) if its array is a view of
@@ -77,7 +86,7 @@ def rebase_view(view, base, positions) -> None:
     node = object.__new__(AsStridedBackward0)
     link(node, (base,), fit_grads=False)
     node.base_shape = base._data.shape
-    node.key = get_array_module(positions).unravel_index(positions, base._data.shape)
+    node.key = base_key(positions, base._data.shape)
     view._grad_fn = node
     view._output_nr = 0
     view._requires_grad = True

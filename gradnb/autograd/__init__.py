@@ -9,7 +9,12 @@ from .._core.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from . import memory
+from . import (
+    forward_ad,
+    graph,
+    memory,
+    saved_attributes,  # noqa: F401 - installs the grad_fn._saved_* reader
+)
 from .anomaly import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,
@@ -19,16 +24,23 @@ from .anomaly import (
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .multi_grad_hook import register_multi_grad_hook
 from .trace import graph_trace
+
+# PyTorch users find it in ``autograd.graph``.
+graph.register_multi_grad_hook = register_multi_grad_hook
 
 __all__ = [
     "Function",
     "FunctionCtx",
     "GradcheckError",
+    "Variable",
     "backward",
     "detect_anomaly",
     "enable_grad",
     "events",
+    "forward_ad",
+    "functional",
     "grad",
     "grad_mode",
     "gradcheck",
@@ -45,3 +57,14 @@ __all__ = [
     "set_detect_anomaly",
     "set_grad_enabled",
 ]
+
+
+def __getattr__(name: str):
+    # These build on the tensor and the ops, which import this package: they load on first use.
+    import importlib
+
+    if name == "functional":
+        return importlib.import_module(f"{__name__}.functional")
+    if name == "Variable":
+        return importlib.import_module(f"{__name__}.variable").Variable
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

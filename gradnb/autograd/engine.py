@@ -234,11 +234,16 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
         events.emit("backward_started", tuple(roots), tuple(root_grads))
     for (node, nr), g in zip(root_edges, root_grads):
         run.add(node, nr, g)
+    running.append(run)
     try:
         _execute(run)
     finally:
+        running.pop()
         run.report.nodes_executed = run.executed
     return _release_and_report(run)
+
+
+running: list = []  # the passes executing now, innermost last (a hook may start another)
 
 
 def _targets(inputs):
@@ -309,6 +314,9 @@ def _execute(run: _Pass) -> None:
     observed, tracker = run.observed, run.tracker
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
+    # Derivative rules meet inf and NaN as PyTorch's kernels do, silently: no NumPy warnings.
+    quiet = np.errstate(all="ignore")
+    quiet.__enter__()
     try:
         while ready:
             node = heappop(ready)
@@ -359,6 +367,7 @@ def _execute(run: _Pass) -> None:
             _send(node, results, run, ready, tensor_mode)
             del results, grads
     finally:
+        quiet.__exit__(None, None, None)
         _grad_state.enabled = prev_mode
 
 

@@ -41,6 +41,12 @@ class Parameter(Tensor):
     def __reduce_ex__(self, protocol):
         raise TypeError("gradnb parameters are not pickled; save state dicts with gradnb.save")
 
+    def __deepcopy__(self, memo):
+        """A Parameter with copied data and the same ``requires_grad`` (no ``.grad``)."""
+        from .._core.deepcopy import copy_parameter
+
+        return copy_parameter(self, memo)
+
 
 class Buffer:
     """Marks a tensor assigned to a Module attribute as a buffer (``nn.Buffer(t)``): saved in

@@ -9,8 +9,11 @@ Views (usable without magics, in any IPython display):
 - :class:`GradFlow`: per-parameter gradient statistics across a model's layers;
 - :class:`TraceDiff` (``diff(before, after)``): what changed between two traced runs.
 
-Importing this package does not import IPython or ipywidgets; the magics module does, and is
-loaded only by ``%load_ext gradnb``.
+The views and magics take PyTorch tensors and modules as well when torch is installed
+(:mod:`gradnb.notebook.torch_adapter`, loaded only once a torch object is met).
+
+Importing this package does not import IPython, ipywidgets or torch; the magics module imports
+IPython, and is loaded only by ``%load_ext gradnb``.
 """
 
 from __future__ import annotations

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from html import escape
 
+from gradnb.notebook import torch_adapter
 from gradnb.notebook.backward_run import BackwardRun
-from gradnb.notebook.build import BuiltGraph, build_graph
+from gradnb.notebook.build import BuiltGraph
 from gradnb.notebook.formatting import format_bytes
 from gradnb.notebook.grad_table import GradTable
 from gradnb.notebook.graph_view import GraphView
@@ -30,8 +31,8 @@ class BackwardView:
         self.label = label
         names = Names(namespace)
         root_labels = {run.root: label} if run.root is not None else {}
-        self.built: BuiltGraph = build_graph(run.trace, names, show_saved=show_saved,
-                                             root_labels=root_labels)
+        self.built: BuiltGraph = torch_adapter.build_graph_for(
+            run.trace, names, show_saved=show_saved, root_labels=root_labels)
         self.path_ids = self._path_ids()
         self.built.graph.set_highlight(self.path_ids, "path")
         self.graph_view = GraphView(self.built.graph, title=f"backward({label})",
@@ -82,7 +83,7 @@ class BackwardView:
             return "memory: no report"
         return (f"memory: freed {format_bytes(report.freed_bytes)}; released but still "
                 f"referenced {format_bytes(report.released_bytes)}; retained by the graph "
-                f"{format_bytes(report.retained_bytes)}")
+                f"{format_bytes(report.retained_bytes)}{getattr(report, 'note', '')}")
 
     def text(self) -> str:
         """The report as short, deterministic text."""

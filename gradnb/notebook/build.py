@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gradnb.autograd.trace import LeafRecord, OpRecord, SavedRecord, Trace
-from gradnb.notebook.formatting import format_bytes, format_shape, format_values, host_array
+from gradnb.notebook.formatting import format_bytes, format_shape, format_values
 from gradnb.notebook.graphmodel import Graph, GraphNode
 from gradnb.notebook.groups import assign_groups
 from gradnb.notebook.naming import Names
+from gradnb.notebook.tensors import itemsize, values
 
 #: Shown for the root of ``%backward`` when the expression is not a plain name.
 ROOT_LABEL = "output"
@@ -136,7 +137,7 @@ def _leaf_box(node_id: int, record: LeafRecord, names: Names) -> GraphNode:
     detail = f"{label}: {sub} ({what}), {format_bytes(record.nbytes)}"
     grad = getattr(record.tensor(), "grad", None) if record.requires_grad else None
     if grad is not None:
-        detail += f"\ngrad: {format_values(host_array(grad._data))}"
+        detail += f"\ngrad: {format_values(values(grad))}"
     return GraphNode(node_id, kind, label, sub, detail)
 
 
@@ -189,4 +190,4 @@ def _output_name(record: OpRecord, nr: int, names: Names) -> str | None:
 
 
 def _nbytes(shape: tuple[int, ...], dtype: str) -> int:
-    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize if dtype else 0
+    return int(np.prod(shape, dtype=np.int64)) * itemsize(dtype) if dtype else 0

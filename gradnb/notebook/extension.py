@@ -33,7 +33,9 @@ def load(shell) -> None:
     from gradnb.notebook.tensor_html import tensor_html
 
     shell.register_magics(GradnbMagics)
-    shell.display_formatter.formatters["text/html"].for_type(Tensor, tensor_html)
+    html = shell.display_formatter.formatters["text/html"]
+    html.for_type(Tensor, tensor_html)
+    html.for_type_by_name("torch", "Tensor", tensor_html)  # by name: torch is not imported
     start_session_log(shell)
     prompts.watch(shell)
 
@@ -51,3 +53,4 @@ def unload(shell) -> None:
             registry[kind].pop(name, None)
     shell.magics_manager.registry.pop(GradnbMagics.__name__, None)
     shell.display_formatter.formatters["text/html"].pop(Tensor, None)
+    shell.display_formatter.formatters["text/html"].pop("torch.Tensor", None)

@@ -23,18 +23,17 @@ from html import escape
 
 import numpy as np
 
-from gradnb._core.tensor import Tensor
 from gradnb.notebook.formatting import (
     array_flags,
     format_number,
     format_shape,
-    host_array,
     html_table,
     l2_norm,
     text_table,
 )
 from gradnb.notebook.memory_meter import session_log
 from gradnb.notebook.naming import Names, caller_namespace
+from gradnb.notebook.tensors import grad_array, is_tensor
 
 HEADER = ["name", "shape", "norm", "mean |g|", "max |g|", "flags"]
 
@@ -57,15 +56,15 @@ class FlowRow:
                 *("None" if s is None else format_number(s) for s in stats), ", ".join(self.flags)]
 
 
-def flow_row(name: str, param: Tensor) -> FlowRow:
-    """Statistics of ``param.grad``."""
-    grad = param._grad
+def flow_row(name: str, param) -> FlowRow:
+    """Statistics of ``param.grad`` (a gradnb or torch parameter)."""
+    grad = grad_array(param)
     if grad is None:
         return FlowRow(name, tuple(param.shape), None, None, None, ())
-    data = np.abs(host_array(grad._data).astype(np.float64))
-    return FlowRow(name, tuple(param.shape), l2_norm(grad._data),
+    data = np.abs(grad.astype(np.float64))
+    return FlowRow(name, tuple(param.shape), l2_norm(grad),
                    float(data.mean()) if data.size else 0.0,
-                   float(data.max()) if data.size else 0.0, tuple(array_flags(grad._data)))
+                   float(data.max()) if data.size else 0.0, tuple(array_flags(grad)))
 
 
 class GradFlow:
@@ -74,7 +73,7 @@ class GradFlow:
 
     def __init__(
         self,
-        source: object | Sequence[tuple[str, Tensor]] | Mapping[str, Tensor] | None = None,
+        source: object | Sequence[tuple[str, object]] | Mapping[str, object] | None = None,
         *,
         namespace: Mapping[str, object] | None = None,
     ) -> None:
@@ -141,13 +140,13 @@ class GradFlow:
         return self.text()
 
 
-def _parameters(source) -> list[tuple[str, Tensor]]:
+def _parameters(source) -> list[tuple[str, object]]:
     if isinstance(source, Names):
         return [(n, t) for n, t in source.tensors() if t.requires_grad and t.is_leaf]
     if isinstance(source, Mapping):
         return list(source.items())
     if callable(getattr(source, "named_parameters", None)):
         return list(source.named_parameters())
-    if isinstance(source, Tensor):
+    if is_tensor(source):
         raise TypeError("GradFlow needs a model or (name, tensor) pairs, not a single tensor")
     return list(source)

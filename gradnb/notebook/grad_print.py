@@ -11,7 +11,8 @@ import hashlib
 from dataclasses import dataclass
 
 from gradnb.autograd.trace import Trace
-from gradnb.notebook.formatting import format_number, format_shape, host_array, l2_norm
+from gradnb.notebook.formatting import format_number, format_shape, l2_norm
+from gradnb.notebook.tensors import values
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ def fingerprint(grad) -> GradPrint | None:
     """The fingerprint of a ``.grad`` tensor (None stays None)."""
     if grad is None:
         return None
-    array = host_array(grad._data)
+    array = values(grad)
     digest = hashlib.sha1(array.tobytes() + str(array.shape).encode()).hexdigest()[:16]
     return GradPrint(tuple(array.shape), array.dtype.name, l2_norm(array), digest)
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gradnb._core.tensor import Tensor
 from gradnb.notebook.formatting import (
     array_flags,
     format_number,
@@ -28,6 +27,7 @@ from gradnb.notebook.formatting import (
     text_table,
 )
 from gradnb.notebook.naming import Names, caller_namespace
+from gradnb.notebook.tensors import dtype_name, grad_array
 
 HEADER = ["name", "shape", "dtype", "grad", "norm", "flags", "update"]
 NO_GRAD = "None"
@@ -50,13 +50,13 @@ class GradRow:
         return [self.name, self.shape, self.dtype, self.grad, self.norm, self.flags, self.update]
 
 
-def grad_row(name: str, tensor: Tensor, update: str = "-") -> GradRow:
-    """Format ``tensor.grad`` (read without the non-leaf warning) as a row."""
-    grad = tensor._grad
-    shape, dtype = format_shape(tensor.shape), tensor.dtype.name
-    if grad is None:
+def grad_row(name: str, tensor, update: str = "-") -> GradRow:
+    """Format ``tensor.grad`` (a gradnb or torch tensor's, read without the non-leaf warning)
+    as a row."""
+    data = grad_array(tensor)
+    shape, dtype = format_shape(tensor.shape), dtype_name(tensor)
+    if data is None:
         return GradRow(name, shape, dtype, NO_GRAD, "", "", update)
-    data = grad._data
     return GradRow(name, shape, dtype, format_values(data), format_number(l2_norm(data)),
                    ", ".join(array_flags(data)), update)
 
@@ -71,7 +71,7 @@ class GradTable:
 
     def __init__(
         self,
-        tensors: Sequence[tuple[str, Tensor]] | Mapping[str, Tensor] | None = None,
+        tensors: Sequence[tuple[str, object]] | Mapping[str, object] | None = None,
         *,
         namespace: Mapping[str, object] | None = None,
         updates: Mapping[str, str] | None = None,

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from gradnb._core.tensor import Tensor
-from gradnb.autograd.trace import Trace, snapshot
-from gradnb.notebook.build import BuiltGraph, build_graph
+from gradnb.autograd.trace import Trace
+from gradnb.notebook import torch_adapter
+from gradnb.notebook.build import BuiltGraph
 from gradnb.notebook.formatting import format_bytes
 from gradnb.notebook.grad_print import GradPrint, leaf_grads
 from gradnb.notebook.graphmodel import Graph
@@ -26,6 +26,7 @@ from gradnb.notebook.layout import Layout, layout_graph
 from gradnb.notebook.naming import Names, caller_namespace
 from gradnb.notebook.render_dot import to_dot
 from gradnb.notebook.render_svg import to_svg
+from gradnb.notebook.tensors import is_tensor
 
 #: text/plain lists at most this many ops, then says how many more there are.
 TEXT_OP_LINES = 12
@@ -34,7 +35,8 @@ _LEAF_KINDS = ("leaf_grad", "leaf")
 
 
 class GraphView:
-    """A drawable graph from a :class:`~gradnb.autograd.trace.Trace`, tensors, or a Graph.
+    """A drawable graph from a :class:`~gradnb.autograd.trace.Trace`, tensors (gradnb's or
+    torch's), or a Graph.
 
     Names come from ``namespace`` (default: the notebook's, or the caller's variables) at the
     moment the view is made. ``show_saved`` draws the saved-tensor boxes.
@@ -42,7 +44,7 @@ class GraphView:
 
     def __init__(
         self,
-        source: Trace | Tensor | list | tuple | Graph,
+        source: Trace | object | list | tuple | Graph,
         *,
         namespace: Mapping[str, object] | None = None,
         title: str | None = None,
@@ -58,10 +60,11 @@ class GraphView:
             self.graph = source
             self.saved_bytes = saved_bytes or 0
         else:
-            trace = source if isinstance(source, Trace) else snapshot(_tensors(source))
+            trace = source if isinstance(source, Trace) else torch_adapter.snapshot_of(
+                _tensors(source))
             names = Names(caller_namespace(1) if namespace is None else namespace)
             self.trace = trace
-            self.built = build_graph(trace, names, show_saved=show_saved)
+            self.built = torch_adapter.build_graph_for(trace, names, show_saved=show_saved)
             self.graph = self.built.graph
             self.grads = leaf_grads(trace, self.built)
             self.saved_bytes = trace.saved_bytes if saved_bytes is None else saved_bytes
@@ -155,9 +158,9 @@ def _count(n: int, singular: str, plural: str | None = None) -> str:
     return f"{n} {singular if n == 1 else (plural or singular + 's')}"
 
 
-def _tensors(source) -> list[Tensor]:
+def _tensors(source) -> list:
     items = source if isinstance(source, (list, tuple)) else [source]
-    bad = [type(t).__name__ for t in items if not isinstance(t, Tensor)]
+    bad = [type(t).__name__ for t in items if not is_tensor(t)]
     if bad:
         raise TypeError(f"GraphView draws tensors, a Trace or a Graph; got {bad[0]}")
     return list(items)

@@ -10,6 +10,7 @@ touched) and shows its view with an explicit ``display()``.
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 
 from IPython.core.error import UsageError
@@ -17,8 +18,8 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
-from gradnb._core.tensor import Tensor
 from gradnb.autograd.trace import Trace
+from gradnb.notebook import torch_adapter
 from gradnb.notebook.backward_run import backward_problem, watched_backward
 from gradnb.notebook.backward_view import BackwardView
 from gradnb.notebook.grad_flow import GradFlow
@@ -28,6 +29,7 @@ from gradnb.notebook.memory_meter import MemoryMeter, session_log
 from gradnb.notebook.naming import Names
 from gradnb.notebook.prompts import running_prompt
 from gradnb.notebook.step_view import StepThrough
+from gradnb.notebook.tensors import is_tensor
 from gradnb.notebook.trace_diff import TraceDiff
 from gradnb.notebook.widgets import LiveGraph, WithStaticForm, widgets_available
 
@@ -109,7 +111,8 @@ class GradnbMagics(Magics):
         """Run the cell and show the computation graph of every op it ran.
 
         The graph grows live while the cell runs (in a notebook with ipywidgets) and settles on
-        the final graph. Boxes carry your variable names, op names as in ``grad_fn``, shapes and
+        the final graph. With torch imported (in an earlier cell), torch code is traced too: the
+        graph is torch's ``grad_fn`` graph, with the modules that ran each op framed. Boxes carry your variable names, op names as in ``grad_fn``, shapes and
         dtypes. The cell's last expression is its result, as without the magic; an error in the
         cell is a normal cell error (the graph so far is still shown).
         """
@@ -119,18 +122,22 @@ class GradnbMagics(Magics):
             raise UsageError(f"%%trace: --store needs a variable name, got {args.store!r}")
         body, last = self._compile_cell(line, cell)
         namespace = self.shell.user_ns
-        recording = Trace()
+        recordings = [Trace(), *torch_adapter.live_traces()]
 
         def view() -> GraphView:
+            recording = next((r for r in recordings if r.ops), recordings[0])
             return GraphView(recording, namespace=namespace, show_saved=not args.no_saved)
 
         live = None
         if not args.quiet and not args.no_live and widgets_available(self.shell):
             live = LiveGraph(lambda: view().to_svg())
-            recording.listeners.append(live)
+            for recording in recordings:
+                recording.listeners.append(live)
             display(live)
         try:
-            with recording:
+            with contextlib.ExitStack() as recording_all:
+                for recording in recordings:
+                    recording_all.enter_context(recording)
                 exec(body, namespace)  # noqa: S102 - running the cell is the point
                 result = eval(last, namespace) if last is not None else None
         finally:
@@ -230,12 +237,17 @@ class GradnbMagics(Magics):
                 raise UsageError("%backward: --gradient needs an expression")
             gradient = self._evaluate("backward", _unquote(gradient_source))
         args = self._parse(self.backward, " ".join(["_", *flags]))
-        problem = backward_problem(root, gradient, label)
+        check, run_backward = backward_problem, watched_backward
+        if torch_adapter.is_torch_tensor(root):
+            from gradnb.notebook.torch_adapter import backward as torch_backward
+
+            check, run_backward = torch_backward.backward_problem, torch_backward.watched_backward
+        problem = check(root, gradient, label)
         if problem is not None:
             raise UsageError(f"%backward: {problem}")
         try:
-            run = watched_backward(root, gradient, retain_graph=args.retain_graph or None,
-                                   create_graph=args.create_graph, keep_steps=args.step)
+            run = run_backward(root, gradient, retain_graph=args.retain_graph or None,
+                               create_graph=args.create_graph, keep_steps=args.step)
         except RuntimeError as error:
             raise UsageError(f"%backward: {_one_line(error)}") from None
         view = BackwardView(run, self.shell.user_ns, label, show_saved=not args.no_saved)
@@ -257,9 +269,10 @@ class GradnbMagics(Magics):
             display(GradTable(namespace=self.shell.user_ns))
             return
         pairs = []
+        named = dict(Names(self.shell.user_ns).tensors())  # also ``model.0.weight``
         for name in args.names:
-            value = self._evaluate("grad", name)
-            if not isinstance(value, Tensor):
+            value = named[name] if name in named else self._evaluate("grad", name)
+            if not is_tensor(value):
                 raise UsageError(f"%grad: {name} is a {type(value).__name__}, not a tensor")
             if not value.requires_grad:
                 raise UsageError(f"%grad: {name} does not require grad, so it has no .grad")

@@ -5,7 +5,8 @@ globals) at drawing time. A name refers to a tensor when the namespace holds tha
 or a tensor produced by the same node output (so ``y`` names ``MulBackward0``'s output even if
 the tensor object was rebuilt). Models contribute dotted names such as ``model.fc1.weight`` (and
 ``model.fc1`` for the module itself), other objects their tensor attributes (``state.w``).
-Private names (``_``, ``_i3``, ``Out``) are skipped.
+Private names (``_``, ``_i3``, ``Out``) are skipped. Torch tensors and modules are named the same
+way when torch is loaded.
 
 Naming never runs the user's code: values are read from the namespace dict and from instance
 ``__dict__`` as stored, so no property is evaluated and no ``__getattr__`` is called.
@@ -17,7 +18,7 @@ import sys
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 
-from gradnb._core.tensor import Tensor
+from gradnb.notebook.tensors import is_tensor, node_key, output_nr
 
 _IPYTHON_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython"})
 
@@ -26,20 +27,22 @@ class Names:
     """Which names a namespace gives to tensors and modules; the first name assigned wins."""
 
     def __init__(self, namespace: Mapping[str, object] | None = None) -> None:
-        self._by_tensor: dict[int, tuple[Tensor, str]] = {}
-        self._by_output: dict[tuple[int, int], str] = {}
+        self._by_tensor: dict[int, tuple[object, str]] = {}
+        # (node key, output nr) -> (node, name); the node is held so its key stays its own.
+        self._by_output: dict[tuple[object, int], tuple[object, str]] = {}
         self._by_module: dict[int, tuple[object, str]] = {}
         for name, value in _public_items(namespace or {}):
-            if _is_tensor(value):
+            if is_tensor(value):
                 self._add_tensor(name, value)
                 continue
             for dotted, tensor in _attribute_tensors(name, value, self._by_module):
                 self._add_tensor(dotted, tensor)
 
-    def _add_tensor(self, name: str, tensor: Tensor) -> None:
+    def _add_tensor(self, name: str, tensor) -> None:
         self._by_tensor.setdefault(id(tensor), (tensor, name))
-        if tensor.grad_fn is not None:
-            self._by_output.setdefault((tensor.grad_fn._seq, tensor._output_nr), name)
+        node = tensor.grad_fn
+        if node is not None:
+            self._by_output.setdefault((node_key(node), output_nr(tensor)), (node, name))
 
     def of_tensor(self, tensor: object) -> str | None:
         """The name of this tensor object, if any."""
@@ -48,14 +51,17 @@ class Names:
 
     def of_output(self, node, output_nr: int) -> str | None:
         """The name of a tensor produced by ``node``'s output ``output_nr``, if any."""
-        return self._by_output.get((node._seq, output_nr))
+        entry = self._by_output.get((node_key(node), output_nr))
+        if entry is None or (entry[0] is not node and not hasattr(node, "_seq")):
+            return None  # a torch node is known by identity only
+        return entry[1]
 
     def of_module(self, module: object) -> str | None:
         """The dotted name of this module (``model``, ``model.fc1``), if the namespace has it."""
         entry = self._by_module.get(id(module))
         return entry[1] if entry is not None and entry[0] is module else None
 
-    def tensors(self) -> list[tuple[str, Tensor]]:
+    def tensors(self) -> list[tuple[str, object]]:
         """Every named tensor, in namespace order."""
         return [(name, t) for t, name in self._by_tensor.values()]
 
@@ -90,12 +96,7 @@ def _instance_dict(value: object) -> dict | None:
 _GETSET = type(type.__dict__["__dict__"])
 
 
-def _is_tensor(value: object) -> bool:
-    # ``issubclass(type(...))``, not ``isinstance``: the latter may read a ``__class__`` property.
-    return issubclass(type(value), Tensor)
-
-
-def _attribute_tensors(name: str, value: object, modules: dict) -> Iterator[tuple[str, Tensor]]:
+def _attribute_tensors(name: str, value: object, modules: dict) -> Iterator[tuple[str, object]]:
     """Tensors held by ``value``'s attributes, with dotted names: a module's parameters and
     buffers through its sub-modules (``model.fc1.weight``; the modules are noted in
     ``modules``), or the tensor attributes of any other object (``opt_state.w``)."""
@@ -112,13 +113,13 @@ def _attribute_tensors(name: str, value: object, modules: dict) -> Iterator[tupl
             modules.setdefault(id(obj), (obj, prefix))
             for table in tables[:2]:
                 for key, item in table.items():
-                    if _is_tensor(item):
+                    if is_tensor(item):
                         yield f"{prefix}.{key}", item
             stack.extend((f"{prefix}.{key}", child) for key, child in tables[2].items()
                          if child is not None)
         elif prefix == name:  # plain objects: their own tensor attributes, one level deep
             for key, item in attributes.items():
-                if isinstance(key, str) and not key.startswith("_") and _is_tensor(item):
+                if isinstance(key, str) and not key.startswith("_") and is_tensor(item):
                     yield f"{prefix}.{key}", item
 
 

@@ -13,19 +13,20 @@ from __future__ import annotations
 
 from html import escape
 
-from gradnb._core.tensor import Tensor
-from gradnb.notebook.formatting import format_number, format_shape, host_array
+from gradnb.notebook.formatting import format_number, format_shape
+from gradnb.notebook.tensors import dtype_name, values
 
 #: Largest tensor (elements) and widest row shown as an HTML table.
 MAX_NUMEL = 64
 MAX_COLUMNS = 16
 
 
-def tensor_html(tensor: Tensor) -> str | None:
-    """An HTML table of a 0-, 1- or 2-d tensor with at most :data:`MAX_NUMEL` elements."""
+def tensor_html(tensor) -> str | None:
+    """An HTML table of a 0-, 1- or 2-d tensor (gradnb's or torch's) with at most
+    :data:`MAX_NUMEL` elements."""
     if tensor.ndim > 2 or tensor.numel() > MAX_NUMEL:
         return None
-    data = host_array(tensor._data)
+    data = values(tensor)
     rows = data.reshape(1, -1) if data.ndim < 2 else data
     if rows.shape[1] > MAX_COLUMNS:
         return None
@@ -34,7 +35,7 @@ def tensor_html(tensor: Tensor) -> str | None:
         autograd = f", grad_fn={tensor.grad_fn.name()}"
     elif tensor.requires_grad:
         autograd = ", requires_grad=True"
-    caption = f"tensor {format_shape(tensor.shape)} {tensor.dtype.name}{autograd}"
+    caption = f"tensor {format_shape(tensor.shape)} {dtype_name(tensor)}{autograd}"
     body = "".join(
         "<tr>" + "".join(f"<td>{escape(_cell(v))}</td>" for v in row) + "</tr>" for row in rows
     )

@@ -18,6 +18,7 @@ __all__ = [
     "Tensor",
     "as_tensor_operand",
     "binary_operands",
+    "check_broadcast",
     "check_same_device",
     "grad_state",
     "result_type",
@@ -78,23 +79,39 @@ def result_type(a, b):
 def check_same_device(a_data, b_data) -> None:
     if type(a_data) is not type(b_data):
         da, db = device_of(a_data), device_of(b_data)
+        if da == db:  # different array types on one device (a NumPy scalar and an array)
+            return
         raise RuntimeError(
             "Expected all tensors to be on the same device, but found at least two devices, "
             f"{db} and {da}!"
         )
 
 
-def binary_operands(a, b):
+def check_broadcast(shape_a, shape_b) -> None:
+    """Raise PyTorch's error (not NumPy's) when two shapes do not broadcast."""
+    n = max(len(shape_a), len(shape_b))
+    for i in range(1, n + 1):
+        sa = shape_a[-i] if i <= len(shape_a) else 1
+        sb = shape_b[-i] if i <= len(shape_b) else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b "
+                               f"({sb}) at non-singleton dimension {n - i}")
+
+
+def binary_operands(a, b, broadcast: bool = True):
     """Unwrap two operands (at least one a tensor) to arrays of the promoted dtype.
 
     Returns ``(ta, tb, xa, xb)``: the tensor operands (None for Python scalars) and the arrays
-    (or scalars) to compute with.
+    (or scalars) to compute with. ``broadcast=False`` (matmul) skips the elementwise
+    broadcast check.
     """
     # Fast paths for the common cases: same-dtype tensors, and a float tensor with a Python float.
     if type(a) is Tensor:
         xa = a._data
         if type(b) is Tensor:
             xb = b._data
+            if broadcast and xa.shape != xb.shape:
+                check_broadcast(xa.shape, xb.shape)
             if xa.dtype is xb.dtype and type(xa) is type(xb):
                 return a, b, xa, xb
         elif type(b) is float and xa.dtype.kind == "f":
@@ -103,6 +120,8 @@ def binary_operands(a, b):
     b_t = isinstance(b, Tensor)
     if a_t and b_t:
         xa, xb = a._data, b._data
+        if broadcast and xa.shape != xb.shape:
+            check_broadcast(xa.shape, xb.shape)
         if type(xa) is not type(xb):
             check_same_device(xa, xb)
         if xa.dtype != xb.dtype:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
 from .._core.graph import OUTPUT, Node
@@ -100,6 +102,7 @@ class MulBackward0(Node):
 
     __slots__ = ()
     scalar = None
+    pack_order = (1, 0)
 
     def backward(self, g):
         if self.scalar is not None:
@@ -126,6 +129,7 @@ multiply = mul
 class DivBackward0(Node):
     __slots__ = ()
     saves = (0, 1)
+    pack_order = (1, 0)
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -159,7 +163,7 @@ def _is_integral(x) -> bool:
 
 
 def _rounded_div(input, other, mode):
-    _, _, a, b = binary_operands(input, other)
+    ta, tb, a, b = binary_operands(input, other)
     xp = get_array_module(a if hasattr(a, "shape") else b)
     if mode == "floor":
         out = xp.floor_divide(a, b)
@@ -171,7 +175,11 @@ def _rounded_div(input, other, mode):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                          f"found '{mode}'")
     # Rounded division is piecewise constant: its gradient is zero, like PyTorch's.
-    return wrap(out)
+    from ._rule import ZeroGradBackward, attach
+
+    if getattr(out, "dtype", None) is not None and out.dtype.kind in "iub":
+        return wrap(out)
+    return attach(ZeroGradBackward, (ta, tb), out)
 
 
 class NegBackward0(Node):
@@ -214,12 +222,14 @@ class PowBackward1(Node):
 
     __slots__ = ()
     saves = (0, 1, OUTPUT)
+    pack_order = (1, 0, 2)
 
     def backward(self, g):
         a, b, out = self.saved(g)
         ga = gb = None
         if self.next_functions[0][0] is not None:
-            ga = g * b * a ** (b - 1)
+            # PyTorch's rule: zero where the exponent is 0 (x ** x at 0 has gradient 0, not NaN)
+            ga = dual.where(dual.data(b) == 0, 0.0, g * b * a ** (b - 1))
         if self.next_functions[1][0] is not None:
             # At a == 0 the limit of a**b * log(a) is 0 (PyTorch masks it the same way).
             zero = dual.data(a) == 0
@@ -233,9 +243,11 @@ def pow(input, exponent) -> Tensor:
     if tb is None and _is_integral(b) and not isinstance(b, bool) and hasattr(a, "dtype") \
             and a.dtype.kind in "iu" and b < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    with np.errstate(all="ignore"):  # 0 ** -1, (-1) ** 0.5: inf and NaN, silently
+        out = a ** b
     if tb is None:
-        return record(PowBackward0, (ta,), a ** b, attrs={"exponent": b})
-    return record(PowBackward1, (ta, tb), a ** b, operands=(a, b))
+        return record(PowBackward0, (ta,), out, attrs={"exponent": b})
+    return record(PowBackward1, (ta, tb), out, operands=(a, b))
 
 
 class PowBackward2(Node):
@@ -251,9 +263,14 @@ class PowBackward2(Node):
 
 def rpow(input: Tensor, base) -> Tensor:
     """``base ** input`` for a Python-number base (``2 ** x``)."""
+    if isinstance(base, Tensor):  # x.__rpow__(y) with a tensor y: y ** x
+        return pow(base, input)
     _, tb, a, b = binary_operands(base, input)
-    log_base = math.log(base) if base > 0 else float("nan")
-    return record(PowBackward2, (tb,), a ** b, attrs={"log_base": log_base})
+    # At base 0, PyTorch's gradient is 0 (the limit of 0 ** x * log(0) for x > 0).
+    log_base = math.log(base) if base > 0 else (0.0 if base == 0 else float("nan"))
+    with np.errstate(all="ignore"):
+        out = a ** b
+    return record(PowBackward2, (tb,), out, attrs={"log_base": log_base})
 
 
 class ReciprocalBackward0(Node):
@@ -270,7 +287,9 @@ def reciprocal(input: Tensor) -> Tensor:
     data = input._data
     if data.dtype.kind in "iub":
         data = data.astype(_dtype.get_default_dtype().np)
-    return record(ReciprocalBackward0, (input,), 1.0 / data)
+    with np.errstate(divide="ignore"):  # 1 / 0 is inf, silently, as in PyTorch
+        out = 1.0 / data
+    return record(ReciprocalBackward0, (input,), out)
 
 
 def _reflected_sub(self, other):

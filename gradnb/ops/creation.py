@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import backend as _backend
+from .._core import default_device as _default_device
 from .._core import dtype as _dtype
 from .._core.graph import Node
 from .._core.record import record, wrap
@@ -51,8 +52,7 @@ _make = Tensor._make
 
 def _resolve(dtype, device):
     d = None if dtype is None else _dtype.as_dtype(dtype)
-    dev = _backend.device("cpu") if device is None else _backend.device(device)
-    return d, dev
+    return d, _default_device.resolve(device)
 
 
 def _xp_for(dev):
@@ -137,7 +137,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like ``tensor`` but shares memory with a NumPy array (or returns a tensor) when it can."""
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data
-    if isinstance(data, np.ndarray) and device is None:
+    if isinstance(data, np.ndarray) and device is None and _default_device.is_cpu():
         d = None if dtype is None else _dtype.as_dtype(dtype)
         return _make(data if d is None else data.astype(d.np, copy=False))
     return tensor(data, dtype=dtype, device=device)
@@ -173,18 +173,21 @@ def _filled(fill, size, dtype, device, requires_grad, default_np=None):
     return _finish(arr, requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def zeros(*shape, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``."""
+    size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
     return _filled(0, size, dtype, device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def ones(*shape, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of ones."""
+    size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
     return _filled(1, size, dtype, device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def empty(*shape, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """An uninitialised tensor (zeros here: NumPy's ``empty`` would leak old memory into demos)."""
+    size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
     return _filled(0, size, dtype, device, requires_grad)
 
 
@@ -292,16 +295,18 @@ def _rng(generator):
     return (generator or default_generator)._rng
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Uniform samples in ``[0, 1)``."""
+    size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
     d, dev = _resolve(dtype, device)
     np_dtype = d.np if d is not None else _dtype.get_default_dtype().np
     arr = _rng(generator).random(_shape(size)).astype(np_dtype)
     return _finish(_place(arr, dev), requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Standard normal samples."""
+    size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
     d, dev = _resolve(dtype, device)
     np_dtype = d.np if d is not None else _dtype.get_default_dtype().np
     arr = _rng(generator).standard_normal(_shape(size)).astype(np_dtype)
@@ -334,10 +339,23 @@ def randn_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> T
                  requires_grad=requires_grad)
 
 
-def normal(mean=0.0, std=1.0, size=(), generator=None, dtype=None) -> Tensor:
-    d = _dtype.as_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
-    arr = _rng(generator).normal(mean, std, size=tuple(size)).astype(d.np)
-    return _make(arr)
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
+           requires_grad=False, out=None, layout=None, pin_memory=False) -> Tensor:
+    """Normal samples. With a tensor ``mean`` and/or ``std`` the result has their broadcast
+    shape and dtype and is differentiable in both (``mean + std * eps``, as PyTorch's)."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        like = mean if isinstance(mean, Tensor) else std
+        shape = np.broadcast_shapes(tuple(getattr(mean, "shape", ())),
+                                    tuple(getattr(std, "shape", ())))
+        dt = (mean.dtype if isinstance(mean, Tensor) and isinstance(std, Tensor)
+              and mean.dtype.itemsize >= std.dtype.itemsize
+              else (std.dtype if isinstance(std, Tensor) else like.dtype))
+        eps = _rng(generator).standard_normal(shape).astype(dt.np)
+        return mean + std * _make(_backend.to_device(eps, like.device))
+    d, dev = _resolve(dtype, device)
+    d = d if d is not None else _dtype.get_default_dtype()
+    arr = _rng(generator).normal(mean, std, size=_shape(size or ())).astype(d.np)
+    return _finish(_place(arr, dev), requires_grad)
 
 
 def bernoulli(input: Tensor, p=None, generator=None) -> Tensor:
@@ -345,7 +363,9 @@ def bernoulli(input: Tensor, p=None, generator=None) -> Tensor:
     host = _backend.to_device(input._data, _backend.CPU)
     probs = host if p is None else np.full(host.shape, p)
     arr = (_rng(generator).random(probs.shape) < probs).astype(host.dtype)
-    return _make(_backend.to_device(arr, input.device))
+    from ._rule import ZeroGradBackward, attach
+
+    return attach(ZeroGradBackward, (input,), _backend.to_device(arr, input.device))
 
 
 def multinomial(input: Tensor, num_samples: int, replacement=False, generator=None) -> Tensor:
@@ -389,6 +409,10 @@ def to(input: Tensor, *args, dtype=None, device=None, non_blocking=False, copy=F
        memory_format=None) -> Tensor:
     """Cast and/or move: ``to('cuda')``, ``to(gradnb.float64)``, ``to(other)``,
     ``to('cpu', gradnb.float32)``. Returns ``input`` itself when nothing changes."""
+    flags = [a for a in args if isinstance(a, bool)]  # positional non_blocking, copy
+    args = [a for a in args if not isinstance(a, bool)]
+    if len(flags) > 1:
+        copy = flags[1]
     for a in args:
         if isinstance(a, Tensor):
             dtype, device = a.dtype, a.device
@@ -431,9 +455,9 @@ TENSOR_METHODS = {
     "cpu": lambda self: to(self, "cpu"),
     "cuda": lambda self, device=None: to(self, _cuda_device(device)),
     "type_as": lambda self, other: to(self, dtype=other.dtype),
-    "float": lambda self: to(self, dtype="float32"),
-    "double": lambda self: to(self, dtype="float64"),
-    "half": lambda self: to(self, dtype="float16"),
+    "float": lambda self, memory_format=None: to(self, dtype="float32"),
+    "double": lambda self, memory_format=None: to(self, dtype="float64"),
+    "half": lambda self, memory_format=None: to(self, dtype="float16"),
     "long": lambda self: to(self, dtype="int64"),
     "int": lambda self: to(self, dtype="int32"),
     "bool": lambda self: to(self, dtype="bool"),

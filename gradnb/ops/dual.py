@@ -69,6 +69,15 @@ def where(cond, a, b):
     return get_array_module(c).where(c, a, b)
 
 
+def zeros_like(x):
+    """Zeros of ``x``'s shape and dtype (a gradient that is zero even where ``x`` is inf)."""
+    if isinstance(x, Tensor):
+        from .creation import zeros_like as tzeros
+
+        return tzeros(x)
+    return get_array_module(x).zeros_like(x)
+
+
 def data(x):
     """The raw array behind ``x`` (for masks and indices, which carry no gradient)."""
     return x._data if isinstance(x, Tensor) else x
@@ -97,6 +106,8 @@ def expand(x, shape):
 
 def sum(x, axis=None, keepdims=False):
     if isinstance(x, Tensor):
+        if axis == ():  # NumPy's meaning (no reduction), not PyTorch's ``dim=()`` (reduce all)
+            return x
         return x.sum(dim=axis, keepdim=keepdims)
     return x.sum(axis=axis, keepdims=keepdims)
 

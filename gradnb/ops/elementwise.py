@@ -84,9 +84,10 @@ def _float_math(x: Tensor, ufunc):
     """``ufunc`` (a NumPy ufunc) on ``x`` promoted to float; CuPy arrays use CuPy's namesake.
     The NumPy float case, by far the most common, goes straight to the ufunc."""
     d = x._data
-    if type(d) is np.ndarray and d.dtype.kind == "f":
-        return ufunc(d)
-    return getattr(get_array_module(d), ufunc.__name__)(_float_data(x))
+    with np.errstate(all="ignore"):  # log(0), exp(1000): PyTorch is silent
+        if type(d) is np.ndarray and d.dtype.kind == "f":
+            return ufunc(d)
+        return getattr(get_array_module(d), ufunc.__name__)(_float_data(x))
 
 
 def _xp(x: Tensor):
@@ -209,7 +210,9 @@ class RsqrtBackward0(Node):
 
 
 def rsqrt(input: Tensor) -> Tensor:
-    return record(RsqrtBackward0, (input,), 1.0 / _float_math(input, np.sqrt))
+    with np.errstate(divide="ignore"):  # rsqrt(0) is inf, silently
+        out = 1.0 / _float_math(input, np.sqrt)
+    return record(RsqrtBackward0, (input,), out)
 
 
 class SinBackward0(Node):
@@ -354,7 +357,8 @@ class ReluBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
-        return (g * (dual.data(y) > 0),)
+        # where, not a product with the mask: 0 * inf would be NaN where PyTorch gives 0
+        return (dual.where(dual.data(y) > 0, g, 0),)
 
 
 def relu(input: Tensor) -> Tensor:
@@ -369,7 +373,7 @@ class AbsBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
-        return (g * dual.sign(dual.data(x)),)
+        return (g * _sign_array(dual.data(x)),)
 
 
 def abs(input: Tensor) -> Tensor:
@@ -380,11 +384,20 @@ class SignBackward0(Node):
     __slots__ = ()
 
     def backward(self, g):
-        return (g * 0,)
+        return (dual.zeros_like(g),)
+
+
+def _sign_array(d):
+    """NumPy's sign with PyTorch's ``sign(nan) == 0``."""
+    xp = get_array_module(d)
+    s = xp.sign(d)
+    if d.dtype.kind == "f":
+        s = xp.where(xp.isnan(d), 0, s).astype(d.dtype, copy=False)
+    return s
 
 
 def sign(input: Tensor) -> Tensor:
-    return record(SignBackward0, (input,), _xp(input).sign(input._data))
+    return record(SignBackward0, (input,), _sign_array(input._data))
 
 
 class ErfBackward0(Node):
@@ -405,7 +418,7 @@ def erf(input: Tensor) -> Tensor:
 def _zero_grad_unary(name: str, numpy_name: str | None = None):
     """Piecewise-constant functions (floor, ceil, round, trunc): gradient zero everywhere."""
     cls = type(f"{name.capitalize()}Backward0", (Node,),
-               {"__slots__": (), "backward": lambda self, g: (g * 0,)})
+               {"__slots__": (), "backward": lambda self, g: (dual.zeros_like(g),)})
 
     def fn(input: Tensor) -> Tensor:
         return record(cls, (input,), getattr(_xp(input), numpy_name or name)(input._data))
@@ -443,7 +456,7 @@ class ClampBackward1(Node):
             mask = xd >= self.lo
         if self.hi is not None:
             mask = (xd <= self.hi) & mask
-        return (g * mask,)
+        return (dual.where(mask, g, 0),)
 
 
 class ClampMinBackward0(ClampBackward1):
@@ -459,11 +472,15 @@ def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        # where, not maximum/minimum: a tie (x == min) gives the whole gradient to x, and NaN
+        # in x stays NaN, as in PyTorch
         out = input
         if min is not None:
-            out = maximum(out, min if isinstance(min, Tensor) else _like(min, input))
+            lo = min if isinstance(min, Tensor) else _like(min, input)
+            out = where(input < lo, lo, out)
         if max is not None:
-            out = minimum(out, max if isinstance(max, Tensor) else _like(max, input))
+            hi = max if isinstance(max, Tensor) else _like(max, input)
+            out = where(out > hi, hi, out)  # min > max gives max, as min(max(x, lo), hi)
         return out
     xp = _xp(input)
     d = input._data
@@ -473,7 +490,7 @@ def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
     if max is not None:
         out = xp.minimum(out, max)
     if min is not None and max is not None and min > max:
-        out = xp.full_like(d, max)
+        out = xp.where(xp.isnan(d), d, max) if d.dtype.kind in "fc" else xp.full_like(d, max)
     out = out.astype(d.dtype, copy=False) if d.dtype.kind == "f" else out
     return record(_cls, (input,), out, attrs={"lo": min, "hi": max})
 
@@ -499,6 +516,7 @@ class MaximumBackward0(Node):
 
     __slots__ = ()
     saves = (0, 1)
+    pack_order = (1, 0)
     pick_b = False
 
     def backward(self, g):
@@ -506,20 +524,16 @@ class MaximumBackward0(Node):
         ad, bd = dual.data(a), dual.data(b)
         if self.pick_b:
             ad, bd = bd, ad
-        wa = (ad > bd) + (ad == bd) * 0.5
-        wb = (bd > ad) + (ad == bd) * 0.5
-        wa = wa.astype(_grad_dtype(g), copy=False)
-        wb = wb.astype(_grad_dtype(g), copy=False)
-        return g * wa, g * wb
+        # where, not products with 0/1 weights: 0 * inf would be NaN where PyTorch gives 0
+        tie = ad == bd
+        half = g * 0.5
+        return (dual.where(ad > bd, g, dual.where(tie, half, 0)),
+                dual.where(bd > ad, g, dual.where(tie, half, 0)))
 
 
 class MinimumBackward0(MaximumBackward0):
     __slots__ = ()
     pick_b = True
-
-
-def _grad_dtype(g):
-    return g._data.dtype if isinstance(g, Tensor) else g.dtype
 
 
 def _extremum(cls, np_name, input, other):

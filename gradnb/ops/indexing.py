@@ -119,7 +119,7 @@ def _normalize_item(item, xp):
         arr = item._data
         if type(arr) is not type(xp.empty(0)):
             arr = xp.asarray(arr.get() if hasattr(arr, "get") else arr)
-    elif isinstance(item, (list, tuple)) or hasattr(item, "__array_interface__") \
+    elif isinstance(item, (list, tuple, range)) or hasattr(item, "__array_interface__") \
             or hasattr(item, "__cuda_array_interface__"):
         arr = xp.asarray(item)
         if arr.size == 0 and arr.dtype.kind == "f":

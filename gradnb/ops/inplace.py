@@ -25,7 +25,7 @@ import numpy as np
 from .._core.backend import device_of, get_array_module, to_device
 from .._core.graph import Node
 from .._core.record import record, would_record
-from .._core.views import positions_in_base, rebase_view
+from .._core.views import base_key, positions_in_base, rebase_view
 from . import arithmetic, elementwise
 from ._common import Tensor, grad_state
 from .creation import default_generator
@@ -157,7 +157,7 @@ def apply_inplace(t: Tensor, compute, others=(), fast=None) -> Tensor:
     xp.copyto(t._data, result._data, casting="unsafe")
     t._version[0] += 1
     record(CopySlices, (base, result), None, into=base,
-           attrs={"key": xp.unravel_index(positions, base._data.shape), "accumulate": False})
+           attrs={"key": base_key(positions, base._data.shape), "accumulate": False})
     rebase_view(t, base, positions)
     return t
 
@@ -196,7 +196,7 @@ def write_region(t: Tensor, key, value) -> None:
     root, root_key = t, data_key
     if base is not None:
         positions = positions_in_base(t._data, base._data)
-        root, root_key = base, xp.unravel_index(positions[data_key], base._data.shape)
+        root, root_key = base, base_key(positions[data_key], base._data.shape)
     view_made = base is not None or _takes_view(items, is_tuple, t._data.shape)
     cls = CopySlices if view_made else IndexPutBackward0
     t._data[data_key] = raw

@@ -21,6 +21,7 @@ __all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer", "trace"]
 class MmBackward0(Node):
     __slots__ = ()
     saves = (0, 1)
+    pack_order = (1, 0)
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -122,7 +123,7 @@ def _node_class(a, b):
 
 def matmul(input, other) -> Tensor:
     """Matrix product with NumPy/PyTorch broadcasting over batch dimensions."""
-    ta, tb, a, b = binary_operands(input, other)
+    ta, tb, a, b = binary_operands(input, other, broadcast=False)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
@@ -181,10 +182,17 @@ def dot(input: Tensor, other: Tensor) -> Tensor:
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """Matrix times vector."""
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     return matmul(input, vec)
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """The outer product of two vectors."""
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
     return input.reshape(-1, 1) * vec2.reshape(1, -1)
 
 

@@ -603,9 +603,6 @@ def _norm_order(p, dim):
             raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
                                + " ".join(str(d) for d in dim))
         return 2.0
-    if p == "nuc":
-        raise NotImplementedError("norm(p='nuc') needs singular values, which gradnb does not "
-                                  "compute yet")
     if isinstance(p, str):
         raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")  # noqa: TRY004 - torch's type
     return float(p)
@@ -662,6 +659,10 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     >>> gradnb.tensor([3., 4.]).norm()
     tensor(5.)
     """
+    if p == "nuc":  # the sum of singular values: a matrix norm
+        from .linalg_decompositions import matrix_norm
+
+        return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
     order = _norm_order(p, dim)
     data = _as_dtype(input._data, dtype)
     _require_float(data, "linalg.vector_norm: Expected a floating point or complex tensor as "

@@ -591,7 +591,9 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     axis = _wrap_dim(dim, data.ndim)
     if data.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    outs = [data[(slice(None),) * axis + (i,)] for i in range(data.shape[axis])]
+    # a slice then squeeze, not data[i]: NumPy returns a copied scalar for one element of 1-D
+    outs = [data[(slice(None),) * axis + (slice(i, i + 1),)].squeeze(axis)
+            for i in range(data.shape[axis])]
     return record(UnbindBackward0, (input,), tuple(outs), attrs={"axis": axis, "in_shape": data.shape})
 
 
@@ -689,8 +691,12 @@ class FlipBackward0(Node):
         return (_on(flip, g, self.axes),)
 
 
-def flip(input: Tensor, *dims) -> Tensor:
+def flip(input: Tensor, *dims, **kwargs) -> Tensor:
     """Reverse the order of elements along ``dims`` (a copy, as in PyTorch)."""
+    if "dims" in kwargs:
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
     data = input._data
     axes = _unique_axes(_dims_arg(dims), data.ndim) if data.ndim else ()
     if not data.ndim:

@@ -278,6 +278,13 @@ class Optimizer:
         raise TypeError("gradnb optimizers are not pickled; save optimizer.state_dict() with "
                         "gradnb.save")
 
+    def __deepcopy__(self, memo):
+        """A copy with its state; copied together with its model, it steps the copy's
+        parameters."""
+        from .._core.deepcopy import copy_attributes
+
+        return copy_attributes(self, memo)
+
 
 def _register_ordered(table: dict, hook: Callable, prepend: bool) -> RemovableHandle:
     handle = _register(table, hook)

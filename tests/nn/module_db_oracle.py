@@ -33,15 +33,22 @@ EVAL_ONLY: frozenset[str] = frozenset()
 
 def load_module_db():
     """``module_db``, importable without the ``expecttest`` package that torch's test helpers
-    import (only its ``TestCase`` name is used at import time)."""
+    import (only its ``TestCase`` name is used at import time; the stand-in is removed again
+    once torch has imported it)."""
+    shimmed = False
     try:
         import expecttest  # noqa: F401
     except ImportError:
         shim = types.ModuleType("expecttest")
         shim.TestCase = unittest.TestCase
         sys.modules["expecttest"] = shim
-    from torch.testing._internal.common_modules import module_db
-
+        shimmed = True
+    try:
+        from torch.testing._internal.common_modules import module_db
+    finally:
+        if shimmed:
+            # Only torch's import needed it: other suites still see that expecttest is absent.
+            del sys.modules["expecttest"]
     return module_db
 
 

@@ -208,3 +208,14 @@ def test_default_initialisation_matches_torch_distribution(torch):
     assert np.abs(w).max() <= bound
     assert np.abs(w).max() > 0.99 * bound
     assert torch.nn.Linear(400, 300).weight.abs().max().item() <= bound
+
+
+def test_replacing_a_layer_keeps_its_position():
+    seq = gradnb.nn.Sequential(gradnb.nn.Linear(2, 2), gradnb.nn.Tanh(), gradnb.nn.Linear(2, 1))
+    seq[1] = gradnb.nn.ReLU()
+    assert list(seq._modules) == ["0", "1", "2"]
+    assert isinstance(seq[1], gradnb.nn.ReLU)
+    seq.weight_like = gradnb.nn.Parameter(gradnb.zeros(1))
+    first = list(seq.state_dict())
+    seq.weight_like = gradnb.nn.Parameter(gradnb.ones(1))
+    assert list(seq.state_dict()) == first

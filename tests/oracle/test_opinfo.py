@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("expecttest")  # torch's testing internals import it
 
-from .opinfo_harness import entry_id, op_db, run_entry, run_error_inputs  # noqa: E402
-from .opinfo_known_gaps import ERROR_GAPS, KNOWN_GAPS  # noqa: E402
+from .opinfo_harness import entry_id, op_db, run_entry, run_error_inputs
+from .opinfo_known_gaps import ERROR_GAPS, KNOWN_GAPS
 
 pytestmark = pytest.mark.torch
 

@@ -34,7 +34,7 @@ def _as_float(input: Tensor, dtype):
 
 def _shifted(x, axis):
     """``x - max(x)`` along ``axis``: exponentials of it never overflow (max is 0)."""
-    if x.ndim == 0:
+    if x.ndim == 0 or x.size == 0:  # an empty tensor has nothing to shift (and no max)
         return x - x
     return x - x.max(axis=axis, keepdims=True)
 

@@ -167,7 +167,7 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep="_parameters")
             params[name] = value
         elif params is not None and name in params:
             if value is not None:
@@ -177,7 +177,7 @@ class Module:
         elif isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep="_modules")
             modules[name] = value
         elif modules is not None and name in modules:
             if value is not None:
@@ -195,10 +195,13 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str) -> None:
+    def _forget(self, name: str, keep: str | None = None) -> None:
+        # ``keep`` is the table about to receive ``name`` again: leaving its entry in place keeps
+        # the registration order, so ``seq[1] = layer`` replaces layer 1 where it stands.
         self.__dict__.pop(name, None)
         for table in ("_parameters", "_buffers", "_modules"):
-            self.__dict__[table].pop(name, None)
+            if table != keep:
+                self.__dict__[table].pop(name, None)
         self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name: str):
@@ -517,6 +520,12 @@ class Module:
 
     def __reduce_ex__(self, protocol):
         raise TypeError("gradnb modules are not pickled; save model.state_dict() with gradnb.save")
+
+    def __deepcopy__(self, memo):
+        """An independent copy; parameters shared inside the module stay shared."""
+        from ..._core.deepcopy import copy_attributes
+
+        return copy_attributes(self, memo)
 
 
 def _device_only(fn, arr):

@@ -2,8 +2,9 @@
 
 ``num_workers > 0`` runs the workers in-process (see ``gradnb.utils.data.worker``): the batches,
 their order, ``get_worker_info()`` and ``worker_init_fn`` are PyTorch's, the speed-up is not.
-``pin_memory``, ``pin_memory_device``, ``timeout``, ``prefetch_factor`` and
-``multiprocessing_context`` are checked as PyTorch checks them and otherwise have nothing to do.
+``pin_memory``, ``pin_memory_device``, ``timeout``, ``prefetch_factor``, ``in_order`` (batches
+always come back in order) and ``multiprocessing_context`` are checked as PyTorch checks them and
+otherwise have nothing to do.
 
 >>> import gradnb
 >>> from gradnb.utils.data import DataLoader, TensorDataset

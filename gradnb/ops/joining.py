@@ -1,0 +1,308 @@
+"""Joining, splitting and rearranging: atleast_*d, h/v/d/column_stack, h/v/d/tensor_split,
+broadcast_tensors/broadcast_to, meshgrid, rot90, flipud/fliplr, ravel, diff, unfold, take,
+repeat_interleave, and the ``*_copy`` forms of views.
+
+All are compositions of differentiable gradnb ops (reshape, cat, narrow, expand, flip,
+index_select), so their gradients of every order come from those.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .._core.backend import get_array_module
+from . import indexing as ix
+from . import shape as sh
+from ._common import Tensor, wrap
+
+__all__ = [
+    "alias_copy", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "broadcast_to",
+    "column_stack", "diff", "dsplit", "dstack", "expand_copy", "fliplr", "flipud", "hsplit",
+    "hstack", "meshgrid", "narrow_copy", "permute_copy", "ravel", "repeat_interleave", "rot90",
+    "row_stack", "split_with_sizes", "split_with_sizes_copy", "squeeze_copy", "t_copy", "take",
+    "tensor_split", "transpose_copy", "unbind_copy", "unfold", "unfold_copy", "unsqueeze_copy",
+    "view_copy", "vsplit", "vstack",
+]
+
+
+def _each(tensors):
+    return tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+
+
+def _atleast_one(n: int, t: Tensor) -> Tensor:
+    d = t.dim()
+    if d >= n:
+        return t
+    if n == 1:
+        return t.reshape(1)
+    if n == 2:
+        return t.reshape(1, 1) if d == 0 else t.unsqueeze(0)
+    if d == 2:
+        return t.unsqueeze(-1)
+    return t.reshape(1, -1, 1)
+
+
+def _atleast(n, tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        return _atleast_one(n, tensors[0])
+    return tuple(_atleast_one(n, t) for t in _each(tensors))
+
+
+def atleast_1d(*tensors):
+    """Each input with at least 1 dimension."""
+    return _atleast(1, tensors)
+
+
+def atleast_2d(*tensors):
+    """Each input with at least 2 dimensions."""
+    return _atleast(2, tensors)
+
+
+def atleast_3d(*tensors):
+    """Each input with at least 3 dimensions."""
+    return _atleast(3, tensors)
+
+
+def hstack(tensors) -> Tensor:
+    """Concatenate column-wise (along dim 0 for 1-D tensors)."""
+    ts = atleast_1d(*tensors)
+    ts = (ts,) if isinstance(ts, Tensor) else ts
+    return sh.cat(list(ts), 0 if ts[0].dim() == 1 else 1)
+
+
+def vstack(tensors) -> Tensor:
+    """Concatenate row-wise (1-D tensors become rows)."""
+    ts = atleast_2d(*tensors)
+    return sh.cat([ts] if isinstance(ts, Tensor) else list(ts), 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors) -> Tensor:
+    """Concatenate depth-wise (along dim 2)."""
+    ts = atleast_3d(*tensors)
+    return sh.cat([ts] if isinstance(ts, Tensor) else list(ts), 2)
+
+
+def column_stack(tensors) -> Tensor:
+    """1-D (and 0-d) tensors as columns, then concatenated along dim 1."""
+    cols = [t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors]
+    return sh.cat(cols, 1)
+
+
+def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+    """Split into ``n`` nearly equal parts, or at the given indices (views, like ``narrow``)."""
+    d = dim % max(input.dim(), 1)
+    n = input.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        v = indices_or_sections.tolist()
+        indices_or_sections = v if isinstance(v, list) else int(v)
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        if k <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {k}")
+        q, r = divmod(n, k)
+        bounds = np.cumsum([0] + [q + 1] * r + [q] * (k - r)).tolist()
+    else:
+        bounds = [0, *(min(max(int(i), 0), n) for i in indices_or_sections), n]
+    parts = []
+    for a, b in itertools.pairwise(bounds):
+        a = min(a, n)
+        parts.append(sh.narrow(input, d, a, max(b - a, 0)))
+    return tuple(parts)
+
+
+def _dsplit_like(input, sections, dim, name, min_dim):
+    if input.dim() < min_dim:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, "
+                           f"but got a tensor with {input.dim()} dimensions!")
+    if isinstance(sections, int) and input.shape[dim] % sections:
+        raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size "
+                           f"of the dimension {input.shape[dim]} is not divisible by the split_size "
+                           f"{sections}!")
+    return tensor_split(input, sections, dim)
+
+
+def hsplit(input: Tensor, sections) -> tuple:
+    """Split along dim 1 (dim 0 for 1-D tensors)."""
+    return _dsplit_like(input, sections, 0 if input.dim() == 1 else 1, "hsplit", 1)
+
+
+def vsplit(input: Tensor, sections) -> tuple:
+    """Split along dim 0."""
+    return _dsplit_like(input, sections, 0, "vsplit", 2)
+
+
+def dsplit(input: Tensor, sections) -> tuple:
+    """Split along dim 2."""
+    return _dsplit_like(input, sections, 2, "dsplit", 3)
+
+
+def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
+    """Split into parts of the given sizes."""
+    return tuple(sh.split(input, list(split_sizes), dim))
+
+
+def broadcast_to(input: Tensor, size) -> Tensor:
+    """``input`` expanded to ``size``."""
+    return input.expand(*size)
+
+
+def broadcast_tensors(*tensors) -> tuple:
+    """The inputs expanded to their common broadcast shape."""
+    tensors = _each(tensors)
+    shape = np.broadcast_shapes(*(tuple(t.shape) for t in tensors))
+    return tuple(t.expand(*shape) for t in tensors)
+
+
+def meshgrid(*tensors, indexing: str = "ij") -> tuple:
+    """Coordinate grids from 1-D (or 0-d) tensors; ``indexing='xy'`` swaps the first two."""
+    tensors = [t.reshape(-1) for t in _each(tensors)]
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+                           f"received: {indexing}")
+    shape = [t.shape[0] for t in tensors]
+    n = len(tensors)
+    grids = [t.reshape([-1 if i == k else 1 for i in range(n)]).expand(*shape)
+             for k, t in enumerate(tensors)]
+    if indexing == "xy" and n >= 2:  # the first two dimensions swapped
+        grids = [g.transpose(0, 1) for g in grids]
+    return tuple(grids)
+
+
+def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+    """Rotate by 90 degrees ``k`` times in the plane ``dims`` (from the first toward the
+    second)."""
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.dim() < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.dim()}")
+    d0, d1 = dims
+    if d0 % input.dim() == d1 % input.dim():
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
+                           f"dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return input.flip(d1).transpose(d0, d1)
+    if k == 2:
+        return input.flip(d0, d1)
+    if k == 3:
+        return input.flip(d0).transpose(d0, d1)
+    return input.clone()
+
+
+def flipud(input: Tensor) -> Tensor:
+    """Flip along dim 0."""
+    return input.flip(0)
+
+
+def fliplr(input: Tensor) -> Tensor:
+    """Flip along dim 1."""
+    if input.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return input.flip(1)
+
+
+def ravel(input: Tensor) -> Tensor:
+    """The elements as a 1-D tensor."""
+    return input.reshape(-1)
+
+
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
+    """The ``n``-th forward difference along ``dim``."""
+    parts = [p for p in (prepend, input, append) if p is not None]
+    x = sh.cat(parts, dim) if len(parts) > 1 else input
+    for _ in range(n):
+        length = x.shape[dim]
+        if length == 0:
+            break
+        hi = sh.narrow(x, dim, 1, length - 1)
+        lo = sh.narrow(x, dim, 0, length - 1)
+        x = hi ^ lo if x.dtype.name == "bool" else hi - lo
+    return x
+
+
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """All windows of ``size`` elements, ``step`` apart, along ``dimension`` (a new last dim)."""
+    nd = max(input.dim(), 1)
+    d = dimension % nd
+    x = input.reshape(1) if input.dim() == 0 else input
+    length = x.shape[d]
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is "
+                           f"{size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    starts = np.arange(0, length - size + 1, step)
+    idx = (starts[:, None] + np.arange(size)[None, :]).reshape(-1)
+    index = wrap(get_array_module(x._data).asarray(idx, dtype=np.int64))
+    picked = ix.index_select(x, d, index)
+    shape = list(x.shape)
+    shape[d:d + 1] = [len(starts), size]
+    out = picked.reshape(shape).movedim(d + 1, -1)
+    return out.reshape(size) if input.dim() == 0 else out
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """Elements of the flattened ``input`` at ``index`` (negative indices count from the end)."""
+    flat = input.reshape(-1)
+    n = flat.shape[0]
+    idx = index._data
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = int(idx[(idx < -n) | (idx >= n)].reshape(-1)[0])
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                         "elements.")
+    pos = wrap(get_array_module(idx).where(idx < 0, idx + n, idx).reshape(-1))
+    return ix.index_select(flat, 0, pos).reshape(tuple(index.shape))
+
+
+def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None) -> Tensor:
+    """Each element repeated ``repeats`` times (an int or one count per element along ``dim``);
+    with only a tensor of counts, the indices repeated by their counts."""
+    if repeats is None:
+        counts = input._data
+        return wrap(np.repeat(np.arange(counts.shape[0]), counts).astype(np.int64))
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else dim % max(x.dim(), 1)
+    counts = repeats._data if isinstance(repeats, Tensor) else repeats
+    idx = np.repeat(np.arange(x.shape[d]), counts)
+    return ix.index_select(x, d, wrap(idx.astype(np.int64)))
+
+
+def _copy_of(view):
+    def fn(input, *args, **kwargs):
+        out = view(input, *args, **kwargs)
+        if isinstance(out, tuple):
+            return tuple(t.clone() for t in out)
+        return out.clone()
+
+    fn.__name__ = f"{view.__name__}_copy"
+    fn.__doc__ = f"``{view.__name__}``, as a copy instead of a view."
+    return fn
+
+
+view_copy = _copy_of(lambda input, *shape: input.view(*shape))
+view_copy.__name__ = "view_copy"
+unsqueeze_copy = _copy_of(sh.unsqueeze)
+squeeze_copy = _copy_of(sh.squeeze)
+t_copy = _copy_of(sh.t)
+transpose_copy = _copy_of(sh.transpose)
+permute_copy = _copy_of(sh.permute)
+expand_copy = _copy_of(lambda input, size, *, implicit=False: input.expand(*size))
+narrow_copy = _copy_of(sh.narrow)
+unbind_copy = _copy_of(sh.unbind)
+unfold_copy = _copy_of(unfold)
+split_with_sizes_copy = _copy_of(split_with_sizes)
+alias_copy = _copy_of(lambda input: input)
+
+
+TENSOR_METHODS = {
+    "broadcast_to": broadcast_to, "diff": diff, "dsplit": dsplit, "fliplr": fliplr,
+    "flipud": flipud, "hsplit": hsplit, "narrow_copy": narrow_copy, "ravel": ravel,
+    "repeat_interleave": repeat_interleave, "rot90": rot90,
+    "split_with_sizes": split_with_sizes, "take": take, "tensor_split": tensor_split,
+    "unfold": unfold, "vsplit": vsplit,
+}

@@ -1,0 +1,667 @@
+"""Linear algebra beyond products: inverse, determinants, solves, Cholesky, QR, symmetric
+eigendecomposition, SVD, matrix exponential, pseudo-inverse, matrix norms (real dtypes).
+
+Each primitive pairs a NumPy forward with a ``TensorRule`` derivative written with gradnb ops,
+including the primitives themselves (the derivative of ``inv`` uses ``inv``'s output, that of
+``matrix_exp`` is a ``matrix_exp``), so gradients of every order come for free. The formulas
+are PyTorch's (``FunctionsManual.cpp``).
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+
+import numpy as np
+
+from . import elementwise as ew
+from . import linalg as la
+from . import matrices as mx
+from . import reductions as red
+from ._common import Tensor, wrap
+from ._rule import TensorRule, attach
+
+__all__ = [
+    "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet",
+    "matrix_exp", "matrix_power", "pinverse", "slogdet", "svd", "triangular_solve",
+]
+# ``gradnb.qr`` and ``gradnb.cross`` are ``torch_qr`` and ``cross`` (see gradnb/__init__.py);
+# the ``linalg`` forms live in ``gradnb.linalg``.
+
+
+def _square(A: Tensor, name: str) -> None:
+    if A.dim() < 2:
+        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.{name}: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+
+
+def _float(A: Tensor, name: str) -> None:
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as input. "
+                           f"Got {A.dtype.name.capitalize()}")
+
+
+def _mT(x: Tensor) -> Tensor:
+    return x.transpose(-2, -1)
+
+
+def _eye_like(A: Tensor, n: int) -> Tensor:
+    from .creation import eye
+
+    return eye(n, dtype=A.dtype, device=A.device)
+
+
+# -- inverse, determinants ----------------------------------------------------------------------
+class LinalgInvExBackward0(TensorRule):
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        (inv_a,) = saved
+        inv_t = _mT(inv_a)
+        return (-la.matmul(la.matmul(inv_t, g), inv_t),)
+
+
+def inv(A: Tensor) -> Tensor:
+    """The inverse of square matrices (batched)."""
+    _square(A, "inv")
+    _float(A, "inv")
+    try:
+        out = np.linalg.inv(A._data)
+    except np.linalg.LinAlgError:
+        raise RuntimeError("linalg.inv: The diagonal element 1 is zero, the inversion could not "
+                           "be completed because the input matrix is singular.") from None
+    return attach(LinalgInvExBackward0, (A,), out, save=(0,))
+
+
+inverse = inv
+
+
+class LinalgDetBackward0(TensorRule):
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        A, d = saved
+        return ((g * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A)),)
+
+
+def det(A: Tensor) -> Tensor:
+    """The determinant of square matrices."""
+    _square(A, "det")
+    _float(A, "det")
+    out = np.asarray(np.linalg.det(A._data))
+    return attach(LinalgDetBackward0, (A,), out, save=(A, 0))
+
+
+class SlogdetBackward0(TensorRule):
+    __slots__ = ()
+
+    def rule(self, saved, g_sign, g_logabs):
+        (A,) = saved
+        if g_logabs is None:
+            return (None,)
+        return (g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(inv(A)),)
+
+
+_slogdet_result = collections.namedtuple("slogdet", ["sign", "logabsdet"])
+
+
+def slogdet(A: Tensor):
+    """``(sign, log|det|)`` of square matrices."""
+    _square(A, "slogdet")
+    _float(A, "slogdet")
+    sign, logabs = np.linalg.slogdet(A._data)
+    s, la_ = attach(SlogdetBackward0, (A,), (np.asarray(sign), np.asarray(logabs)), save=(A,))
+    return _slogdet_result(s, la_)
+
+
+def logdet(A: Tensor) -> Tensor:
+    """``log(det(A))`` (NaN for a negative determinant)."""
+    sign, logabs = slogdet(A)
+    return ew.where(sign < 0, float("nan"), ew.where(sign == 0, -math.inf, logabs))
+
+
+# -- solves ------------------------------------------------------------------------------------
+class LinalgSolveBackward0(TensorRule):
+    __slots__ = ("vector",)
+
+    def rule(self, saved, g):
+        A, X = saved
+        gB = solve(_mT(A), g)
+        if self.vector:
+            gA = -gB.unsqueeze(-1) * X.unsqueeze(-2)
+        else:
+            gA = -la.matmul(gB, _mT(X))
+        return gA, gB
+
+
+def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
+    return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    """``X`` with ``A @ X = B`` (``X @ A = B`` when ``left=False``)."""
+    if not left:
+        return _mT(solve(_mT(A), _mT(B)))
+    _square(A, "solve")
+    _float(A, "solve")
+    vector = _is_vector_rhs(A, B)
+    a, b = A._data, B._data
+    dtype = np.result_type(a, b)
+    try:
+        if vector:
+            out = np.linalg.solve(a.astype(dtype), b.astype(dtype)[..., None])[..., 0]
+        else:
+            batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+            out = np.linalg.solve(np.broadcast_to(a, batch + a.shape[-2:]).astype(dtype),
+                                  np.broadcast_to(b, batch + b.shape[-2:]).astype(dtype))
+    except np.linalg.LinAlgError:
+        raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
+                           "singular.") from None
+    return attach(LinalgSolveBackward0, (A, B), out, save=(A, 0), vector=vector)
+
+
+def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
+                     unitriangular: bool = False) -> Tensor:
+    """``solve`` with only the upper (or lower) triangle of ``A`` (its diagonal taken as ones
+    when ``unitriangular``)."""
+    T = mx.triu(A) if upper else mx.tril(A)
+    if unitriangular:
+        n = A.shape[-1]
+        T = (mx.triu(A, 1) if upper else mx.tril(A, -1)) + _eye_like(A, n)
+    return solve(T, B, left=left)
+
+
+_triangular_result = collections.namedtuple("triangular_solve", ["solution",
+                                                                 "cloned_coefficient"])
+
+
+def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False):
+    """Deprecated form of ``linalg.solve_triangular``: ``(solution, A.clone())``."""
+    M = _mT(A) if transpose else A
+    x = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
+    return _triangular_result(x, A.clone())
+
+
+# -- Cholesky ------------------------------------------------------------------------------------
+class LinalgCholeskyExBackward0(TensorRule):
+    __slots__ = ("upper",)
+
+    def rule(self, saved, g):
+        (L,) = saved
+        if self.upper:
+            L, g = _mT(L), _mT(g)
+        phi = mx.tril(la.matmul(_mT(L), g))
+        phi = phi - 0.5 * mx.diag_embed(mx.diagonal(phi, 0, -2, -1))
+        L_inv = inv(L)
+        gA = la.matmul(la.matmul(_mT(L_inv), phi), L_inv)
+        return (0.5 * (gA + _mT(gA)),)
+
+
+def _cholesky(A: Tensor, upper: bool, name: str) -> Tensor:
+    _square(A, name)
+    _float(A, name)
+    try:
+        L = np.linalg.cholesky(A._data)
+    except np.linalg.LinAlgError:
+        raise RuntimeError(f"linalg.{name}: The factorization could not be completed because the "
+                           "input is not positive-definite.") from None
+    if upper:
+        L = np.swapaxes(L, -1, -2).copy()
+    return attach(LinalgCholeskyExBackward0, (A,), L, save=(0,), upper=upper)
+
+
+def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    """The Cholesky factor ``L`` (lower) with ``A = L @ L.mT``."""
+    return _cholesky(A, upper, "cholesky")
+
+
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    """``torch.cholesky``: the lower (or upper) Cholesky factor."""
+    return _cholesky(input, upper, "cholesky")
+
+
+def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
+    """``X`` with ``(L @ L.mT) @ X = B`` for a Cholesky factor ``L``."""
+    A = la.matmul(_mT(L), L) if upper else la.matmul(L, _mT(L))
+    return solve(A, B)
+
+
+def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
+    """The inverse of ``L @ L.mT`` from its Cholesky factor."""
+    A = la.matmul(_mT(L), L) if upper else la.matmul(L, _mT(L))
+    return inv(A)
+
+
+# -- QR ------------------------------------------------------------------------------------------
+class LinalgQrBackward0(TensorRule):
+    __slots__ = ("mode",)
+
+    def rule(self, saved, gQ, gR):
+        Q, R = saved
+        m, n = Q.shape[-2], R.shape[-1]
+        if m < n:
+            raise RuntimeError("The derivative of linalg.qr is not implemented when mode='complete'"
+                               " and nrows > ncols.")
+        M = la.matmul(gR, _mT(R)) if gR is not None else None
+        if gQ is not None:
+            M = -la.matmul(_mT(Q), gQ) if M is None else M - la.matmul(_mT(Q), gQ)
+        M = mx.triu(M)
+        M = M + _mT(M) - mx.diag_embed(mx.diagonal(M, 0, -2, -1))
+        gA = la.matmul(Q, M)
+        if gQ is not None:
+            gA = gA + gQ
+        return (la.matmul(gA, _mT(inv(R))),)
+
+
+_qr_result = collections.namedtuple("qr", ["Q", "R"])
+
+
+def qr(A: Tensor, mode: str = "reduced"):
+    """``(Q, R)`` with ``A = Q @ R``, ``Q`` orthonormal columns, ``R`` upper triangular."""
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' "
+                           "(default), 'r', or 'complete'")
+    if A.dim() < 2:
+        raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    _float(A, "qr")
+    q, r = np.linalg.qr(A._data, mode="complete" if mode == "complete" else "reduced")
+    if mode == "r":
+        q = np.zeros((0,), dtype=r.dtype)
+        return _qr_result(wrap(q), attach(LinalgQrBackward0, (), r))
+    Q, R = attach(LinalgQrBackward0, (A,), (q, r), save=(0, 1), mode=mode)
+    return _qr_result(Q, R)
+
+
+def torch_qr(input: Tensor, some: bool = True):
+    """``torch.qr``: reduced (``some=True``) or complete QR."""
+    return qr(input, "reduced" if some else "complete")
+
+
+# -- symmetric eigendecomposition ---------------------------------------------------------------
+class LinalgEighBackward0(TensorRule):
+    __slots__ = ()
+
+    def rule(self, saved, gL, gV):
+        L, V = saved
+        if gV is None:
+            inner = mx.diag_embed(gL)
+        else:
+            VhgV = la.matmul(_mT(V), gV)
+            VhgV = 0.5 * (VhgV - _mT(VhgV))
+            E = L.unsqueeze(-2) - L.unsqueeze(-1)
+            n = L.shape[-1]
+            eye = _eye_like(L, n)
+            inner = VhgV / (E + eye) * (1 - eye)
+            if gL is not None:
+                inner = inner + mx.diag_embed(gL)
+        return (la.matmul(la.matmul(V, inner), _mT(V)),)
+
+
+_eigh_result = collections.namedtuple("eigh", ["eigenvalues", "eigenvectors"])
+
+
+def eigh(A: Tensor, UPLO: str = "L"):
+    """Eigenvalues (ascending) and orthonormal eigenvectors of symmetric matrices (only the
+    ``UPLO`` triangle is read)."""
+    _square(A, "eigh")
+    _float(A, "eigh")
+    w, v = np.linalg.eigh(A._data, UPLO=UPLO)
+    L, V = attach(LinalgEighBackward0, (A,), (w, v), save=(0, 1))
+    return _eigh_result(L, V)
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+    """The eigenvalues of symmetric matrices, ascending."""
+    return eigh(A, UPLO).eigenvalues
+
+
+# -- SVD -----------------------------------------------------------------------------------------
+class LinalgSvdBackward0(TensorRule):
+    __slots__ = ("full_matrices",)
+
+    def rule(self, saved, gU, gS, gVh):
+        U, S, Vh = saved
+        k = S.shape[-1]
+        if self.full_matrices and (gU is not None or gVh is not None):
+            U, Vh = U[..., :, :k], Vh[..., :k, :]
+            gU = gU[..., :, :k] if gU is not None else None
+            gVh = gVh[..., :k, :] if gVh is not None else None
+        V = _mT(Vh)
+        if gU is None and gVh is None:
+            return (la.matmul(U * gS.unsqueeze(-2), Vh),)
+        eye = _eye_like(S, k)
+        S2 = S * S
+        E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
+        F = (1 - eye) / (E + eye)
+        inner = mx.diag_embed(gS) if gS is not None else 0 * eye
+        if gU is not None:
+            J = la.matmul(_mT(U), gU)
+            inner = inner + F * (J - _mT(J)) * S.unsqueeze(-2)
+        if gVh is not None:
+            gV = _mT(gVh)
+            K = la.matmul(_mT(V), gV)
+            inner = inner + S.unsqueeze(-1) * (F * (K - _mT(K)))
+        gA = la.matmul(la.matmul(U, inner), Vh)
+        m, n = U.shape[-2], V.shape[-2]
+        if gU is not None and m > k:
+            proj = gU - la.matmul(U, la.matmul(_mT(U), gU))
+            gA = gA + la.matmul(proj / S.unsqueeze(-2), Vh)
+        if gVh is not None and n > k:
+            gV = _mT(gVh)
+            proj = gV - la.matmul(V, la.matmul(_mT(V), gV))
+            gA = gA + la.matmul(U / S.unsqueeze(-2), _mT(proj))
+        return (gA,)
+
+
+_svd_result = collections.namedtuple("svd", ["U", "S", "Vh"])
+_torch_svd_result = collections.namedtuple("svd", ["U", "S", "V"])
+
+
+def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver=None):
+    """``(U, S, Vh)`` with ``A = U @ diag(S) @ Vh``, singular values descending."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
+    _float(A, "svd")
+    u, s, vh = np.linalg.svd(A._data, full_matrices=full_matrices)
+    U, S, Vh = attach(LinalgSvdBackward0, (A,), (u, s, vh), save=(0, 1, 2),
+                      full_matrices=full_matrices)
+    return _svd_result(U, S, Vh)
+
+
+def svdvals(A: Tensor, *, driver=None) -> Tensor:
+    """The singular values, descending."""
+    return linalg_svd(A, full_matrices=False).S
+
+
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
+    """``torch.svd``: ``(U, S, V)`` (``V``, not ``Vh``)."""
+    U, S, Vh = linalg_svd(input, full_matrices=not some)
+    if not compute_uv:
+        from .creation import zeros_like
+
+        return _torch_svd_result(zeros_like(U), S, zeros_like(_mT(Vh)))
+    return _torch_svd_result(U, S, _mT(Vh))
+
+
+def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+    """The Moore-Penrose pseudo-inverse (singular values below the tolerance dropped)."""
+    U, S, Vh = linalg_svd(A, full_matrices=False)
+    if rtol is None and atol is None:
+        rtol = max(A.shape[-2:]) * np.finfo(A._data.dtype).eps
+    smax = red.amax(S, -1, keepdim=True).detach() if S.shape[-1] else S
+    tol = 0.0
+    if rtol is not None:
+        tol = rtol * smax if not isinstance(rtol, Tensor) else rtol.unsqueeze(-1) * smax
+    if atol is not None:
+        tol = ew.maximum(tol if isinstance(tol, Tensor) else smax * 0 + tol,
+                         smax * 0 + atol)
+    keep = S > tol
+    S_inv = ew.where(keep, 1 / ew.where(keep, S, 1.0), 0.0)
+    return la.matmul(_mT(Vh) * S_inv.unsqueeze(-2), _mT(U))
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """``torch.pinverse``: ``linalg.pinv`` with a relative cutoff."""
+    return pinv(input, rtol=rcond)
+
+
+# -- matrix functions -----------------------------------------------------------------------------
+def _expm(a: np.ndarray) -> np.ndarray:
+    """``exp`` of (batched) square matrices: scaling and squaring with an 18-term Taylor series,
+    accurate to double precision for every norm."""
+    norm = np.abs(a).sum(axis=-2).max(axis=-1, initial=0.0) if a.size else np.zeros(a.shape[:-2])
+    s = int(max(0, math.ceil(math.log2(float(np.max(norm, initial=0.0)) / 0.5)))) if \
+        np.max(norm, initial=0.0) > 0.5 else 0
+    x = a / (2.0 ** s)
+    n = a.shape[-1]
+    term = np.broadcast_to(np.eye(n, dtype=a.dtype), a.shape).copy()
+    out = term.copy()
+    for k in range(1, 19):
+        term = term @ x / k
+        out = out + term
+    for _ in range(s):
+        out = out @ out
+    return out
+
+
+class LinalgMatrixExpBackward0(TensorRule):
+    """The gradient is the top-right block of ``exp([[A^T, G], [0, A^T]])``."""
+
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        from .shape import cat
+
+        (A,) = saved
+        n = A.shape[-1]
+        At = _mT(A)
+        top = cat([At, g], -1)
+        bottom = cat([0 * At, At], -1)
+        big = matrix_exp(cat([top, bottom], -2))
+        return (big[..., :n, n:],)
+
+
+def matrix_exp(A: Tensor) -> Tensor:
+    """The matrix exponential."""
+    _square(A, "matrix_exp")
+    return attach(LinalgMatrixExpBackward0, (A,), _expm(A._data), save=(A,))
+
+
+def matrix_power(A: Tensor, n: int) -> Tensor:
+    """``A @ A @ ... @ A`` (``n`` times; the inverse's power for negative ``n``)."""
+    _square(A, "matrix_power")
+    if n == 0:  # the identity, still in A's graph (with a zero gradient), as in PyTorch
+        from .._core import dtype as _dtype
+        from .creation import zeros
+
+        never = zeros(tuple(A.shape), dtype=_dtype.bool, device=A.device)
+        return ew.where(never, A, _eye_like(A, A.shape[-1]).expand(*A.shape))
+    base = inv(A) if n < 0 else A
+    out = base
+    for _ in range(abs(n) - 1):
+        out = la.matmul(out, base)
+    return out
+
+
+def multi_dot(tensors) -> Tensor:
+    """The product of a chain of matrices (first and last may be vectors)."""
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    first_vec, last_vec = tensors[0].dim() == 1, tensors[-1].dim() == 1
+    if first_vec:
+        tensors[0] = tensors[0].unsqueeze(0)
+    if last_vec:
+        tensors[-1] = tensors[-1].unsqueeze(-1)
+    out = tensors[0]
+    for t in tensors[1:]:
+        out = la.mm(out, t)
+    if first_vec:
+        out = out.squeeze(0)
+    if last_vec:
+        out = out.squeeze(-1)
+    return out
+
+
+# -- norms -----------------------------------------------------------------------------------------
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *,
+                dtype=None) -> Tensor:
+    """Frobenius, nuclear, 2-, 1- and inf-norms of matrices."""
+    if dtype is not None:
+        A = A.to(dtype)
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    d0, d1 = (d % A.dim() for d in dim)
+    if ord == "fro":
+        return red.norm(A, 2, (d0, d1), keepdim)
+    if ord in ("nuc", 2, -2):
+        moved = A.movedim((d0, d1), (-2, -1))
+        s = svdvals(moved)
+        out = red.sum(s, -1) if ord == "nuc" else (red.amax(s, -1) if ord == 2
+                                                  else red.amin(s, -1))
+        if keepdim:
+            out = out.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+        return out
+    if ord in (1, -1, math.inf, -math.inf):
+        summed_dim, reduce_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
+        sums = red.sum(ew.abs(A), summed_dim, keepdim=True)
+        out = red.amax(sums, reduce_dim, keepdim=True) if ord > 0 else red.amin(
+            sums, reduce_dim, keepdim=True)
+        return out if keepdim else out.squeeze(max(d0, d1)).squeeze(min(d0, d1))
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """``linalg.norm``: a vector norm, or a matrix norm for a 2-D ``dim`` or string ``ord``."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if ord is None:
+        return red.norm(A if dtype is None else A.to(dtype), 2, dim, keepdim)
+    if dim is None:
+        if A.dim() == 1:
+            return red.norm(A if dtype is None else A.to(dtype), ord, None, keepdim)
+        if A.dim() == 2:
+            return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+        raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be "
+                           f"1D or 2D. Got {A.dim()}D.")
+    if len(dim) == 2:
+        return matrix_norm(A, ord, dim, keepdim, dtype=dtype)
+    return red.norm(A if dtype is None else A.to(dtype), ord, dim, keepdim)
+
+
+def cond(A: Tensor, p=None) -> Tensor:
+    """The condition number in the ``p`` norm (2 by default)."""
+    if p in (None, 2, -2):
+        s = svdvals(A)
+        hi, lo = red.amax(s, -1), red.amin(s, -1)
+        return hi / lo if p in (None, 2) else lo / hi
+    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """The dot product along ``dim`` (broadcasting the rest)."""
+    return red.sum(x * y, dim)
+
+
+def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
+    """The 3-D cross product along ``dim`` (the first dimension of size 3 when None, as the
+    deprecated ``torch.cross``)."""
+    from .shape import stack
+
+    a, b = (t.expand(*np.broadcast_shapes(tuple(input.shape), tuple(other.shape)))
+            for t in (input, other))
+    if dim is None:
+        dim = next((i for i, n in enumerate(a.shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    if a.shape[dim] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[dim] if input.dim() > dim else 1} and "
+                           f"{other.shape[dim] if other.dim() > dim else 1}")
+    a0, a1, a2 = a.unbind(dim)
+    b0, b1, b2 = b.unbind(dim)
+    return stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim)
+
+
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """``linalg.cross``: the cross product along ``dim`` (default the last)."""
+    return cross(input, other, dim)
+
+
+def vander(x: Tensor, *, N=None) -> Tensor:
+    """The Vandermonde matrix ``[1, x, x**2, ...]`` (increasing powers) of the last dimension."""
+    from .shape import stack
+
+    if x.dim() == 0:
+        x = x.reshape(1)
+    n = x.shape[-1] if N is None else N
+    cols = [x ** 0 if i == 0 else x ** i for i in range(n)]
+    return stack(cols, -1) if cols else x.unsqueeze(-1)[..., :0]
+
+
+def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
+    """``(solution, residuals, rank, singular_values)`` of ``min ||A X - B||`` for full-rank
+    ``A``."""
+    vector = B.dim() == A.dim() - 1
+    Bm = B.unsqueeze(-1) if vector else B
+    At = _mT(A)
+    if A.shape[-2] >= A.shape[-1]:
+        X = solve(la.matmul(At, A), la.matmul(At, Bm))
+    else:
+        X = la.matmul(At, solve(la.matmul(A, At), Bm))
+    # Residuals when A is tall (else empty); singular values are empty with the default driver
+    # (gelsy); both stay in the graph as PyTorch's do.
+    empty = A.reshape(-1)[:0]
+    if A.shape[-2] > A.shape[-1]:
+        r = la.matmul(A, X) - Bm
+        residuals = red.sum(r * r, -2)
+    else:
+        residuals = empty
+    if vector:
+        X = X.squeeze(-1)
+        residuals = residuals.squeeze(-1) if residuals.dim() else residuals
+    rank = wrap(np.asarray(np.linalg.matrix_rank(A._data), dtype=np.int64))
+    return _lstsq_result(X, residuals, rank, empty.clone())
+
+
+_lstsq_result = collections.namedtuple("lstsq", ["solution", "residuals", "rank",
+                                                 "singular_values"])
+
+
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
+    """The inverse of ``A`` seen as a linear map from its last dims to its first ``ind``."""
+    out_shape = tuple(A.shape[ind:]) + tuple(A.shape[:ind])
+    rows = int(np.prod(A.shape[:ind]))
+    return inv(A.reshape(rows, -1)).reshape(out_shape)
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:
+    """``X`` with ``tensordot(A, X, X.dim()) = B``."""
+    if dims is not None:
+        dims = [d % A.dim() for d in dims]
+        rest = [d for d in range(A.dim()) if d not in dims]
+        A = A.permute(*rest, *dims)
+    x_shape = tuple(A.shape[B.dim():])
+    n = int(np.prod(B.shape))
+    return solve(A.reshape(n, -1), B.reshape(n)).reshape(x_shape)
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """``linalg.diagonal``: the diagonal of the last two dimensions by default."""
+    return mx.diagonal(A, offset, dim1, dim2)
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False):
+    """``(inverse, info)`` (info zeros: gradnb raises on singular input)."""
+    out = inv(A)
+    return _ex_result(out, wrap(np.zeros(tuple(A.shape[:-2]), dtype=np.int32)))
+
+
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False):
+    """``(L, info)``."""
+    out = linalg_cholesky(A, upper=upper)
+    return _ex_result(out, wrap(np.zeros(tuple(A.shape[:-2]), dtype=np.int32)))
+
+
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False):
+    """``(solution, info)``."""
+    out = solve(A, B, left=left)
+    return _ex_result(out, wrap(np.zeros(tuple(A.shape[:-2]), dtype=np.int32)))
+
+
+_ex_result = collections.namedtuple("ex", ["result", "info"])
+
+
+TENSOR_METHODS = {
+    "mH": property(_mT, doc="The last two dimensions swapped (conjugated for complex)."),
+    "H": property(lambda self: self.t(), doc="The transpose of a matrix (conjugated)."),
+    "cholesky": cholesky, "cholesky_inverse": cholesky_inverse, "cholesky_solve": cholesky_solve,
+    "det": det, "inverse": inverse, "logdet": logdet, "matrix_exp": matrix_exp,
+    "matrix_power": matrix_power, "pinverse": pinverse, "slogdet": slogdet, "svd": svd,
+    "triangular_solve": triangular_solve, "cross": cross,
+    "qr": torch_qr,
+}

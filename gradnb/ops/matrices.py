@@ -1,0 +1,438 @@
+"""Matrix construction and products: triangles and diagonals, block_diag, kron, the fused
+``add*`` products, inner/vdot/tensordot/einsum, dist/cdist.
+
+``diagonal`` and ``diagonal_scatter`` are primitives whose derivatives are each other; the
+rest are compositions of differentiable gradnb ops (so every order of derivative is free).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import dtype as _dtype
+from .._core.backend import get_array_module
+from . import elementwise as ew
+from . import linalg as la
+from . import reductions as red
+from . import shape as sh
+from ._common import Tensor, check_same_device
+from ._rule import TensorRule, attach
+
+__all__ = [
+    "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addr", "baddbmm", "block_diag",
+    "cartesian_prod", "cdist", "diag", "diag_embed", "diagflat", "diagonal", "diagonal_scatter",
+    "dist", "einsum", "inner", "kron", "tensordot", "tril", "triu", "vdot",
+]
+
+
+def _wrap(dim: int, ndim: int) -> int:
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, "
+                         f"{ndim - 1}], but got {dim})")
+    return dim % ndim
+
+
+# -- diagonals --------------------------------------------------------------------------------
+def _diagonal_index(shape, offset, dim1, dim2):
+    """Index arrays (rows, cols) of the diagonal in the plane (dim1, dim2)."""
+    n1, n2 = shape[dim1], shape[dim2]
+    if offset >= 0:
+        length = max(min(n1, n2 - offset), 0)
+        rows = np.arange(length)
+        cols = rows + offset
+    else:
+        length = max(min(n1 + offset, n2), 0)
+        cols = np.arange(length)
+        rows = cols - offset
+    return rows, cols
+
+
+class DiagonalBackward0(TensorRule):
+    __slots__ = ("dims", "offset", "shape")
+
+    def rule(self, saved, g):
+        from .creation import zeros
+
+        base = zeros(self.shape, dtype=g.dtype, device=g.device)
+        return (diagonal_scatter(base, g, self.offset, *self.dims),)
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal of the plane ``(dim1, dim2)``, as the last dimension."""
+    nd = input._data.ndim
+    d1, d2 = _wrap(dim1, nd), _wrap(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    out = get_array_module(input._data).diagonal(input._data, offset, d1, d2).copy()
+    return attach(DiagonalBackward0, (input,), out, offset=offset, dims=(d1, d2),
+                  shape=tuple(input.shape))
+
+
+class DiagonalScatterBackward0(TensorRule):
+    __slots__ = ("dims", "offset")
+
+    def rule(self, saved, g):
+        from .creation import zeros
+
+        src_shape = diagonal(g, self.offset, *self.dims).shape
+        zero = zeros(src_shape, dtype=g.dtype, device=g.device)
+        return (diagonal_scatter(g, zero, self.offset, *self.dims),
+                diagonal(g, self.offset, *self.dims))
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
+                     dim2: int = 1) -> Tensor:
+    """A copy of ``input`` whose diagonal (as ``diagonal`` takes it) is ``src``."""
+    check_same_device(input._data, src._data)
+    nd = input._data.ndim
+    d1, d2 = _wrap(dim1, nd), _wrap(dim2, nd)
+    xp = get_array_module(input._data)
+    out = input._data.copy()
+    rows, cols = _diagonal_index(out.shape, offset, d1, d2)
+    expected = xp.diagonal(out, offset, d1, d2).shape
+    if tuple(src.shape) != expected:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size "
+                           f"= {list(src.shape)}, slice size = {list(expected)}")
+    moved = xp.moveaxis(out, (d1, d2), (-2, -1))
+    moved[..., rows, cols] = src._data.astype(out.dtype, copy=False)
+    return attach(DiagonalScatterBackward0, (input, src), out, offset=offset, dims=(d1, d2))
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Tensors whose diagonals (in the plane ``(dim1, dim2)``) are the last dim of ``input``."""
+    from .creation import zeros
+
+    n = input.shape[-1] + abs(offset)
+    nd = input.dim() + 1
+    d1, d2 = _wrap(dim1, nd), _wrap(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    shape = list(input.shape[:-1])
+    for d in sorted((d1, d2)):
+        shape.insert(d, n)
+    base = zeros(shape, dtype=input.dtype, device=input.device)
+    return diagonal_scatter(base, input, offset, d1, d2)
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """A 1-D input's square matrix with it on the ``diagonal``; a 2-D input's diagonal."""
+    if input.dim() == 1:
+        return diag_embed(input, diagonal)
+    if input.dim() == 2:
+        return globals()["diagonal"](input, diagonal)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """The flattened input on the ``offset`` diagonal of a square matrix."""
+    return diag_embed(input.reshape(-1), offset)
+
+
+def _triangle(input: Tensor, diagonal: int, upper: bool, name: str) -> Tensor:
+    if input.dim() < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    n, m = input.shape[-2:]
+    keep = np.tri(n, m, diagonal - 1, dtype=bool) if upper else np.tri(n, m, diagonal, dtype=bool)
+    if upper:
+        keep = ~keep
+    mask = get_array_module(input._data).asarray(keep)
+    return ew.where(mask, input, 0)
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle (on and below the ``diagonal``); zeros above."""
+    return _triangle(input, diagonal, False, "tril")
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle (on and above the ``diagonal``); zeros below."""
+    return _triangle(input, diagonal, True, "triu")
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """A block-diagonal matrix of 0-, 1- or 2-D tensors."""
+    from .creation import zeros
+
+    blocks = []
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. "
+                               f"Input {i} has {t.dim()} dimensions")
+        blocks.append(t.reshape(1, -1) if t.dim() < 2 else t)
+    if not blocks:
+        return zeros(1, 0)
+    dtype = _dtype.as_dtype(sh._promoted_dtype(blocks))
+    width = sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        r, c = b.shape
+        parts = [zeros(r, left, dtype=dtype), b.to(dtype), zeros(r, width - left - c, dtype=dtype)]
+        rows.append(sh.cat(parts, 1))
+        left += c
+    return sh.cat(rows, 0)
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product."""
+    nd = max(input.dim(), other.dim())
+    a = input.reshape((1,) * (nd - input.dim()) + tuple(input.shape))
+    b = other.reshape((1,) * (nd - other.dim()) + tuple(other.shape))
+    a_shape = [s for n in a.shape for s in (n, 1)]
+    b_shape = [s for n in b.shape for s in (1, n)]
+    out = a.reshape(a_shape) * b.reshape(b_shape)
+    return out.reshape([x * y for x, y in zip(a.shape, b.shape)])
+
+
+# -- fused products ----------------------------------------------------------------------------
+def _fused(input, product, beta, alpha):
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:  # PyTorch ignores input entirely (NaN and inf included)
+        return product.expand(*np.broadcast_shapes(tuple(input.shape), tuple(product.shape)))
+    return input * beta + product if beta != 1 else input + product
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)``."""
+    if mat1.dim() != 2 or mat2.dim() != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {mat1.dim()}-D tensor" if mat1.dim() != 2
+                           else f"mat2 must be a matrix, got {mat2.dim()}-D tensor")
+    return _fused(input, la.mm(mat1, mat2), beta, alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)``."""
+    return _fused(input, la.mv(mat, vec), beta, alpha)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)``."""
+    return _fused(input, la.outer(vec1, vec2), beta, alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * (batch1 @ batch2)`` per batch."""
+    return _fused(input, la.bmm(batch1, batch2), beta, alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
+    return _fused(input, red.sum(la.bmm(batch1, batch2), 0), beta, alpha)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1) -> Tensor:
+    """``input + value * tensor1 * tensor2``."""
+    return input + value * (tensor1 * tensor2) if value != 1 else input + tensor1 * tensor2
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor:
+    """``input + value * tensor1 / tensor2``."""
+    if tensor1.dtype.is_floating_point is False and tensor2.dtype.is_floating_point is False:
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future "
+                           "release addcdiv will perform a true division of tensor1 and tensor2. "
+                           "The historic addcdiv behavior can be implemented as (input + value * "
+                           "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs "
+                           "and as (input + value * tensor1 / tensor2) for float inputs. The "
+                           "future addcdiv behavior is just the latter implementation: (input + "
+                           "value * tensor1 / tensor2), for all dtypes.")
+    return input + value * (tensor1 / tensor2) if value != 1 else input + tensor1 / tensor2
+
+
+# -- contractions -----------------------------------------------------------------------------
+def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
+    """Sum of products over ``dims`` (a count of trailing/leading dims, or two lists)."""
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        dims_a = list(range(a.dim() - dims, a.dim()))
+        dims_b = list(range(dims))
+    else:
+        dims_a, dims_b = dims
+        if isinstance(dims_a, int):
+            dims_a, dims_b = [dims_a], [dims_b]
+        dims_a = [_wrap(d, a.dim()) for d in dims_a]
+        dims_b = [_wrap(d, b.dim()) for d in dims_b]
+    # a contracted dimension of size 1 broadcasts against the other's, as in PyTorch
+    shape_a, shape_b = list(a.shape), list(b.shape)
+    for da, db in zip(dims_a, dims_b):
+        if shape_a[da] == 1:
+            shape_a[da] = shape_b[db]
+        elif shape_b[db] == 1:
+            shape_b[db] = shape_a[da]
+        elif shape_a[da] != shape_b[db]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{shape_a[da]} in dim {da} and second has size {shape_b[db]} in "
+                               f"dim {db}")
+    a, b = a.expand(*shape_a), b.expand(*shape_b)
+    free_a = [d for d in range(a.dim()) if d not in dims_a]
+    free_b = [d for d in range(b.dim()) if d not in dims_b]
+    k = int(np.prod([a.shape[d] for d in dims_a]))
+    am = a.permute(*free_a, *dims_a).reshape(-1, k)
+    bm = b.permute(*dims_b, *free_b).reshape(k, -1)
+    shape = [a.shape[d] for d in free_a] + [b.shape[d] for d in free_b]
+    return la.mm(am, bm).reshape(shape)
+
+
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """Sum of products over the last dimension of both (a product if either is 0-d)."""
+    if input.dim() == 0 or other.dim() == 0:
+        return input * other
+    return tensordot(input, other, ([-1], [-1]))
+
+
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """The dot product of two 1-D tensors (the first conjugated)."""
+    if input.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
+                           "tensors")
+    if input.dtype.is_complex:
+        input = input.conj()
+    return la.dot(input, other)
+
+
+def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
+    """The ``p``-norm of ``input - other``."""
+    from .linalg_norms import vector_norm
+
+    return vector_norm(input - other, p)
+
+
+def cdist(x1: Tensor, x2: Tensor, p=2.0, compute_mode=None) -> Tensor:
+    """Pairwise ``p``-norm distances between the rows of ``x1`` and ``x2`` (batched)."""
+    from .linalg_norms import vector_norm
+
+    if x1.dim() < 2 or x2.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    return vector_norm(diff, p, dim=-1)
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """All combinations of the elements of 1-D tensors, as rows."""
+    if len(tensors) == 1:
+        return tensors[0]
+    from .joining import meshgrid
+
+    grids = meshgrid(*tensors, indexing="ij")
+    return sh.stack([g.reshape(-1) for g in grids], 1)
+
+
+# -- einsum ------------------------------------------------------------------------------------
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _parse_einsum(equation: str, operands) -> tuple[list[str], str]:
+    """Explicit per-operand subscripts (ellipsis expanded) and the output subscripts."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation" if len(operands) > len(terms) else
+                           "einsum(): fewer operands were provided than specified in the equation")
+    used = set(eq) - set(".,->")
+    spare = iter(c for c in _LETTERS if c not in used)
+    ell_dims = 0
+    for term, op in zip(terms, operands):
+        if "..." in term:
+            ell_dims = max(ell_dims, op.dim() - (len(term) - 3))
+    ell = "".join(next(spare) for _ in range(ell_dims))
+    subs = []
+    for term, op in zip(terms, operands):
+        if "..." in term:
+            n = op.dim() - (len(term) - 3)
+            term = term.replace("...", ell[ell_dims - n:] if n else "")
+        if len(term) != op.dim():
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation "
+                               f"({len(term)}) does not match the number of dimensions "
+                               f"({op.dim()}) for operand {len(subs)} and no ellipsis was given")
+        subs.append(term)
+    if arrow:
+        out = rhs.replace("...", ell)
+    else:
+        counts = {}
+        for c in "".join(subs):
+            counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
+    return subs, out
+
+
+def _distinct(op: Tensor, sub: str) -> tuple[Tensor, str]:
+    """Take diagonals for a letter repeated within one operand (``ii`` -> its diagonal)."""
+    while len(set(sub)) < len(sub):
+        c = next(c for c in sub if sub.count(c) > 1)
+        i = sub.index(c)
+        j = sub.index(c, i + 1)
+        op = diagonal(op, 0, i, j)
+        sub = sub[:i] + sub[i + 1:j] + sub[j + 1:] + c
+    return op, sub
+
+
+class EinsumBackward(TensorRule):
+    __slots__ = ("out", "sizes", "subs")
+
+    def rule(self, saved, g):
+        grads = []
+        for k, sub in enumerate(self.subs):
+            if not self.needs(k):
+                grads.append(None)
+                continue
+            others = [t for i, t in enumerate(saved) if i != k]
+            other_subs = [s for i, s in enumerate(self.subs) if i != k]
+            present = set(self.out).union(*other_subs)
+            kept = "".join(c for c in sub if c in present)
+            grad = _einsum_core([g, *others], [self.out, *other_subs], kept)
+            if kept != sub:  # letters summed away in the forward come back broadcast
+                shape = [self.sizes[c] if c in kept else 1 for c in sub]
+                order = [kept.index(c) for c in sub if c in kept]
+                grad = grad.permute(*order).reshape(shape) if order else grad.reshape(shape)
+                grad = grad.expand(*[self.sizes[c] for c in sub])
+            grads.append(grad)
+        return tuple(grads)
+
+
+def _einsum_core(ops, subs, out):
+    sizes = {}
+    for op, sub in zip(ops, subs):
+        for c, n in zip(sub, op.shape):
+            if sizes.get(c, 1) == 1:
+                sizes[c] = n
+            elif n not in (1, sizes[c]):
+                raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes "
+                                   f"(original->remapped): {list(op.shape)}")
+    xp = get_array_module(ops[0]._data)
+    data = [o._data for o in ops]
+    dtype = np.result_type(*data)
+    arrays = [d.astype(dtype, copy=False) for d in data]
+    spec = ",".join(subs) + "->" + out
+    result = xp.einsum(spec, *arrays, optimize=len(arrays) > 2)
+    result = xp.asarray(result)
+    if result.dtype != dtype:
+        result = result.astype(dtype)
+    return attach(EinsumBackward, tuple(ops), result, save=tuple(ops), subs=list(subs), out=out,
+                  sizes=sizes)
+
+
+def einsum(equation: str, *operands) -> Tensor:
+    """Einstein summation (``einsum('ij,jk->ik', a, b)``); operands may also come as one list."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    subs, out = _parse_einsum(equation, operands)
+    ops = []
+    clean = []
+    for op, sub in zip(operands, subs):
+        op, sub = _distinct(op, sub)
+        ops.append(op)
+        clean.append(sub)
+    return _einsum_core(ops, clean, out)
+
+
+TENSOR_METHODS = {
+    "addbmm": addbmm, "addcdiv": addcdiv, "addcmul": addcmul, "addmm": addmm, "addmv": addmv,
+    "addr": addr, "baddbmm": baddbmm, "diag": diag, "diag_embed": diag_embed,
+    "diagflat": diagflat, "diagonal": diagonal, "diagonal_scatter": diagonal_scatter,
+    "dist": dist, "inner": inner, "kron": kron, "tril": tril, "triu": triu, "vdot": vdot,
+}

@@ -1,0 +1,383 @@
+"""More elementwise math: square, xlogy, lerp, atan2, hypot, logaddexp, fmod/remainder, sinc,
+fmin/fmax, nan_to_num, inverse hyperbolics, erfc/erfinv.
+
+Ops built from differentiable gradnb ops need no derivative of their own; the others pair a
+NumPy forward with a ``TensorRule`` derivative right below it. Masked branches use ``where`` on a
+"safe" operand so that no NaN or inf from the unused branch reaches a gradient.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._core import dtype as _dtype
+from .._core.backend import get_array_module
+from . import elementwise as ew
+from ._common import Tensor, as_tensor_operand, binary_operands
+from ._rule import TensorRule, attach
+
+__all__ = [
+    "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asinh",
+    "atan2", "atanh", "copysign", "deg2rad", "erfc", "erfinv", "float_power", "fmax", "fmin",
+    "fmod", "frac", "hypot", "ldexp", "lerp", "logaddexp", "logaddexp2", "logit", "nan_to_num",
+    "positive", "rad2deg", "remainder", "rsub", "sgn", "sinc", "square", "xlogy",
+]
+
+
+def _float(x: Tensor) -> Tensor:
+    """``x`` itself if floating point, else cast to the default float dtype (as PyTorch)."""
+    if x.dtype.is_floating_point or x.dtype.is_complex:
+        return x
+    return x.to(_dtype.get_default_dtype())
+
+
+def _operand(x, like: Tensor) -> Tensor:
+    return x if isinstance(x, Tensor) else as_tensor_operand(x, like)
+
+
+def _pair(a, b):
+    """Two operands as tensors of their promoted floating dtype."""
+    ta, tb, xa, xb = binary_operands(a, b)
+    like = ta if ta is not None else tb
+    a = a if isinstance(a, Tensor) else as_tensor_operand(a, like)
+    b = b if isinstance(b, Tensor) else as_tensor_operand(b, like)
+    dt = np.result_type(xa, xb) if hasattr(xa, "dtype") and hasattr(xb, "dtype") else None
+    if dt is not None and dt.kind in "iub":
+        dt = _dtype.get_default_dtype().np
+    if dt is not None:
+        a = a if a._data.dtype == dt else a.to(_dtype.as_dtype(dt))
+        b = b if b._data.dtype == dt else b.to(_dtype.as_dtype(dt))
+    return _float(a), _float(b)
+
+
+def _quiet(fn, *arrays):
+    with np.errstate(all="ignore"):
+        return fn(*arrays)
+
+
+# -- compositions ----------------------------------------------------------------------------
+def square(input: Tensor) -> Tensor:
+    """``input * input`` (bool squares to int64, as in PyTorch)."""
+    if input.dtype == _dtype.bool:
+        input = input.to(_dtype.int64)
+    return input * input
+
+
+def positive(input: Tensor) -> Tensor:
+    """``input`` itself (refused for bool, as in PyTorch)."""
+    if input.dtype == _dtype.bool:
+        raise TypeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def sgn(input: Tensor) -> Tensor:
+    """The sign (for real tensors the same as ``sign``)."""
+    return ew.sign(input)
+
+
+def rsub(input, other, *, alpha=1) -> Tensor:
+    """``other - alpha * input``."""
+    return other - alpha * input if alpha != 1 else other - input
+
+
+def xlogy(input, other) -> Tensor:
+    """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
+    x, y = _pair(input, other)
+    zero = (x == 0) & ~ew.isnan(y)
+    safe_y = ew.where(zero, 1.0, y)
+    return ew.where(zero, 0.0, x * ew.log(safe_y))
+
+
+def logit(input: Tensor, eps=None) -> Tensor:
+    """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    p = _float(input)
+    if eps is not None:
+        p = ew.clamp(p, eps, 1 - eps)
+    return ew.log(p / (1 - p))
+
+
+def lerp(input: Tensor, end, weight) -> Tensor:
+    """``input + weight * (end - input)``."""
+    return input + weight * (end - input)
+
+
+class FracBackward0(TensorRule):
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        return (g,)
+
+
+def frac(input: Tensor) -> Tensor:
+    """The fractional part, ``input - trunc(input)`` (gradient 1)."""
+    d = input._data
+    return attach(FracBackward0, (input,), _quiet(lambda a: a - np.trunc(a), d))
+
+
+def deg2rad(input: Tensor) -> Tensor:
+    return _float(input) * (math.pi / 180.0)
+
+
+def rad2deg(input: Tensor) -> Tensor:
+    return _float(input) * (180.0 / math.pi)
+
+
+def float_power(input, exponent) -> Tensor:
+    """``input ** exponent`` computed in double precision (complex128 for complex)."""
+    def cast(x):
+        if not isinstance(x, Tensor):
+            return x
+        return x.to(_dtype.complex128 if x.dtype.is_complex else _dtype.float64)
+
+    base, exp = cast(input), cast(exponent)
+    if not isinstance(base, Tensor):
+        base = as_tensor_operand(float(base), exp)
+    return base ** exp
+
+
+def fmax(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise maximum that ignores NaN (ties go to ``input``)."""
+    return ew.where((input >= other) | ew.isnan(other), input, other)
+
+
+def fmin(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise minimum that ignores NaN (ties go to ``input``)."""
+    return ew.where((input <= other) | ew.isnan(other), input, other)
+
+
+def hypot(input: Tensor, other: Tensor) -> Tensor:
+    """``sqrt(input**2 + other**2)``."""
+    return ew.sqrt(input * input + other * other)
+
+
+def nan_to_num(input: Tensor, nan=0.0, posinf=None, neginf=None) -> Tensor:
+    """NaN, +inf and -inf replaced by finite numbers (the dtype's extremes by default)."""
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        return input.clone()
+    info = np.finfo(input._data.dtype)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    out = ew.where(ew.isnan(input), nan, input)
+    out = ew.where(input == math.inf, posinf, out)
+    return ew.where(input == -math.inf, neginf, out)
+
+
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    """``input * 2 ** other``."""
+    return _float(input) * ew.exp2(_float(_operand(other, input)))
+
+
+# -- rules -----------------------------------------------------------------------------------
+class Atan2Backward0(TensorRule):
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        y, x = saved
+        r2 = x * x + y * y
+        return g * x / r2, -g * y / r2
+
+
+def atan2(input: Tensor, other: Tensor) -> Tensor:
+    """The angle of ``(other, input)``, i.e. ``atan(input / other)`` in the right quadrant."""
+    y, x = _pair(input, other)
+    return attach(Atan2Backward0, (y, x), _quiet(np.arctan2, y._data, x._data), save=(y, x))
+
+
+class LogaddexpBackward0(TensorRule):
+    __slots__ = ("base2",)
+
+    def rule(self, saved, g):
+        a, b = saved
+        scale = math.log(2.0) if self.base2 else 1.0
+        wa = ew.sigmoid((a - b) * scale)
+        wa = ew.where(a == b, 0.5, wa)  # both inf: the limit, not NaN
+        return g * wa, g * (1 - wa)
+
+
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    """``log(exp(input) + exp(other))`` without overflow."""
+    a, b = _pair(input, other)
+    return attach(LogaddexpBackward0, (a, b), _quiet(np.logaddexp, a._data, b._data),
+                  save=(a, b), base2=False)
+
+
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
+    """``log2(2**input + 2**other)`` without overflow."""
+    a, b = _pair(input, other)
+    return attach(LogaddexpBackward0, (a, b), _quiet(np.logaddexp2, a._data, b._data),
+                  save=(a, b), base2=True)
+
+
+class CopysignBackward0(TensorRule):
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        a, out = saved
+        ratio = ew.where(a == 0, 0.0, out / ew.where(a == 0, 1.0, a))
+        return g * ratio, None
+
+
+def copysign(input: Tensor, other) -> Tensor:
+    """``|input|`` with the sign of ``other``."""
+    a, b = _pair(input, other)
+    return attach(CopysignBackward0, (a, None), np.copysign(a._data, b._data), save=(a, 0))
+
+
+class FmodBackward0(TensorRule):
+    """d/da = 1; d/db = -(a / b rounded toward zero, or down for remainder)."""
+
+    __slots__ = ("floor",)
+
+    def rule(self, saved, g):
+        a, b = saved
+        q = a / b
+        q = (ew.floor(q) if self.floor else ew.trunc(q)).detach()
+        return g, -g * q
+
+
+def _modulo(a, b, floor):
+    ta, tb, xa, xb = binary_operands(a, b)
+    like = ta if ta is not None else tb
+    ta = ta if ta is not None else as_tensor_operand(xa, like)
+    tb = tb if tb is not None else as_tensor_operand(xb, like)
+    xp = get_array_module(ta._data)
+    integral = ta._data.dtype.kind in "iub"
+    if integral and np.any(tb._data == 0):
+        raise RuntimeError("ZeroDivisionError")
+    fn = xp.remainder if floor else xp.fmod
+    out = _quiet(fn, ta._data, tb._data)
+    if integral:
+        return attach(FmodBackward0, (), out)
+    return attach(FmodBackward0, (ta, tb), out, save=(ta, tb), floor=floor)
+
+
+def fmod(input, other) -> Tensor:
+    """The remainder of ``input / other`` rounded toward zero (C's ``fmod``)."""
+    return _modulo(input, other, floor=False)
+
+
+def remainder(input, other) -> Tensor:
+    """The remainder with the sign of ``other`` (Python's ``%``)."""
+    return _modulo(input, other, floor=True)
+
+
+class SincBackward0(TensorRule):
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        (x,) = saved
+        zero = x == 0
+        px = math.pi * ew.where(zero, 1.0, x)
+        d = (ew.cos(px) * px - ew.sin(px)) / (px * ew.where(zero, 1.0, x))
+        return (g * ew.where(zero, 0.0, d),)
+
+
+def sinc(input: Tensor) -> Tensor:
+    """``sin(pi x) / (pi x)``, 1 at 0."""
+    x = _float(input)
+    return attach(SincBackward0, (x,), _quiet(np.sinc, x._data), save=(x,))
+
+
+class InverseHyperbolicBackward(TensorRule):
+    """asinh: 1/sqrt(x^2+1); acosh: 1/sqrt(x^2-1); atanh: 1/(1-x^2)."""
+
+    __slots__ = ("kind",)
+
+    def rule(self, saved, g):
+        (x,) = saved
+        if self.kind == "asinh":
+            return (g / ew.sqrt(x * x + 1),)
+        if self.kind == "acosh":
+            return (g / ew.sqrt(x * x - 1),)
+        return (g / (1 - x * x),)
+
+
+def _inverse_hyperbolic(kind, ufunc):
+    def fn(input: Tensor) -> Tensor:
+        x = _float(input)
+        return attach(InverseHyperbolicBackward, (x,), _quiet(ufunc, x._data), save=(x,),
+                      kind=kind)
+
+    fn.__name__ = kind
+    fn.__doc__ = f"Elementwise {kind}."
+    return fn
+
+
+asinh = _inverse_hyperbolic("asinh", np.arcsinh)
+acosh = _inverse_hyperbolic("acosh", np.arccosh)
+atanh = _inverse_hyperbolic("atanh", np.arctanh)
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+arcsin, arccos, arctan, arctan2 = ew.asin, ew.acos, ew.atan, atan2
+
+
+class ErfcBackward0(TensorRule):
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        (x,) = saved
+        return (g * (-2.0 / math.sqrt(math.pi)) * ew.exp(-(x * x)),)
+
+
+def erfc(input: Tensor) -> Tensor:
+    """``1 - erf(input)``, accurate where it is tiny."""
+    x = _float(input)
+    d = x._data
+    out = np.vectorize(math.erfc, otypes=[d.dtype])(d) if d.size else d.copy()
+    return attach(ErfcBackward0, (x,), out, save=(x,))
+
+
+class ErfinvBackward0(TensorRule):
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        (y,) = saved
+        return (g * (math.sqrt(math.pi) / 2) * ew.exp(y * y),)
+
+
+def _erfinv_array(p):
+    """Inverse error function: Giles' single-precision approximation refined by Newton steps on
+    ``math.erf`` to double precision."""
+    with np.errstate(all="ignore"):
+        w = -np.log((1.0 - p) * (1.0 + p))
+        small = w < 5.0
+        ws = w - 2.5
+        wl = np.sqrt(w) - 3.0
+        cs = [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+              -0.00125372503, -0.00417768164, 0.246640727, 1.50140941]
+        cl = [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+              -0.0076224613, 0.00943887047, 1.00167406, 2.83297682]
+        ps = np.full_like(p, cs[0])
+        pl = np.full_like(p, cl[0])
+        for c in cs[1:]:
+            ps = ps * ws + c
+        for c in cl[1:]:
+            pl = pl * wl + c
+        x = np.where(small, ps, pl) * p
+        erf = np.vectorize(math.erf, otypes=[np.float64])
+        for _ in range(3):
+            x = x - (erf(x) - p) / (2.0 / math.sqrt(math.pi) * np.exp(-x * x))
+        x = np.where(p == 1, np.inf, np.where(p == -1, -np.inf, x))
+        return np.where(np.abs(p) > 1, np.nan, x)
+
+
+def erfinv(input: Tensor) -> Tensor:
+    """The inverse of ``erf`` on ``[-1, 1]``."""
+    x = _float(input)
+    d = x._data
+    out = _erfinv_array(d.astype(np.float64)).astype(d.dtype) if d.size else d.copy()
+    return attach(ErfinvBackward0, (x,), out, save=(0,))
+
+
+TENSOR_METHODS = {
+    name: globals()[name] for name in [
+        "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
+        "asinh", "atan2", "atanh", "copysign", "deg2rad", "erfc", "erfinv", "float_power",
+        "fmax", "fmin", "fmod", "frac", "hypot", "ldexp", "lerp", "logaddexp", "logaddexp2",
+        "logit", "nan_to_num", "positive", "rad2deg", "remainder", "sgn", "sinc", "square",
+        "xlogy",
+    ]
+}
+TENSOR_METHODS["__mod__"] = remainder
+TENSOR_METHODS["__rmod__"] = lambda self, other: remainder(other, self)

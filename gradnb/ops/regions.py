@@ -1,0 +1,277 @@
+"""Writing into regions of a copy: select_scatter, slice_scatter, index_fill, index_copy,
+masked_scatter, fill, scatter_reduce (sum, mean); and the small forms torch keeps for real
+tensors (conj, resolve_conj/neg, real), sum_to_size, frexp, renorm, combinations, softmax and
+log_softmax as ``gradnb.X`` and methods.
+
+``select_scatter``/``slice_scatter`` share one primitive (write ``src`` at a basic-index key;
+its derivative reads and writes that key again); the others compose ``where``, ``gather``,
+``index_add`` and reductions.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+
+import numpy as np
+
+from .._core import dtype as _dtype
+from .._core.backend import get_array_module
+from . import dual
+from . import elementwise as ew
+from . import indexing as ix
+from . import reductions as red
+from . import shape as sh
+from ._common import Tensor, as_tensor_operand, wrap
+from ._rule import TensorRule, attach
+
+__all__ = [
+    "combinations", "conj", "conj_physical", "fill", "frexp", "index_copy", "index_fill",
+    "log_softmax", "masked_scatter", "real", "renorm", "resolve_conj", "resolve_neg",
+    "scatter_reduce", "select_scatter", "slice_scatter", "softmax", "sum_to_size",
+    "unsafe_chunk", "unsafe_split", "zero_",
+]
+
+
+class RegionScatterBackward(TensorRule):
+    __slots__ = ("key",)
+
+    def rule(self, saved, g):
+        from .creation import zeros_like
+
+        part = g[self.key]
+        return _region_scatter(g, zeros_like(part), self.key), part
+
+
+def _region_scatter(input: Tensor, src: Tensor, key) -> Tensor:
+    out = input._data.copy()
+    region = out[key]
+    if tuple(region.shape) != tuple(src.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(region.shape)}")
+    out[key] = src._data
+    return attach(RegionScatterBackward, (input, src), out, key=key)
+
+
+def _key(ndim: int, dim: int, index) -> tuple:
+    d = dim % max(ndim, 1)
+    return (slice(None),) * d + (index,)
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """A copy of ``input`` with ``src`` written at ``index`` of ``dim``."""
+    n = input.shape[dim]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {dim}")
+    return _region_scatter(input, src, _key(input.dim(), dim, index))
+
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start=None, end=None,
+                  step: int = 1) -> Tensor:
+    """A copy of ``input`` with ``src`` written at ``start:end:step`` of ``dim``."""
+    return _region_scatter(input, src, _key(input.dim(), dim, slice(start, end, step)))
+
+
+def _dim_mask(input: Tensor, dim: int, index: Tensor):
+    d = dim % max(input.dim(), 1)
+    xp = get_array_module(input._data)
+    hit = xp.zeros(input.shape[d] if input.dim() else 1, dtype=bool)
+    hit[index._data.reshape(-1)] = True
+    shape = [1] * input.dim()
+    if input.dim():
+        shape[d] = -1
+    return wrap(hit.reshape(shape) if input.dim() else hit.reshape(()))
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    """A copy of ``input`` with ``value`` at ``index`` along ``dim``."""
+    mask = _dim_mask(input, dim, index)
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value.dim()} dimension(s).")
+        value = value.to(input.dtype)
+    else:
+        value = as_tensor_operand(value, input).to(input.dtype)
+    return ew.where(mask, value, input)
+
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """A copy of ``input`` with the slices of ``source`` at ``index`` along ``dim``."""
+    from .creation import zeros_like
+
+    mask = _dim_mask(input, dim, index)
+    kept = ew.where(mask, 0, input)
+    if input.dim() == 0:
+        return ew.where(mask, source.reshape(()), input)
+    return ix.index_add(kept, dim, index, source.to(input.dtype)) + zeros_like(input)
+
+
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """``input`` with the elements of ``source``, in order, where ``mask`` is True."""
+    m = np.broadcast_to(mask._data, np.broadcast_shapes(mask._data.shape, input._data.shape))
+    shape = m.shape
+    flat = m.reshape(-1)
+    need = int(flat.sum())
+    if need > source.numel():
+        raise RuntimeError("masked_scatter: expected source to have at least as many elements "
+                           "as ones in mask")
+    order = np.cumsum(flat) - 1
+    order = np.where(flat, order, 0).astype(np.int64)
+    picked = ix.index_select(source.reshape(-1), 0, wrap(order)).reshape(shape)
+    return ew.where(wrap(np.ascontiguousarray(m)), picked, input.expand(*shape))
+
+
+def fill(input: Tensor, value) -> Tensor:
+    """A tensor of ``input``'s shape and dtype filled with ``value``."""
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value.dim()} dimensions.")
+    v = value.to(input.dtype) if isinstance(value, Tensor) else as_tensor_operand(
+        value, input).to(input.dtype)
+    everywhere = wrap(get_array_module(input._data).ones(tuple(input.shape), dtype=bool))
+    return ew.where(everywhere, v, input)
+
+
+def zero_(input: Tensor) -> Tensor:
+    """``input.zero_()``."""
+    return input.zero_()
+
+
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    """Reduce ``src`` into a copy of ``input`` at ``index`` along ``dim`` (``reduce`` is "sum"
+    or "mean")."""
+    from .creation import ones_like, zeros_like
+
+    if reduce not in ("sum", "mean"):
+        raise NotImplementedError(f"scatter_reduce(reduce='{reduce}') is not supported by "
+                                  "gradnb yet")
+    base = input
+    if not include_self:
+        hit = ix.scatter(zeros_like(input, dtype=_dtype.bool), dim, index, True)
+        base = ew.where(hit, 0, input)
+    total = ix.scatter_add(base, dim, index, src)
+    if reduce == "sum":
+        return total
+    counts = ix.scatter_add(ones_like(input) if include_self else zeros_like(input), dim, index,
+                            ones_like(src))
+    out = total / ew.where(counts == 0, 1, counts)
+    if not include_self:
+        out = ew.where(counts == 0, input, out)
+    if not input.dtype.is_floating_point:
+        out = ew.floor(out).to(input.dtype)
+    return out
+
+
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate (``input`` itself for real tensors)."""
+    return input
+
+
+def conj_physical(input: Tensor) -> Tensor:
+    """The complex conjugate as a new tensor (a copy for real tensors)."""
+    return input.clone()
+
+
+def resolve_conj(input: Tensor) -> Tensor:
+    """``input`` (gradnb has no lazy conjugation)."""
+    return input
+
+
+def resolve_neg(input: Tensor) -> Tensor:
+    """``input`` (gradnb has no lazy negation)."""
+    return input
+
+
+def real(input: Tensor) -> Tensor:
+    """The real part (``input`` itself for real tensors)."""
+    if input.dtype.is_complex:
+        raise NotImplementedError("gradnb.real of complex tensors is not supported yet")
+    return input
+
+
+def sum_to_size(input: Tensor, *size) -> Tensor:
+    """``input`` summed down to ``size`` (which it must broadcast to)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    try:
+        np.broadcast_shapes(tuple(size), tuple(input.shape))
+        ok = np.broadcast_shapes(tuple(size), tuple(input.shape)) == tuple(input.shape)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size "
+                           f"{{{list(input.shape)}}}.")
+    return dual.sum_to(input, size)
+
+
+_frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
+
+
+def frexp(input: Tensor):
+    """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    _, e = np.frexp(input._data)
+    exponent = wrap(e.astype(np.int32))
+    return _frexp_result(input / ew.exp2(wrap(e.astype(input._data.dtype))), exponent)
+
+
+def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
+    """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` rescaled to it."""
+    d = dim % input.dim()
+    others = tuple(i for i in range(input.dim()) if i != d)
+    norms = red.norm(input, p, others, keepdim=True)
+    scale = ew.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    return input * scale
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """All length-``r`` combinations of the elements of a 1-D tensor, as rows."""
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    n = input.shape[0]
+    pick = (itertools.combinations_with_replacement if with_replacement
+            else itertools.combinations)(range(n), r)
+    idx = np.array(list(pick), dtype=np.int64).reshape(-1, r)
+    if r == 0:
+        return input[:0]
+    return ix.index_select(input, 0, wrap(idx.reshape(-1))).reshape(-1, r)
+
+
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """``chunk`` (gradnb's views are always safe)."""
+    return sh.chunk(input, chunks, dim)
+
+
+def unsafe_split(input: Tensor, split_size, dim: int = 0) -> tuple:
+    """``split`` (gradnb's views are always safe)."""
+    return sh.split(input, split_size, dim)
+
+
+def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """``gradnb.nn.functional.softmax`` as ``gradnb.softmax`` and ``Tensor.softmax``."""
+    from ..nn.functional import softmax as f
+
+    return f(input, dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """``gradnb.nn.functional.log_softmax`` as ``gradnb.log_softmax`` and a method."""
+    from ..nn.functional import log_softmax as f
+
+    return f(input, dim, dtype=dtype)
+
+
+TENSOR_METHODS = {
+    "conj": conj, "conj_physical": conj_physical, "fill": fill, "frexp": frexp,
+    "index_copy": index_copy, "index_fill": index_fill, "log_softmax": log_softmax,
+    "masked_scatter": masked_scatter, "renorm": renorm, "resolve_conj": resolve_conj,
+    "resolve_neg": resolve_neg, "scatter_reduce": scatter_reduce,
+    "select_scatter": select_scatter, "slice_scatter": slice_scatter, "softmax": softmax,
+    "sum_to_size": sum_to_size, "unsafe_chunk": unsafe_chunk, "unsafe_split": unsafe_split,
+    "real": property(real, doc="The real part (the tensor itself for real dtypes)."),
+    "__rdiv__": lambda self, other: other / self,
+}

@@ -1,0 +1,137 @@
+"""Scans and integrals along a dimension: logcumsumexp, cummax/cummin, trapezoid (trapz),
+cumulative_trapezoid.
+
+``logcumsumexp`` is a primitive whose derivative is written with ``logcumsumexp`` itself (in
+log space, as PyTorch does, so large inputs do not overflow); ``cummax``/``cummin`` pick their
+values with ``gather``; the integrals are compositions.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._core.backend import get_array_module
+from . import elementwise as ew
+from . import indexing as ix
+from . import reductions as red
+from . import shape as sh
+from ._common import Tensor, wrap
+from ._rule import TensorRule, attach
+from .reductions import _return_type, return_types
+
+__all__ = ["cummax", "cummin", "cumulative_trapezoid", "logcumsumexp", "trapezoid", "trapz"]
+
+for _name in ("cummax", "cummin"):
+    setattr(return_types, _name, _return_type(_name))
+
+
+def _axis(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
+
+
+def _reverse_logcumsumexp(x: Tensor, d: int) -> Tensor:
+    return logcumsumexp(x.flip(d), d).flip(d)
+
+
+class LogcumsumexpBackward0(TensorRule):
+    """``grad_x[i] = sum_{j >= i} g[j] exp(x[i] - out[j])``, split by the sign of ``g`` and
+    summed in log space."""
+
+    __slots__ = ("dim",)
+
+    def rule(self, saved, g):
+        x, out = saved
+        d = self.dim
+        pos, neg = g > 0, g < 0
+        log_pos = ew.where(pos, ew.log(ew.where(pos, g, 1.0)), -math.inf)
+        log_neg = ew.where(neg, ew.log(ew.where(neg, -g, 1.0)), -math.inf)
+        grad_pos = ew.exp(_reverse_logcumsumexp(log_pos - out, d) + x)
+        grad_neg = ew.exp(_reverse_logcumsumexp(log_neg - out, d) + x)
+        return (grad_pos - grad_neg,)
+
+
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """``log(cumsum(exp(input)))`` along ``dim``, without overflow."""
+    if input.dim() == 0:
+        return input.clone() if input.dtype.is_floating_point else input.double()
+    d = _axis(dim, input.dim())
+    data = input._data
+    with np.errstate(all="ignore"):
+        out = get_array_module(data).logaddexp.accumulate(data, axis=d)
+    return attach(LogcumsumexpBackward0, (input,), out, save=(input, 0), dim=d)
+
+
+def _cumulative_extreme(input: Tensor, dim: int, largest: bool, result):
+    if input.dim() == 0:
+        return result(input.clone(), wrap(np.zeros((), dtype=np.int64)))
+    d = _axis(dim, input.dim())
+    data = input._data
+    xp = get_array_module(data)
+    ufunc = xp.maximum if largest else xp.minimum
+    values = ufunc.accumulate(data, axis=d) if data.size else data
+    shape = [1] * data.ndim
+    shape[d] = data.shape[d]
+    positions = xp.arange(data.shape[d]).reshape(shape)
+    hit = data == values  # ties take the later index, as in PyTorch
+    if data.dtype.kind in "fc":
+        hit = hit | xp.isnan(data)
+    idx = xp.where(hit, positions, -1)
+    idx = xp.maximum.accumulate(idx, axis=d) if idx.size else idx
+    indices = wrap(idx.astype(np.int64))
+    return result(ix.gather(input, d, indices), indices)
+
+
+def cummax(input: Tensor, dim: int):
+    """The running maximum along ``dim`` and where each came from."""
+    return _cumulative_extreme(input, dim, True, return_types.cummax)
+
+
+def cummin(input: Tensor, dim: int):
+    """The running minimum along ``dim`` and where each came from."""
+    return _cumulative_extreme(input, dim, False, return_types.cummin)
+
+
+def _spacing(y: Tensor, x, dx, d):
+    if x is not None:
+        if x.dim() == 1:
+            shape = [1] * y.dim()
+            shape[d] = x.shape[0]
+            x = x.reshape(shape)
+        n = x.shape[d]
+        return sh.narrow(x, d, 1, n - 1) - sh.narrow(x, d, 0, n - 1)
+    return 1.0 if dx is None else dx
+
+
+def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
+    """The integral of ``y`` along ``dim`` by the trapezoidal rule (sample points ``x`` or
+    spacing ``dx``)."""
+    d = _axis(dim, y.dim())
+    n = y.shape[d]
+    if n == 0:
+        return red.sum(y, d)
+    mid = (sh.narrow(y, d, 1, n - 1) + sh.narrow(y, d, 0, n - 1)) / 2
+    return red.sum(mid * _spacing(y, x, dx, d), d)
+
+
+def trapz(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
+    """``trapezoid``'s older name."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
+    """The running integral of ``y`` along ``dim`` by the trapezoidal rule."""
+    d = _axis(dim, y.dim())
+    n = y.shape[d]
+    if n == 0:
+        return y.clone()
+    mid = (sh.narrow(y, d, 1, n - 1) + sh.narrow(y, d, 0, n - 1)) / 2
+    return red.cumsum(mid * _spacing(y, x, dx, d), d)
+
+
+TENSOR_METHODS = {"cummax": cummax, "cummin": cummin, "logcumsumexp": logcumsumexp}

@@ -1,0 +1,303 @@
+"""Gamma-family and other special functions: lgamma, digamma, polygamma, mvlgamma, i0, and the
+``gradnb.special`` compositions (xlog1py, entr, ndtr, ndtri, log_ndtr, erfcx, i0e, i1, i1e).
+
+NumPy has none of these, so the forwards are series evaluated in float64: ``digamma`` by
+recurrence up to 10 and its asymptotic series, ``polygamma`` through the Hurwitz zeta function
+(Euler-Maclaurin), ``i0``/``i1`` by their power series. Each derivative is the next function of
+its family (``lgamma' = digamma``, ``digamma' = polygamma(1)``, ``polygamma(n)' =
+polygamma(n+1)``, ``i0' = i1``), so every order of derivative exists.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._core import dtype as _dtype
+from . import elementwise as ew
+from . import pointwise as pw
+from . import reductions as red
+from ._common import Tensor, as_tensor_operand
+from ._rule import TensorRule, attach
+
+__all__ = ["digamma", "i0", "lgamma", "mvlgamma", "polygamma"]
+
+# B_2, B_4, ..., B_18 (Bernoulli numbers) for the Euler-Maclaurin tail of the zeta function.
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
+              43867 / 798)
+
+
+def _float(x: Tensor) -> Tensor:
+    if x.dtype.is_floating_point:
+        return x
+    return x.to(_dtype.get_default_dtype())
+
+
+def _lgamma_array(x):
+    def one(v):
+        try:
+            return math.lgamma(v)
+        except (ValueError, OverflowError):  # poles: PyTorch gives +inf
+            return math.inf
+
+    return np.vectorize(one, otypes=[np.float64])(x) if x.size else x.astype(np.float64)
+
+
+def _digamma_array(x):
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        pole = (x <= 0) & (x == np.floor(x))
+        neg = (x < 0) & ~pole
+        z = np.where(neg, 1.0 - x, x)
+        acc = np.zeros_like(z)
+        for _ in range(10):  # recurrence psi(z) = psi(z + 1) - 1/z up to z >= 10
+            small = z < 10
+            acc = acc - np.where(small, 1.0 / z, 0.0)
+            z = np.where(small, z + 1.0, z)
+        inv2 = 1.0 / (z * z)
+        series = inv2 * (1 / 12 - inv2 * (1 / 120 - inv2 * (1 / 252 - inv2 * (
+            1 / 240 - inv2 * (1 / 132)))))
+        out = acc + np.log(z) - 0.5 / z - series
+        out = np.where(neg, out - math.pi / np.tan(math.pi * x), out)
+        # PyTorch: digamma(+0) = -inf, digamma(-0) = +inf
+        out = np.where(x == 0, np.where(np.signbit(x), np.inf, -np.inf), out)
+        return np.where(pole & (x != 0), np.nan, out)
+
+
+def _zeta_array(s: float, q):
+    """Hurwitz zeta ``sum_k (q + k) ** -s`` for real ``s > 1``."""
+    q = np.asarray(q, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        lowest = float(np.nanmin(q)) if q.size else 10.0
+        n = int(min(max(10, math.ceil(10 - lowest)), 100_000)) if math.isfinite(lowest) else 10
+        total = np.zeros_like(q)
+        for k in range(n):
+            total = total + (q + k) ** -s
+        a = q + n
+        total = total + a ** (1 - s) / (s - 1) + 0.5 * a ** -s
+        factor = s * a ** (-s - 1)  # s (s+1) ... (s + 2j - 2) a^(-s - 2j + 1) / (2j)!
+        fact = 2.0
+        for j, b in enumerate(_BERNOULLI, start=1):
+            total = total + b / fact * factor
+            factor = factor * (s + 2 * j - 1) * (s + 2 * j) / (a * a)
+            fact = fact * (2 * j + 1) * (2 * j + 2)
+        pole = (q <= 0) & (q == np.floor(q))
+        return np.where(pole, np.inf, total)
+
+
+def _polygamma_array(n: int, x):
+    if n == 0:
+        return _digamma_array(x)
+    sign = -1.0 if n % 2 == 0 else 1.0
+    return sign * math.factorial(n) * _zeta_array(n + 1.0, x)
+
+
+class PolygammaBackward0(TensorRule):
+    __slots__ = ("n",)
+
+    def rule(self, saved, g):
+        (x,) = saved
+        return (g * polygamma(self.n + 1, x),)
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """The ``n``-th derivative of ``digamma``."""
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    x = _float(input)
+    out = _polygamma_array(n, x._data).astype(x._data.dtype)
+    return attach(PolygammaBackward0, (x,), out, save=(x,), n=n)
+
+
+def digamma(input: Tensor) -> Tensor:
+    """The logarithmic derivative of the gamma function (``-inf`` at 0, NaN at the negative
+    integers)."""
+    return polygamma(0, input)
+
+
+class LgammaBackward0(TensorRule):
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        (x,) = saved
+        return (g * digamma(x),)
+
+
+def lgamma(input: Tensor) -> Tensor:
+    """``log|gamma(input)|`` (``+inf`` at the poles)."""
+    x = _float(input)
+    out = _lgamma_array(x._data).astype(x._data.dtype)
+    return attach(LgammaBackward0, (x,), out, save=(x,))
+
+
+def mvlgamma(input: Tensor, p: int) -> Tensor:
+    """The log of the multivariate gamma function of dimension ``p``."""
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    x = _float(input)
+    if x.numel() and not bool((x._data > (p - 1) / 2).all()):
+        raise RuntimeError(f"All elements must be greater than (p-1)/2 = {(p - 1) / 2}")
+    shifts = as_tensor_operand(np.arange(p, dtype=x._data.dtype) / 2, x)
+    terms = lgamma(x.unsqueeze(-1) - shifts)
+    return red.sum(terms, -1) + p * (p - 1) / 4 * math.log(math.pi)
+
+
+# -- modified Bessel functions ----------------------------------------------------------------
+def _bessel_asymptotic(order: int, x):
+    """``I_order(x) * exp(-|x|)`` for large ``|x|``: Hankel's expansion."""
+    ax = np.abs(x)
+    mu = 4.0 * order * order
+    term = np.ones_like(ax)
+    total = term.copy()
+    for k in range(1, 15):
+        term = -term * (mu - (2 * k - 1) ** 2) / (k * 8.0 * ax)
+        total = total + term
+    out = total / np.sqrt(2 * math.pi * ax)
+    return np.sign(x) * out if order == 1 else out
+
+
+def _bessel_series(order: int, x, scaled: bool):
+    """``I_order(x)`` (times ``exp(-|x|)`` when ``scaled``) by its power series, terms built by
+    ratio so nothing overflows before the sum does; Hankel's expansion past ``|x| = 50``."""
+    x = np.asarray(x, dtype=np.float64)
+    big = np.abs(x) > 50
+    if scaled and big.any():
+        with np.errstate(all="ignore"):
+            small = _bessel_series(order, np.where(big, 0.0, x), True)
+            return np.where(big, _bessel_asymptotic(order, np.where(big, x, 100.0)), small)
+    with np.errstate(all="ignore"):
+        half = x / 2.0
+        term = (half if order == 1 else np.ones_like(x))
+        if scaled:
+            term = term * np.exp(-np.abs(x))
+        total = term.copy()
+        sq = half * half
+        k = 0
+        while True:
+            term = term * sq / ((k + 1) * (k + 1 + order))
+            total = total + term
+            k += 1
+            if k > 20 and not np.any(np.abs(term) > 1e-17 * np.abs(total)):
+                break
+            if k > 2000:
+                break
+        return total
+
+
+class BesselBackward(TensorRule):
+    """i0' = i1; i0e' = i1e - sign(x) i0e; i1' = i0 - i1/x; i1e' = i0e - i1e (sign(x) + 1/x)
+    (both 1/2 at 0)."""
+
+    __slots__ = ("kind",)
+
+    def rule(self, saved, g):
+        x, y = saved
+        if self.kind == "i0":
+            return (g * i1(x),)
+        if self.kind == "i0e":
+            return (g * (i1e(x) - ew.sign(x) * y),)
+        safe = ew.where(x == 0, 1.0, x)
+        if self.kind == "i1":
+            d = i0(x) - y / safe
+        else:
+            d = i0e(x) - y * (ew.sign(x) + 1 / safe)
+        return (g * ew.where(x == 0, 0.5, d),)
+
+
+def _bessel(kind: str, order: int, scaled: bool):
+    def fn(input: Tensor) -> Tensor:
+        x = _float(input)
+        out = _bessel_series(order, x._data, scaled).astype(x._data.dtype)
+        return attach(BesselBackward, (x,), out, save=(x, 0), kind=kind)
+
+    fn.__name__ = kind
+    fn.__doc__ = f"The modified Bessel function ``{kind}``."
+    return fn
+
+
+i0 = _bessel("i0", 0, False)
+i0e = _bessel("i0e", 0, True)
+i1 = _bessel("i1", 1, False)
+i1e = _bessel("i1e", 1, True)
+
+
+# -- gradnb.special compositions ----------------------------------------------------------------
+def xlog1py(input, other) -> Tensor:
+    """``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
+    x, y = pw._pair(input, other)
+    zero = (x == 0) & ~ew.isnan(y)
+    return ew.where(zero, 0.0, x * ew.log1p(ew.where(zero, 0.0, y)))
+
+
+class SpecialEntrBackward0(TensorRule):
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        (x,) = saved
+        return (g * -(1 + ew.log(x)),)  # -inf at 0 and NaN below, as PyTorch's
+
+
+def entr(input: Tensor) -> Tensor:
+    """``-x log x`` (0 at 0, ``-inf`` for negative x)."""
+    x = _float(input)
+    d = x._data
+    with np.errstate(all="ignore"):
+        out = np.where(d > 0, -d * np.log(np.where(d > 0, d, 1.0)),
+                       np.where(d == 0, 0.0, -np.inf)).astype(d.dtype)
+        out = np.where(np.isnan(d), d, out)
+    return attach(SpecialEntrBackward0, (x,), out, save=(x,))
+
+
+def ndtr(input: Tensor) -> Tensor:
+    """The standard normal CDF."""
+    return 0.5 * pw.erfc(_float(input) * -math.sqrt(0.5))
+
+
+def log_ndtr(input: Tensor) -> Tensor:
+    """The log of the standard normal CDF, accurate far into the lower tail (there
+    ``log(erfcx(-x / sqrt 2) / 2) - x**2 / 2``)."""
+    x = _float(input)
+    neg = x < 0
+    xn = ew.where(neg, x, -1.0)
+    tail = math.log(0.5) - xn * xn / 2 + ew.log(erfcx(xn * -math.sqrt(0.5)))
+    xp = ew.where(neg, 1.0, x)
+    head = ew.log1p(-0.5 * pw.erfc(xp * math.sqrt(0.5)))
+    return ew.where(neg, tail, head)
+
+
+def ndtri(input: Tensor) -> Tensor:
+    """The inverse of the standard normal CDF."""
+    return math.sqrt(2.0) * pw.erfinv(2 * _float(input) - 1)
+
+
+class ErfcxBackward0(TensorRule):
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        x, y = saved
+        return (g * (2 * x * y - 2 / math.sqrt(math.pi)),)
+
+
+def _erfcx_array(x):
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        erfc = np.vectorize(math.erfc, otypes=[np.float64])(x) if x.size else x
+        direct = np.exp(x * x) * erfc
+        inv = 1.0 / (x * x)
+        asym = (1.0 / (x * math.sqrt(math.pi))) * (1 - 0.5 * inv * (1 - 1.5 * inv * (
+            1 - 2.5 * inv * (1 - 3.5 * inv * (1 - 4.5 * inv)))))
+        return np.where(x > 25, asym, direct)
+
+
+def erfcx(input: Tensor) -> Tensor:
+    """The scaled complementary error function ``exp(x**2) * erfc(x)``."""
+    x = _float(input)
+    return attach(ErfcxBackward0, (x,), _erfcx_array(x._data).astype(x._data.dtype),
+                  save=(x, 0))
+
+
+TENSOR_METHODS = {
+    "digamma": digamma, "i0": i0, "lgamma": lgamma, "mvlgamma": mvlgamma,
+    "polygamma": lambda self, n: polygamma(n, self),
+}

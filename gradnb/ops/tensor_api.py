@@ -1,0 +1,235 @@
+"""The rest of PyTorch's ``Tensor`` API that real code calls: ``new_*`` constructors,
+``type()``, ``stride()``, ``is_contiguous()``, ``data_ptr()``, ``random_``, in-place view ops
+(``unsqueeze_``, ``squeeze_``, ``t_``, ``transpose_``), the legacy typed constructors
+(``gradnb.FloatTensor``, ``gradnb.LongTensor``, ``gradnb.Tensor(data)``), and the NumPy-style
+keyword aliases ``axis=``/``keepdims=`` that PyTorch accepts beside ``dim=``/``keepdim=``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .._core import dtype as _dtype
+from . import shape as sh
+from ._common import Tensor
+
+__all__ = [
+    "BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor",
+    "HalfTensor", "IntTensor", "LongTensor", "ShortTensor",
+]
+
+# Legacy type names, as ``Tensor.type()`` prints them.
+_TYPE_NAMES = {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+    "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+    "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
+    "complex128": "ComplexDoubleTensor",
+}
+_DTYPES_BY_TYPE_NAME = {v: k for k, v in _TYPE_NAMES.items()}
+
+
+def legacy_new(dtype, args, kwargs, device=None) -> Tensor:
+    """PyTorch's legacy constructor: ``T(data)`` copies data; ``T(2, 3)`` (or a size) makes an
+    uninitialised (here zero) tensor of that shape; ``T()`` an empty one."""
+    from .creation import tensor, zeros
+
+    device = kwargs.pop("device", device)
+    if kwargs:
+        raise TypeError(f"new() received an invalid combination of arguments - got "
+                        f"unexpected keyword '{next(iter(kwargs))}'")
+    if not args:
+        return zeros(0, dtype=dtype, device=device)
+    if len(args) == 1 and not isinstance(args[0], int):
+        data = args[0]
+        if isinstance(data, Tensor):
+            return data if data.dtype == dtype else data.to(dtype)
+        if isinstance(data, tuple) and all(isinstance(n, int) for n in data) and \
+                type(data).__name__ == "Size":
+            return zeros(data, dtype=dtype, device=device)
+        return tensor(data, dtype=dtype, device=device)
+    if all(isinstance(n, int) for n in args):
+        return zeros(args, dtype=dtype, device=device)
+    raise TypeError("new(): data must be a sequence (got " + type(args[0]).__name__ + ")")
+
+
+Tensor._legacy_new = staticmethod(legacy_new)
+
+
+class _LegacyTensorMeta(type):
+    """``isinstance(t, gradnb.FloatTensor)`` is True for float32 tensors, as in PyTorch."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype.name == cls._dtype_name
+
+
+def _legacy_type(name: str, dtype_name: str):
+    def __new__(cls, *args, **kwargs):
+        return legacy_new(getattr(_dtype, dtype_name), args, kwargs)
+
+    return _LegacyTensorMeta(name, (), {
+        "__new__": __new__, "_dtype_name": dtype_name,
+        "__doc__": f"``gradnb.{name}(data)``: a {dtype_name} tensor (PyTorch's legacy form).",
+    })
+
+
+FloatTensor = _legacy_type("FloatTensor", "float32")
+DoubleTensor = _legacy_type("DoubleTensor", "float64")
+HalfTensor = _legacy_type("HalfTensor", "float16")
+BFloat16Tensor = _legacy_type("BFloat16Tensor", "float32")
+LongTensor = _legacy_type("LongTensor", "int64")
+IntTensor = _legacy_type("IntTensor", "int32")
+ShortTensor = _legacy_type("ShortTensor", "int16")
+CharTensor = _legacy_type("CharTensor", "int8")
+ByteTensor = _legacy_type("ByteTensor", "uint8")
+BoolTensor = _legacy_type("BoolTensor", "bool")
+
+
+# -- new_* -------------------------------------------------------------------------------------
+def _new(fill):
+    def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False, fill_value=None):
+        from .creation import full
+
+        if len(size) == 1 and isinstance(size[0], (tuple, list)):
+            size = tuple(size[0])
+        value = fill if fill is not None else fill_value
+        return full(size, value, dtype=dtype or self.dtype, device=device or self.device,
+                    requires_grad=requires_grad)
+
+    return method
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+             layout=None, pin_memory=False) -> Tensor:
+    """A tensor of ``size`` filled with ``fill_value``, with this tensor's dtype and device."""
+    return _new(None)(self, size, dtype=dtype, device=device, requires_grad=requires_grad,
+                      fill_value=fill_value)
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False) -> Tensor:
+    """A copy of ``data`` with this tensor's dtype and device (unless given)."""
+    from .creation import tensor
+
+    if isinstance(data, Tensor):
+        data = data.detach()
+    return tensor(data, dtype=dtype or self.dtype, device=device or self.device,
+                  requires_grad=requires_grad)
+
+
+# -- introspection -----------------------------------------------------------------------------
+def type_(self, dtype=None, non_blocking=False, **kwargs):
+    """Without arguments, the legacy type name (``'gradnb.FloatTensor'``); with a dtype or a
+    type name, a cast."""
+    if dtype is None:
+        return f"gradnb.{_TYPE_NAMES.get(self.dtype.name, 'Tensor')}"
+    if isinstance(dtype, str):
+        name = dtype.rsplit(".", 1)[-1]
+        if name not in _DTYPES_BY_TYPE_NAME:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = getattr(_dtype, _DTYPES_BY_TYPE_NAME[name])
+    elif isinstance(dtype, _LegacyTensorMeta):
+        dtype = getattr(_dtype, dtype._dtype_name)
+    return self.to(dtype)
+
+
+def stride(self, dim=None):
+    """Elements to skip to move one step along each dimension (of the array gradnb holds)."""
+    data = self._data
+    strides = tuple(s // data.itemsize for s in data.strides)
+    if dim is None:
+        return strides
+    n = max(data.ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return strides[dim % n] if data.ndim else 1
+
+
+def is_contiguous(self, memory_format=None) -> bool:
+    """Whether the elements are laid out in row-major order without gaps."""
+    return bool(self._data.flags.c_contiguous)
+
+
+def data_ptr(self) -> int:
+    """The address of the first element."""
+    data = self._data
+    if isinstance(data, np.ndarray):
+        return int(data.__array_interface__["data"][0])
+    return int(data.data.ptr)
+
+
+def random_(self, from_=0, to=None, *, generator=None):
+    """Fill in place with integers drawn uniformly from ``[from_, to)`` (``[0, from_)`` with one
+    argument; up to the dtype's mantissa range without any)."""
+    from .creation import randint
+
+    if to is None:
+        if from_ == 0:
+            bits = np.finfo(self._data.dtype).nmant + 1 if self.dtype.is_floating_point else (
+                1 if self.dtype.name == "bool" else np.iinfo(self._data.dtype).bits - 1)
+            from_, to = 0, 2 ** bits
+        else:
+            from_, to = 0, from_
+    values = randint(from_, to, tuple(self.shape), generator=generator)
+    with _no_grad():
+        self.copy_(values.to(self.dtype))
+    return self
+
+
+def _no_grad():
+    from ..autograd.grad_mode import no_grad
+
+    return no_grad()
+
+
+def _inplace_view(view):
+    """An in-place form of a view op: ``self`` takes the view's data and (when recording) its
+    graph position, as PyTorch rewrites a tensor's metadata and grad_fn in place."""
+    def method(self, *args, **kwargs):
+        if self.is_leaf and self.requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        out = view(self, *args, **kwargs)
+        self._data = out._data
+        if out.grad_fn is not None:
+            self.grad_fn = out.grad_fn
+            self._output_nr = out._output_nr
+        self._version[0] += 1
+        return self
+
+    method.__name__ = f"{view.__name__}_"
+    return method
+
+
+# -- keyword aliases -----------------------------------------------------------------------------
+def with_numpy_keywords(fn):
+    """``fn`` accepting ``axis=`` for ``dim=`` and ``keepdims=`` for ``keepdim=``."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if "axis" in kwargs:
+            kwargs["dim"] = kwargs.pop("axis")
+        if "keepdims" in kwargs:
+            kwargs["keepdim"] = kwargs.pop("keepdims")
+        return fn(*args, **kwargs)
+
+    wrapper.numpy_keywords = True
+    return wrapper
+
+
+# Ops whose ``dim``/``keepdim`` PyTorch also accepts as ``axis``/``keepdims``.
+ALIASED = ("all", "amax", "amin", "any", "argmax", "argmin", "count_nonzero", "cumprod",
+           "cumsum", "logsumexp", "max", "mean", "median", "min", "nanmean", "nansum", "norm",
+           "prod", "std", "sum", "var", "std_mean", "var_mean", "squeeze", "unsqueeze",
+           "softmax", "log_softmax", "flip", "roll", "cat", "concat", "concatenate", "stack")
+
+
+TENSOR_METHODS = {
+    "new_zeros": _new(0), "new_ones": _new(1), "new_empty": _new(0), "new_full": new_full,
+    "new_tensor": new_tensor, "type": type_, "stride": stride, "is_contiguous": is_contiguous,
+    "data_ptr": data_ptr, "random_": random_,
+    "unsqueeze_": _inplace_view(sh.unsqueeze), "squeeze_": _inplace_view(sh.squeeze),
+    "t_": _inplace_view(sh.t), "transpose_": _inplace_view(sh.transpose),
+}

@@ -1,0 +1,42 @@
+"""``gradnb.special``: PyTorch's ``torch.special`` namespace."""
+
+# ruff: noqa: F401 - this module is a namespace of re-exports
+
+from __future__ import annotations
+
+from .ops.elementwise import erf, exp2, expm1, log1p, round
+from .ops.elementwise import sigmoid as expit
+from .ops.pointwise import erfc, erfinv, logit, sinc, xlogy
+from .ops.reductions import logsumexp
+from .ops.special_functions import (
+    digamma,
+    entr,
+    erfcx,
+    i0,
+    i0e,
+    i1,
+    i1e,
+    log_ndtr,
+    mvlgamma,
+    ndtr,
+    ndtri,
+    polygamma,
+    xlog1py,
+)
+from .ops.special_functions import digamma as psi
+from .ops.special_functions import lgamma as gammaln
+from .ops.special_functions import mvlgamma as multigammaln
+
+
+def softmax(input, dim, *, dtype=None):
+    """``gradnb.nn.functional.softmax``."""
+    from .nn.functional import softmax as f
+
+    return f(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    """``gradnb.nn.functional.log_softmax``."""
+    from .nn.functional import log_softmax as f
+
+    return f(input, dim, dtype=dtype)
