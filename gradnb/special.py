@@ -1,6 +1,6 @@
 """``gradnb.special``: PyTorch's ``torch.special`` namespace."""
 
-# ruff: noqa: F401 - this module is a namespace of re-exports
+
 
 from __future__ import annotations
 
@@ -26,6 +26,40 @@ from .ops.special_functions import (
 from .ops.special_functions import digamma as psi
 from .ops.special_functions import lgamma as gammaln
 from .ops.special_functions import mvlgamma as multigammaln
+
+__all__ = [
+    "digamma",
+    "entr",
+    "erf",
+    "erfc",
+    "erfcx",
+    "erfinv",
+    "exp2",
+    "expit",
+    "expm1",
+    "gammaln",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "log1p",
+    "log_ndtr",
+    "log_softmax",
+    "logit",
+    "logsumexp",
+    "multigammaln",
+    "mvlgamma",
+    "ndtr",
+    "ndtri",
+    "polygamma",
+    "psi",
+    "round",
+    "sinc",
+    "softmax",
+    "xlog1py",
+    "xlogy",
+]
+
 
 
 def softmax(input, dim, *, dtype=None):

@@ -22,7 +22,7 @@ __all__ = [
     "column_stack", "diff", "dsplit", "dstack", "expand_copy", "fliplr", "flipud", "hsplit",
     "hstack", "meshgrid", "narrow_copy", "permute_copy", "ravel", "repeat_interleave", "rot90",
     "row_stack", "split_with_sizes", "split_with_sizes_copy", "squeeze_copy", "t_copy", "take",
-    "tensor_split", "transpose_copy", "unbind_copy", "unfold", "unfold_copy", "unsqueeze_copy",
+    "tensor_split", "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy",
     "view_copy", "vsplit", "vstack",
 ]
 

@@ -28,7 +28,7 @@ from ._rule import TensorRule, attach
 __all__ = [
     "combinations", "conj", "conj_physical", "fill", "frexp", "index_copy", "index_fill",
     "log_softmax", "masked_scatter", "real", "renorm", "resolve_conj", "resolve_neg",
-    "scatter_reduce", "select_scatter", "slice_scatter", "softmax", "sum_to_size",
+    "scatter_reduce", "select_scatter", "slice_scatter", "softmax",
     "unsafe_chunk", "unsafe_split", "zero_",
 ]
 

@@ -180,7 +180,7 @@ def random_(self, from_=0, to=None, *, generator=None):
 
 
 def _no_grad():
-    from ..autograd.grad_mode import no_grad
+    from .._core.grad_mode import no_grad
 
     return no_grad()
 
