@@ -9,6 +9,7 @@ side by side in its family module, and the families only use these names.
 
 from __future__ import annotations
 
+from .._core.backend import get_array_module
 from .._core.graph import Node, Output
 from .._core.record import record
 from ._common import Tensor
@@ -49,9 +50,8 @@ class ZeroGradBackward(TensorRule):
     __slots__ = ()
 
     def rule(self, saved, g):
-        from .creation import zeros
-
-        return tuple(None if meta is None else zeros(meta[0], dtype=g.dtype, device=g.device)
+        xp = get_array_module(g._data)
+        return tuple(None if meta is None else type(g)._make(xp.zeros(meta[0], dtype=g._data.dtype))
                      for meta in self._meta)
 
 
