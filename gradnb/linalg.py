@@ -38,3 +38,37 @@ from .ops.linalg_decompositions import linalg_cholesky as cholesky
 from .ops.linalg_decompositions import linalg_cross as cross
 from .ops.linalg_decompositions import linalg_svd as svd
 from .ops.linalg_norms import vector_norm
+
+__all__ = [
+    "cholesky",
+    "cholesky_ex",
+    "cond",
+    "cross",
+    "det",
+    "diagonal",
+    "eigh",
+    "eigvalsh",
+    "inv",
+    "inv_ex",
+    "lstsq",
+    "matmul",
+    "matrix_exp",
+    "matrix_norm",
+    "matrix_power",
+    "multi_dot",
+    "norm",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "solve_ex",
+    "solve_triangular",
+    "svd",
+    "svdvals",
+    "tensorinv",
+    "tensorsolve",
+    "vander",
+    "vecdot",
+    "vector_norm",
+]
+

@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "logit", "logsumexp", "multigammaln", "mvlgamma", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "xlog1py", "xlogy"]
-
 from .ops.elementwise import erf, exp2, expm1, log1p, round
 from .ops.elementwise import sigmoid as expit
 from .ops.pointwise import erfc, erfinv, logit, sinc, xlogy
@@ -29,3 +27,49 @@ from .ops.special_functions import digamma as psi
 from .ops.special_functions import lgamma as gammaln
 from .ops.special_functions import mvlgamma as multigammaln
 
+__all__ = [
+    "digamma",
+    "entr",
+    "erf",
+    "erfc",
+    "erfcx",
+    "erfinv",
+    "exp2",
+    "expit",
+    "expm1",
+    "gammaln",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "log1p",
+    "log_ndtr",
+    "log_softmax",
+    "logit",
+    "logsumexp",
+    "multigammaln",
+    "mvlgamma",
+    "ndtr",
+    "ndtri",
+    "polygamma",
+    "psi",
+    "round",
+    "sinc",
+    "softmax",
+    "xlog1py",
+    "xlogy",
+]
+
+
+def softmax(input, dim, *, dtype=None):
+    """``gradnb.nn.functional.softmax``."""
+    from .nn.functional import softmax as f
+
+    return f(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    """``gradnb.nn.functional.log_softmax``."""
+    from .nn.functional import log_softmax as f
+
+    return f(input, dim, dtype=dtype)

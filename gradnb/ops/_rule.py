@@ -51,7 +51,7 @@ class ZeroGradBackward(TensorRule):
 
     def rule(self, saved, g):
         xp = get_array_module(g._data)
-        return tuple(None if meta is None else _make(xp.zeros(meta[0], dtype=g._data.dtype))
+        return tuple(None if meta is None else type(g)._make(xp.zeros(meta[0], dtype=g._data.dtype))
                      for meta in self._meta)
 
 

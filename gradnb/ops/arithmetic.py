@@ -27,7 +27,6 @@ __all__ = [
     "negative",
     "pow",
     "reciprocal",
-    "rsub",
     "sub",
     "subtract",
     "true_divide",

@@ -15,6 +15,7 @@ from .._core import events
 from .._core.graph import Node
 from .._core.record import record, wrap
 from ._common import Tensor
+from ._rule import ZeroGradBackward, attach
 
 __all__ = [
     "Generator",
@@ -367,8 +368,6 @@ def bernoulli(input: Tensor, p=None, generator=None) -> Tensor:
     host = _backend.to_device(input._data, _backend.CPU)
     probs = host if p is None else np.full(host.shape, p)
     arr = (_rng(generator).random(probs.shape) < probs).astype(host.dtype)
-    from ._rule import ZeroGradBackward, attach
-
     return attach(ZeroGradBackward, (input,), _backend.to_device(arr, input.device))
 
 
