@@ -71,6 +71,7 @@ from .ops.reductions import *
 from .ops.regions import *
 from .ops.scans import *
 from .ops.shape import *
+from .ops.softmax import *
 from .ops.sorting import *
 from .ops.special_functions import *
 from .ops.statistics import *

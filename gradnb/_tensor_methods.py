@@ -24,6 +24,7 @@ from .ops import (
     regions,
     scans,
     shape,
+    softmax,
     sorting,
     special_functions,
     statistics,
@@ -34,7 +35,7 @@ __all__ = ["FAMILIES"]
 
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine,
             pointwise, matrices, joining, sorting, linalg_decompositions, special_functions,
-            scans, statistics, regions, tensor_api)
+            scans, statistics, regions, tensor_api, softmax)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():

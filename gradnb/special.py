@@ -8,6 +8,7 @@ from .ops.elementwise import erf, exp2, expm1, log1p, round
 from .ops.elementwise import sigmoid as expit
 from .ops.pointwise import erfc, erfinv, logit, sinc, xlogy
 from .ops.reductions import logsumexp
+from .ops.softmax import log_softmax, softmax
 from .ops.special_functions import (
     digamma,
     entr,
@@ -59,17 +60,3 @@ __all__ = [
     "xlog1py",
     "xlogy",
 ]
-
-
-def softmax(input, dim, *, dtype=None):
-    """``gradnb.nn.functional.softmax``."""
-    from .nn.functional import softmax as f
-
-    return f(input, dim, dtype=dtype)
-
-
-def log_softmax(input, dim, *, dtype=None):
-    """``gradnb.nn.functional.log_softmax``."""
-    from .nn.functional import log_softmax as f
-
-    return f(input, dim, dtype=dtype)

@@ -7,10 +7,6 @@ entry that starts passing must be removed from here.
 
 # Entry -> why it fails (the first failing sample's finding).
 KNOWN_GAPS = {
-    "softmax": "missing: gradnb.softmax would import nn.functional from the ops floor; move the kernel down first",
-    "softmax.with_dtype": "missing: gradnb.softmax would import nn.functional from the ops floor; move the kernel down first",
-    "log_softmax": "missing: gradnb.log_softmax would import nn.functional from the ops floor; move the kernel down first",
-    "log_softmax.with_dtype": "missing: gradnb.log_softmax would import nn.functional from the ops floor; move the kernel down first",
     "norm.nuc": "error: norm(p='nuc') needs the SVD from a higher op family (an import circle); use linalg.matrix_norm",
     "cholesky_inverse": "error: the OpInfo's wrapper calls torch.diag_embed on gradnb's output",
     "view_as_complex": "missing: needs complex tensors with autograd, not built yet",

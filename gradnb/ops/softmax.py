@@ -1,0 +1,92 @@
+"""Softmax and log-softmax along a dimension: ``gradnb.softmax``, ``Tensor.softmax``, and the
+``nn.functional`` forms (which re-export these).
+
+They live among the ops, not in ``nn``, because PyTorch offers them as tensor methods and
+``torch.*`` functions too, and ops may not import from ``nn``. Both shift by the maximum first,
+so logits of any magnitude give finite results; each derivative reads only the saved output.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .._core.backend import get_array_module
+from .._core.graph import OUTPUT, Node
+from .._core.record import record
+from .._core.tensor import _wrap_dim
+from . import dual
+from ._common import Tensor
+
+__all__ = ["log_softmax", "softmax"]
+
+
+def _softmax_dim(name: str, dim, ndim: int) -> int:
+    if dim is None:
+        warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                      "to include dim=X as an argument.", UserWarning, stacklevel=3)
+        dim = 0 if ndim in (0, 1, 3) else 1
+    return _wrap_dim(dim, ndim) if ndim else 0
+
+
+def _as_float(input: Tensor, dtype):
+    if dtype is not None:
+        return input.to(dtype=dtype)
+    return input
+
+
+def _shifted(x, axis):
+    """``x - max(x)`` along ``axis``: exponentials of it never overflow (max is 0)."""
+    if x.ndim == 0 or x.size == 0:  # an empty tensor has nothing to shift (and no max)
+        return x - x
+    return x - x.max(axis=axis, keepdims=True)
+
+
+class SoftmaxBackward0(Node):
+    """``dx = y * (g - sum(g * y))`` along the softmax dimension."""
+
+    __slots__ = ("dim",)
+    saves = (OUTPUT,)
+
+    def backward(self, g):
+        (y,) = self.saved(g)
+        gy = g * y
+        return (gy - y * dual.sum(gy, axis=self.dim, keepdims=True),)
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``dim``, computed as ``exp(x - max x)`` so logits of any
+    magnitude give finite probabilities."""
+    input = _as_float(input, dtype)
+    dim = _softmax_dim("softmax", dim, input.ndim)
+    x = input._data
+    e = get_array_module(x).exp(_shifted(x, dim))
+    out = e / e.sum(axis=dim, keepdims=True) if x.ndim else e
+    return record(SoftmaxBackward0, (input,), out, attrs={"dim": dim})
+
+
+class LogSoftmaxBackward0(Node):
+    """``dx = g - exp(y) * sum(g)`` along the dimension (``exp(y)`` is the softmax)."""
+
+    __slots__ = ("dim",)
+    saves = (OUTPUT,)
+
+    def backward(self, g):
+        (y,) = self.saved(g)
+        return (g - dual.exp(y) * dual.sum(g, axis=self.dim, keepdims=True),)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """``x - logsumexp(x)`` along ``dim``, shifted by the maximum so it never overflows."""
+    input = _as_float(input, dtype)
+    dim = _softmax_dim("log_softmax", dim, input.ndim)
+    x = input._data
+    xp = get_array_module(x)
+    shifted = _shifted(x, dim)
+    if x.ndim:
+        out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+    else:
+        out = shifted
+    return record(LogSoftmaxBackward0, (input,), out, attrs={"dim": dim})
+
+
+TENSOR_METHODS = {"log_softmax": log_softmax, "softmax": softmax}
