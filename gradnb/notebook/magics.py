@@ -34,6 +34,7 @@ from gradnb.notebook.naming import Names
 from gradnb.notebook.prompts import running_prompt
 from gradnb.notebook.step_view import StepThrough
 from gradnb.notebook.tensors import is_tensor
+from gradnb.notebook.torch_adapter.why import explain_torch
 from gradnb.notebook.trace_diff import TraceDiff
 from gradnb.notebook.widgets import LiveGraph, WithStaticForm, widgets_available
 
@@ -346,10 +347,13 @@ class GradnbMagics(Magics):
                 if value is None and name not in self.shell.user_ns:
                     raise UsageError(f"%why: no variable named {name!r}")
                 raise UsageError(f"%why: {name} is a {type(value).__name__}, not a tensor")
-            if not isinstance(found[name], Tensor):
+            if torch_adapter.is_torch_tensor(found[name]):
+                reasons.append(explain_torch(name, found[name], names))
+            elif isinstance(found[name], Tensor):
+                reasons.append(explain(name, found[name], names))
+            else:
                 raise UsageError(f"%why: {name} is a {type(found[name]).__module__} tensor; "
-                                 "%why explains gradnb tensors")
-            reasons.append(explain(name, found[name], names))
+                                 "%why explains gradnb and torch tensors")
         display(Why(reasons))
 
     # -- %watch ---------------------------------------------------------------------------------

@@ -404,3 +404,28 @@ def test_cuda_tensors_show_their_device_and_allocator_delta(ip):
     # allocated, so the allocator goes down by exactly as much.
     assert freed_bytes(text) == 1024
     assert "CUDA allocator -1,024 B (1.0 KiB)" in text
+
+
+def test_why_explains_torch_tensors_from_torch_facts(ip):
+    run(ip, "loss = (w * x + b) ** 2\nloss.backward()\n"
+            "c = torch.tensor(1.0)\n"
+            "z = torch.tensor(0.0, requires_grad=True)\n(torch.log(z) * 0).backward()\n"
+            "unused = torch.tensor(5.0, requires_grad=True)")
+    expected = {
+        "loss": "loss: .grad is None because loss is not a leaf (PowBackward0)",
+        "c": "c: requires_grad=False",
+        "z": "z: .grad has NaN values",
+        "unused": "unused: .grad is None: backward has not reached it",
+        "x": "x: .grad is finite and not all zero",
+    }
+    for name, headline in expected.items():
+        result, captured = run(ip, f"%why {name}")
+        assert result.success, result.error_in_exec
+        assert captured.outputs[0].data["text/plain"].startswith(headline)
+    assert ip.user_ns["x"].grad.item() == 42.0  # %why reads, never changes
+
+
+def test_why_on_a_non_tensor_is_a_usage_error(ip):
+    ip.user_ns["n"] = 3
+    with pytest.raises(UsageError, match="not a tensor"):
+        ip.run_line_magic("why", "n")
