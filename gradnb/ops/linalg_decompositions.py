@@ -20,6 +20,7 @@ from . import matrices as mx
 from . import reductions as red
 from ._common import Tensor, wrap
 from ._rule import TensorRule, attach
+from .shape import cat, stack
 
 __all__ = [
     "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet",
@@ -236,24 +237,46 @@ def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
 
 
 # -- QR ------------------------------------------------------------------------------------------
+def _qr_square_backward(Q, R, gQ, gR):
+    """The gradient of ``A = Q R`` for ``A`` with at least as many rows as columns (reduced
+    QR): ``(gQ + Q copyltu(M)) R^{-H}`` with ``M = R gR^H - gQ^H Q``."""
+    M = la.matmul(gR, _mT(R)) if gR is not None else None
+    if gQ is not None:
+        M = -la.matmul(_mT(Q), gQ) if M is None else M - la.matmul(_mT(Q), gQ)
+    M = mx.triu(M)
+    M = M + _mT(M) - mx.diag_embed(mx.diagonal(M, 0, -2, -1))
+    gA = la.matmul(Q, M)
+    if gQ is not None:
+        gA = gA + gQ
+    return solve_triangular(_mT(R), gA, upper=False, left=False)
+
+
 class LinalgQrBackward0(TensorRule):
     __slots__ = ("mode",)
 
     def rule(self, saved, gQ, gR):
+        if self.mode == "r":
+            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
+                               "when mode='r'. Please use linalg.qr(A, mode='reduced') if you "
+                               "are going to differentiate through linalg.qr.")
         Q, R = saved
         m, n = Q.shape[-2], R.shape[-1]
-        if m < n:
-            raise RuntimeError("The derivative of linalg.qr is not implemented when mode='complete'"
-                               " and nrows > ncols.")
-        M = la.matmul(gR, _mT(R)) if gR is not None else None
-        if gQ is not None:
-            M = -la.matmul(_mT(Q), gQ) if M is None else M - la.matmul(_mT(Q), gQ)
-        M = mx.triu(M)
-        M = M + _mT(M) - mx.diag_embed(mx.diagonal(M, 0, -2, -1))
-        gA = la.matmul(Q, M)
-        if gQ is not None:
-            gA = gA + gQ
-        return (la.matmul(gA, _mT(inv(R))),)
+        if self.mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                               "and nrows > ncols.")
+        if m >= n:
+            return (_qr_square_backward(Q, R, gQ, gR),)
+        # Wide: A = [A1 | A2] with A1 = Q R1 (square) and A2 = Q R2, so R2's gradient reaches
+        # A2 as Q gR2 and Q through A2 gR2^H = Q R2 gR2^H.
+        R1, R2 = R[..., :, :m], R[..., :, m:]
+        gR1 = gR2 = None
+        if gR is not None:
+            gR1, gR2 = gR[..., :, :m], gR[..., :, m:]
+            extra = la.matmul(Q, la.matmul(R2, _mT(gR2)))
+            gQ = extra if gQ is None else gQ + extra
+        gA1 = _qr_square_backward(Q, R1, gQ, gR1)
+        gA2 = la.matmul(Q, gR2) if gR2 is not None else 0 * R2
+        return (cat([gA1, gA2], -1),)
 
 
 _qr_result = collections.namedtuple("qr", ["Q", "R"])
@@ -268,9 +291,9 @@ def qr(A: Tensor, mode: str = "reduced"):
         raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
     _float(A, "qr")
     q, r = np.linalg.qr(A._data, mode="complete" if mode == "complete" else "reduced")
-    if mode == "r":
+    if mode == "r":  # R stays in the graph; its backward says why it cannot run
         q = np.zeros((0,), dtype=r.dtype)
-        return _qr_result(wrap(q), attach(LinalgQrBackward0, (), r))
+        return _qr_result(wrap(q), attach(LinalgQrBackward0, (A,), r, mode=mode))
     Q, R = attach(LinalgQrBackward0, (A,), (q, r), save=(0, 1), mode=mode)
     return _qr_result(Q, R)
 
@@ -386,21 +409,60 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
     return _torch_svd_result(U, S, _mT(Vh))
 
 
+class LinalgPinvBackward0(TensorRule):
+    """PyTorch's ``pinv_backward``: the derivative of the pseudo-inverse as a matrix function,
+    which holds for rank-deficient input too (there the SVD's derivative is undefined)."""
+
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        A, pinvA = saved
+        m, n = A.shape[-2], A.shape[-1]
+        pinvAh, gh = _mT(pinvA), _mT(g)
+        if m <= n:
+            K = la.matmul(gh, pinvA)
+            KpinvAh = la.matmul(K, pinvAh)
+            return (-_mT(la.matmul(pinvA, K)) + KpinvAh
+                    - la.matmul(la.matmul(A, pinvA), KpinvAh)
+                    + la.matmul(la.matmul(pinvAh, pinvA), gh - la.matmul(K, A)),)
+        K = la.matmul(pinvA, gh)
+        pinvAhK = la.matmul(pinvAh, K)
+        return (-_mT(la.matmul(K, pinvA))
+                + la.matmul(la.matmul(gh - la.matmul(A, K), pinvA), pinvAh)
+                + pinvAhK - la.matmul(la.matmul(pinvAhK, pinvA), A),)
+
+
+def _pinv_array(a, atol, rtol, hermitian: bool):
+    """The pseudo-inverse of ``a``: singular values (absolute eigenvalues when ``hermitian``)
+    at or below ``max(atol, rtol * largest)`` are dropped."""
+    if hermitian:
+        w, v = np.linalg.eigh(a)
+        s, u, vh = np.abs(w), v, np.swapaxes(v * np.sign(w)[..., None, :], -1, -2)
+    else:
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+    smax = s.max(axis=-1, keepdims=True, initial=0.0)
+    tol = np.maximum(np.asarray(atol)[..., None], np.asarray(rtol)[..., None] * smax)
+    keep = s > tol
+    s_inv = np.where(keep, 1 / np.where(keep, s, 1.0), 0.0)
+    return np.swapaxes(vh, -1, -2) * s_inv[..., None, :] @ np.swapaxes(u, -1, -2)
+
+
 def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     """The Moore-Penrose pseudo-inverse (singular values below the tolerance dropped)."""
-    U, S, Vh = linalg_svd(A, full_matrices=False)
-    if rtol is None and atol is None:
-        rtol = max(A.shape[-2:]) * np.finfo(A._data.dtype).eps
-    smax = red.amax(S, -1, keepdim=True).detach() if S.shape[-1] else S
-    tol = 0.0
-    if rtol is not None:
-        tol = rtol * smax if not isinstance(rtol, Tensor) else rtol.unsqueeze(-1) * smax
-    if atol is not None:
-        tol = ew.maximum(tol if isinstance(tol, Tensor) else smax * 0 + tol,
-                         smax * 0 + atol)
-    keep = S > tol
-    S_inv = ew.where(keep, 1 / ew.where(keep, S, 1.0), 0.0)
-    return la.matmul(_mT(Vh) * S_inv.unsqueeze(-2), _mT(U))
+    if A.dim() < 2 or not A.dtype.is_floating_point:
+        shape = ", ".join(str(s) for s in A.shape)
+        raise RuntimeError(f"linalg.pinv({red._scalar_type_name(A._data.dtype)}{{[{shape}]}}): "
+                           "expected a tensor with 2 or more dimensions of float, double, cfloat "
+                           "or cdouble types")
+    a = A._data
+    atol, rtol = (t._data if isinstance(t, Tensor) else t for t in (atol, rtol))
+    if rtol is None:
+        # PyTorch's default: eps * max(m, n), or none at all where a positive atol is given
+        default = max(a.shape[-2:]) * np.finfo(a.dtype).eps
+        rtol = default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
+    atol = 0.0 if atol is None else atol
+    out = _pinv_array(a, atol, rtol, hermitian).astype(a.dtype, copy=False)
+    return attach(LinalgPinvBackward0, (A,), out, save=(A, 0))
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
@@ -433,8 +495,6 @@ class LinalgMatrixExpBackward0(TensorRule):
     __slots__ = ()
 
     def rule(self, saved, g):
-        from .shape import cat
-
         (A,) = saved
         n = A.shape[-1]
         At = _mT(A)
@@ -550,8 +610,6 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
 def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     """The 3-D cross product along ``dim`` (the first dimension of size 3 when None, as the
     deprecated ``torch.cross``)."""
-    from .shape import stack
-
     a, b = (t.expand(*np.broadcast_shapes(tuple(input.shape), tuple(other.shape)))
             for t in (input, other))
     if dim is None:
@@ -574,8 +632,6 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 
 def vander(x: Tensor, *, N=None) -> Tensor:
     """The Vandermonde matrix ``[1, x, x**2, ...]`` (increasing powers) of the last dimension."""
-    from .shape import stack
-
     if x.dim() == 0:
         x = x.reshape(1)
     n = x.shape[-1] if N is None else N
@@ -583,29 +639,47 @@ def vander(x: Tensor, *, N=None) -> Tensor:
     return stack(cols, -1) if cols else x.unsqueeze(-1)[..., :0]
 
 
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
-    """``(solution, residuals, rank, singular_values)`` of ``min ||A X - B||`` for full-rank
-    ``A``."""
+    """``(solution, residuals, rank, singular_values)`` of ``min ||A X - B||``.
+
+    The solution is ``pinv(A) @ B`` (PyTorch's derivative is exactly that of this product).
+    The other outputs follow LAPACK's drivers as PyTorch returns them: ``rank`` from all but
+    ``gels``, singular values from ``gelsd``/``gelss``, and the squared residuals only for tall
+    ``A`` with a driver other than ``gelsy`` (and full rank for ``gelsd``/``gelss``); an
+    output a driver does not give is empty (shape ``[0]``).
+    """
+    driver = "gelsy" if driver is None else driver
+    if A.dim() < 2 or B.dim() < 1:
+        raise RuntimeError("gradnb.linalg.lstsq: input must have at least 2 dimensions.")
+    if driver not in _LSTSQ_DRIVERS:
+        raise RuntimeError("gradnb.linalg.lstsq: parameter `driver` should be one of "
+                           "(gels, gelsy, gelsd, gelss)")
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B
-    At = _mT(A)
-    if A.shape[-2] >= A.shape[-1]:
-        X = solve(la.matmul(At, A), la.matmul(At, Bm))
-    else:
-        X = la.matmul(At, solve(la.matmul(A, At), Bm))
-    # Residuals when A is tall (else empty); singular values are empty with the default driver
-    # (gelsy); both stay in the graph as PyTorch's do.
-    empty = A.reshape(-1)[:0]
-    if A.shape[-2] > A.shape[-1]:
+    if Bm.shape[-2] != A.shape[-2]:
+        raise RuntimeError("gradnb.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    m, n = A.shape[-2], A.shape[-1]
+    a = A._data
+    if rcond is None:
+        rcond = np.finfo(a.dtype).eps * max(m, n)
+    X = la.matmul(pinv(A), Bm)
+    batch = tuple(A.shape[:-2])
+    s = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(batch + (0,), a.dtype)
+    smax = s.max(axis=-1, keepdims=True, initial=0.0)
+    rank_array = (s > rcond * smax).sum(axis=-1).astype(np.int64)
+    empty = wrap(np.zeros((0,), dtype=a.dtype))
+    full_rank = bool(np.all(rank_array == n))
+    if m > n and driver != "gelsy" and (driver == "gels" or full_rank):
         r = la.matmul(A, X) - Bm
         residuals = red.sum(r * r, -2)
-    else:
-        residuals = empty
-    if vector:
-        X = X.squeeze(-1)
-        residuals = residuals.squeeze(-1) if residuals.dim() else residuals
-    rank = wrap(np.asarray(np.linalg.matrix_rank(A._data), dtype=np.int64))
-    return _lstsq_result(X, residuals, rank, empty.clone())
+    else:  # empty, still in the graph as PyTorch's is
+        residuals = X.reshape(-1)[:0]
+    rank = wrap(np.zeros((0,), np.int64)) if driver == "gels" else wrap(rank_array)
+    singular_values = wrap(s) if driver in ("gelsd", "gelss") else empty.clone()
+    return _lstsq_result(X.squeeze(-1) if vector else X, residuals, rank, singular_values)
 
 
 _lstsq_result = collections.namedtuple("lstsq", ["solution", "residuals", "rank",
