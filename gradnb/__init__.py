@@ -65,6 +65,8 @@ from .ops.linalg import *
 from .ops.linalg_decompositions import *
 from .ops.linalg_decompositions import cross
 from .ops.linalg_decompositions import torch_qr as qr
+from .ops.linalg_householder import *
+from .ops.linalg_lu import *
 from .ops.matrices import *
 from .ops.pointwise import *
 from .ops.reductions import *

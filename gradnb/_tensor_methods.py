@@ -18,6 +18,8 @@ from .ops import (
     joining,
     linalg,
     linalg_decompositions,
+    linalg_householder,
+    linalg_lu,
     matrices,
     pointwise,
     reductions,
@@ -34,8 +36,8 @@ from .ops import (
 __all__ = ["FAMILIES"]
 
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine,
-            pointwise, matrices, joining, sorting, linalg_decompositions, special_functions,
-            scans, statistics, regions, tensor_api, softmax)
+            pointwise, matrices, joining, sorting, linalg_decompositions, linalg_householder,
+            linalg_lu, special_functions, scans, statistics, regions, tensor_api, softmax)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():

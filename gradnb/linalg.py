@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
-
 from .ops.linalg import matmul
 from .ops.linalg_decompositions import (
     cholesky_ex,
@@ -37,6 +35,10 @@ from .ops.linalg_decompositions import (
 from .ops.linalg_decompositions import linalg_cholesky as cholesky
 from .ops.linalg_decompositions import linalg_cross as cross
 from .ops.linalg_decompositions import linalg_svd as svd
+from .ops.linalg_householder import householder_product
+from .ops.linalg_lu import linalg_lu as lu
+from .ops.linalg_lu import linalg_lu_solve as lu_solve
+from .ops.linalg_lu import lu_factor, lu_factor_ex
 from .ops.linalg_norms import vector_norm
 
 __all__ = [
@@ -48,9 +50,14 @@ __all__ = [
     "diagonal",
     "eigh",
     "eigvalsh",
+    "householder_product",
     "inv",
     "inv_ex",
     "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
     "matmul",
     "matrix_exp",
     "matrix_norm",
