@@ -66,7 +66,9 @@ from .ops.linalg_decompositions import *
 from .ops.linalg_decompositions import cross
 from .ops.linalg_decompositions import torch_qr as qr
 from .ops.linalg_householder import *
+from .ops.linalg_lowrank import *
 from .ops.linalg_lu import *
+from .ops.linalg_norms import *
 from .ops.matrices import *
 from .ops.pointwise import *
 from .ops.reductions import *

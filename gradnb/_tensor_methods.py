@@ -20,6 +20,7 @@ from .ops import (
     linalg_decompositions,
     linalg_householder,
     linalg_lu,
+    linalg_norms,
     matrices,
     pointwise,
     reductions,
@@ -37,7 +38,8 @@ __all__ = ["FAMILIES"]
 
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine,
             pointwise, matrices, joining, sorting, linalg_decompositions, linalg_householder,
-            linalg_lu, special_functions, scans, statistics, regions, tensor_api, softmax)
+            linalg_lu, linalg_norms, special_functions, scans, statistics, regions, tensor_api,
+            softmax)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():

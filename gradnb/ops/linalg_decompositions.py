@@ -555,6 +555,9 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *,
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
+    if len(dim) != 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           + " ".join(str(d) for d in dim))
     d0, d1 = (d % A.dim() for d in dim)
     if ord == "fro":
         return red.norm(A, 2, (d0, d1), keepdim)

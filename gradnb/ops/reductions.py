@@ -43,7 +43,6 @@ __all__ = [
     "mean",
     "median",
     "min",
-    "norm",
     "prod",
     "return_types",
     "std",

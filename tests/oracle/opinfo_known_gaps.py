@@ -7,7 +7,6 @@ entry that starts passing must be removed from here.
 
 # Entry -> why it fails (the first failing sample's finding).
 KNOWN_GAPS = {
-    "norm.nuc": "error: norm(p='nuc') needs the SVD from a higher op family (an import circle); use linalg.matrix_norm",
     "cholesky_inverse": "error: the OpInfo's wrapper calls torch.diag_embed on gradnb's output",
     "view_as_complex": "missing: needs complex tensors with autograd, not built yet",
     "complex": "missing: needs complex tensors with autograd, not built yet",
@@ -56,8 +55,6 @@ KNOWN_GAPS = {
     "sinc": "second order: second-order gradient: at (0,) torch nan, gradnb 0.0",
     "slice": "missing: gradnb has no slice",
     "angle": "missing: needs complex tensors with autograd, not built yet",
-    "svd_lowrank": "missing: gradnb has no svd_lowrank",
-    "pca_lowrank": "missing: gradnb has no pca_lowrank",
     "polar": "missing: needs complex tensors with autograd, not built yet",
     "gather": "partial: forward raises RuntimeError: Index tensor must have the same number of ...",
     "index_reduce.mean": "missing: gradnb has no index_reduce",
