@@ -254,12 +254,13 @@ def _qr_square_backward(Q, R, gQ, gR):
 class LinalgQrBackward0(TensorRule):
     __slots__ = ("mode",)
 
-    def rule(self, saved, gQ, gR):
-        if self.mode == "r":
+    def rule(self, saved, *grads):
+        if self.mode == "r":  # R is the only output
             raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
                                "when mode='r'. Please use linalg.qr(A, mode='reduced') if you "
                                "are going to differentiate through linalg.qr.")
         Q, R = saved
+        gQ, gR = grads
         m, n = Q.shape[-2], R.shape[-1]
         if self.mode == "complete" and m > n:
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "

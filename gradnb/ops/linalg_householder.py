@@ -13,6 +13,7 @@ from __future__ import annotations
 from . import linalg as la
 from . import matrices as mx
 from ._common import Tensor
+from ._rule import TensorRule, attach
 from .creation import eye
 
 __all__ = ["orgqr", "ormqr"]
@@ -35,6 +36,16 @@ def _apply(V: Tensor, tau: Tensor, C: Tensor, order, left: bool) -> Tensor:
         else:
             C = C - t * la.matmul(la.matmul(C, v), v.transpose(-2, -1))
     return C
+
+
+class LinalgHouseholderProductBackward0(TensorRule):
+    """No reflectors (``tau`` empty): the output is the identity, in the graph with no
+    gradient for either input, as PyTorch leaves it."""
+
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        return None, None
 
 
 def _check_tau_batch(name: str, input: Tensor, tau: Tensor) -> None:
@@ -63,8 +74,9 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     _check_tau_batch(name, A, tau)
     k = tau.shape[-1]
     start = eye(m, n, dtype=A.dtype, device=A.device)
-    if k == 0:  # no reflector: the identity, whose derivative is zero (still in the graph)
-        return start + 0 * (A + tau.sum(-1, keepdim=True).unsqueeze(-1))
+    if k == 0:
+        identity = start.expand(*A.shape)._data.copy()
+        return attach(LinalgHouseholderProductBackward0, (A, tau), identity)
     return _apply(_reflectors(A), tau, start, reversed(range(k)), left=True)
 
 

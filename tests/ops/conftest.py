@@ -79,4 +79,62 @@ def check():
     return opcheck
 
 
-__all__ = ["arrays_for", "broadcastable_shapes", "opcheck", "st"]
+def _float_outputs(out):
+    """The outputs of ``out`` (a tensor or a tuple) that carry gradients."""
+    outs = out if isinstance(out, tuple) else (out,)
+    return tuple(o for o in outs if o.requires_grad)
+
+
+def linalg_oracle(fn, arrays, *, requires=None, gradgrad=True, atol=1e-7, rtol=1e-6,
+                  compare=None):
+    """Check ``fn(module, *tensors)`` (one output or a tuple; composite ops, so node names are
+    not compared) for gradnb: first and (with ``gradgrad``) second derivatives against finite
+    differences, then values, dtypes and the gradients of every differentiable output for one
+    random upstream gradient against PyTorch. ``compare(out)`` picks what must match (all
+    outputs by default: random or sign-ambiguous outputs compare an invariant instead)."""
+    requires = requires or [True] * len(arrays)
+    inputs, out = _result(fn, gradnb, arrays, requires)
+    diff = [t for t in inputs if t.requires_grad]
+    if _float_outputs(out) and diff:
+        def differentiable(*ts):
+            return _float_outputs(fn(gradnb, *_refill(inputs, ts)))
+
+        assert gradcheck(differentiable, tuple(diff))
+        if gradgrad:
+            assert gradgradcheck(differentiable, tuple(diff))
+    if _torch is None:
+        return out
+    t_inputs, t_out = _result(fn, _torch, arrays, requires)
+    pick = compare or (lambda o: o)
+    ours, theirs = pick(out), pick(t_out)
+    ours = ours if isinstance(ours, tuple) else (ours,)
+    theirs = theirs if isinstance(theirs, tuple) else (theirs,)
+    assert len(ours) == len(theirs)
+    for o, t in zip(ours, theirs):
+        assert tuple(o.shape) == tuple(t.shape)
+        assert o.dtype.name == str(t.dtype).replace("torch.", "")
+        np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=rtol,
+                                   atol=atol)
+    pairs = [(o, t) for o, t in zip(ours, theirs) if t.requires_grad]
+    if not pairs:
+        return out
+    rng = np.random.default_rng(1)
+    upstream = [rng.standard_normal(tuple(t.shape)) for _, t in pairs]
+    t_diff = [t for t in t_inputs if t.requires_grad]
+    g_ours = gradnb.autograd.grad([o for o, _ in pairs], diff,
+                                  [gradnb.tensor(u) for u in upstream], allow_unused=True)
+    g_theirs = _torch.autograd.grad([t for _, t in pairs], t_diff,
+                                    [_torch.tensor(u) for u in upstream], allow_unused=True)
+    for a, b in zip(g_ours, g_theirs):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=rtol, atol=atol)
+    return out
+
+
+@pytest.fixture
+def oracle():
+    return linalg_oracle
+
+
+__all__ = ["arrays_for", "broadcastable_shapes", "linalg_oracle", "opcheck", "st"]
