@@ -24,6 +24,7 @@ from ._common import Tensor, wrap
 from ._rule import TensorRule, attach
 from .creation import eye
 from .linalg_decompositions import solve_triangular
+from .reductions import _scalar_type_name
 from .shape import cat
 
 __all__ = ["lu", "lu_solve", "lu_unpack"]
@@ -125,8 +126,6 @@ def _check_lu_input(A: Tensor, name: str) -> None:
         raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
                            f"[{', '.join(str(s) for s in A.shape)}] instead")
     if not A.dtype.is_floating_point:
-        from .reductions import _scalar_type_name
-
         raise NotImplementedError(f"\"lu_cpu\" not implemented for "
                                   f"'{_scalar_type_name(A._data.dtype)}'")
 

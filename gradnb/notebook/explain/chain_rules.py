@@ -174,9 +174,14 @@ RULES: dict[str, str] = {
     "LinalgCholeskyExBackward0": "self: Phi(L^H grad) pushed through L^-H ... L^-1, symmetrised",
     "LinalgDetBackward0": "self: grad * result * inv(self).mT",
     "LinalgEighBackward0": "self: V (diag(gL) + F * (V^H gV)) V^H, F from eigenvalue gaps",
+    "LinalgHouseholderProductBackward0": "input, tau: none (no reflectors: the identity)",
     "LinalgInvExBackward0": "self: -result.mT @ grad @ result.mT",
+    "LinalgLuFactorExBackward0": "self: P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H "
+                                 "(square; tall and wide split L or U)",
     "LinalgMatrixExpBackward0": "self: the matrix exp of the block [[A^H, grad], [0, A^H]]'s "
                                 "upper-right block",
+    "LinalgPinvBackward0": "self: -P^H grad P^H + (I - A P) grad^H P P^H + P^H P grad^H "
+                           "(I - P A), P = result",
     "LinalgQrBackward0": "self: (gQ + Q copyltu(M)) R^-H, M = R gR^H - gQ^H Q",
     "LinalgSolveBackward0": "B: solve(A^H, grad); A: -solve(A^H, grad) @ result^H",
     "LinalgSvdBackward0": "self: U (gS-diagonal + F-weighted U^H gU, V^H gV terms) V^H",
