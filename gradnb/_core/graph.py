@@ -86,13 +86,17 @@ class Node:
     Subclasses implement ``backward(self, *grad_outputs) -> tuple`` returning one gradient (or
     ``None``) per entry of ``next_functions``. Rules are written with operators and the helpers of
     ``gradnb.ops.dual``, so the same code runs on raw arrays in a first-order backward and on
-    tensors (recording a graph) under ``create_graph=True``.
+    tensors (recording a graph) under ``create_graph=True``. A rule that needs gradnb's own
+    tensor ops (``solve``, ``where``, ``einsum``) sets ``on_tensors``: the engine then hands it
+    tensors in every pass (grad mode off in a first-order one, so nothing records) and takes
+    arrays back, and the rule is differentiable to any order.
 
     Class attributes describe the op to the recording function (and ``torch_name`` the name
     ``grad_fn`` prints, when it differs from the class name): ``saves`` (what backward reads:
     input positions, ``OUTPUT``, ``const(v)``; a recording may pass its own), ``fit_grads``
     (False when the rule already returns gradients in each input's shape and dtype, so the
-    engine need not sum or cast them) and ``is_view`` (the output shares its input's memory).
+    engine need not sum or cast them), ``is_view`` (the output shares its input's memory) and
+    ``on_tensors`` (the rule works on tensors, above).
     """
 
     # Only what every node needs is a slot; hooks and metadata are rare, so they default to the
@@ -103,6 +107,7 @@ class Node:
     saves: ClassVar[tuple] = ()
     fit_grads = True
     is_view = False
+    on_tensors = False
     # The name PyTorch prints, for classes named for what they do (several PyTorch names cover
     # different rules: ``SliceBackward0`` of ``narrow`` and of ``t[1:]``); None: the class name.
     torch_name: ClassVar[str | None] = None

@@ -16,6 +16,7 @@ from .._core.graph import OUTPUT, Node
 from .._core.record import record, wrap
 from . import dual
 from ._common import Tensor, as_tensor_operand, binary_operands
+from .creation import ZeroGradBackward
 
 __all__ = [
     "add",
@@ -175,11 +176,9 @@ def _rounded_div(input, other, mode):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                          f"found '{mode}'")
     # Rounded division is piecewise constant: its gradient is zero, like PyTorch's.
-    from ._rule import ZeroGradBackward, attach
-
     if getattr(out, "dtype", None) is not None and out.dtype.kind in "iub":
         return wrap(out)
-    return attach(ZeroGradBackward, (ta, tb), out)
+    return record(ZeroGradBackward, (ta, tb), out)
 
 
 class NegBackward0(Node):

@@ -16,13 +16,14 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
+from .._core.graph import Node
+from .._core.record import record
 from . import dual
 from . import elementwise as ew
 from . import indexing as ix
 from . import reductions as red
 from . import shape as sh
 from ._common import Tensor, as_tensor_operand, wrap
-from ._rule import TensorRule, attach
 
 __all__ = [
     "combinations", "conj", "conj_physical", "fill", "frexp", "index_copy", "index_fill",
@@ -32,10 +33,11 @@ __all__ = [
 ]
 
 
-class RegionScatterBackward(TensorRule):
+class RegionScatterBackward(Node):
     __slots__ = ("key",)
+    on_tensors = True
 
-    def rule(self, saved, g):
+    def backward(self, g):
         from .creation import zeros_like
 
         part = g[self.key]
@@ -49,7 +51,7 @@ def _region_scatter(input: Tensor, src: Tensor, key) -> Tensor:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(region.shape)}")
     out[key] = src._data
-    return attach(RegionScatterBackward, (input, src), out, key=key)
+    return record(RegionScatterBackward, (input, src), out, attrs={"key": key})
 
 
 def _key(ndim: int, dim: int, index) -> tuple:
