@@ -7,6 +7,7 @@ engine (``sum_to``), so rules return gradients in the broadcast shape.
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 
@@ -37,6 +38,7 @@ __all__ = [
 class AddBackward0(Node):
     __slots__ = ()
     alpha = 1
+    saved_attrs: ClassVar[dict] = {"alpha": "alpha"}
 
     def backward(self, g):
         return g, (g if self.alpha == 1 else g * self.alpha)
@@ -53,6 +55,7 @@ def add(input, other, *, alpha=1) -> Tensor:
 class SubBackward0(Node):
     __slots__ = ()
     alpha = 1
+    saved_attrs: ClassVar[dict] = {"alpha": "alpha"}
 
     def backward(self, g):
         return g, (-g if self.alpha == 1 else g * -self.alpha)
@@ -104,6 +107,7 @@ class MulBackward0(Node):
     __slots__ = ()
     scalar = None
     pack_order = (1, 0)
+    saved_names = ("self", "other")
 
     def backward(self, g):
         if self.scalar is not None:
@@ -131,6 +135,7 @@ class DivBackward0(Node):
     __slots__ = ()
     saves = (0, 1)
     pack_order = (1, 0)
+    saved_names = ("self", "other")
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -205,6 +210,8 @@ class PowBackward0(Node):
 
     __slots__ = ("exponent",)
     saves = (0,)
+    saved_names = ("self",)
+    saved_attrs: ClassVar[dict] = {"exponent": "exponent"}
 
     def backward(self, g):
         (a,) = self.saved(g)
@@ -222,6 +229,7 @@ class PowBackward1(Node):
     __slots__ = ()
     saves = (0, 1, OUTPUT)
     pack_order = (1, 0, 2)
+    saved_names = ("self", "exponent", "result")
 
     def backward(self, g):
         a, b, out = self.saved(g)
@@ -275,6 +283,7 @@ def rpow(input: Tensor, base) -> Tensor:
 class ReciprocalBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (out,) = self.saved(g)

@@ -97,6 +97,7 @@ def _xp(x: Tensor):
 class ExpBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -111,6 +112,7 @@ def exp(input: Tensor) -> Tensor:
 class Exp2Backward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -124,6 +126,7 @@ def exp2(input: Tensor) -> Tensor:
 class Expm1Backward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -137,6 +140,7 @@ def expm1(input: Tensor) -> Tensor:
 class LogBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -151,6 +155,7 @@ def log(input: Tensor) -> Tensor:
 class Log2Backward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -164,6 +169,7 @@ def log2(input: Tensor) -> Tensor:
 class Log10Backward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -177,6 +183,7 @@ def log10(input: Tensor) -> Tensor:
 class Log1PBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -190,6 +197,7 @@ def log1p(input: Tensor) -> Tensor:
 class SqrtBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -203,6 +211,7 @@ def sqrt(input: Tensor) -> Tensor:
 class RsqrtBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -218,6 +227,7 @@ def rsqrt(input: Tensor) -> Tensor:
 class SinBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -231,6 +241,7 @@ def sin(input: Tensor) -> Tensor:
 class CosBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -244,6 +255,7 @@ def cos(input: Tensor) -> Tensor:
 class TanBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -257,6 +269,7 @@ def tan(input: Tensor) -> Tensor:
 class TanhBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -270,6 +283,7 @@ def tanh(input: Tensor) -> Tensor:
 class SinhBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -283,6 +297,7 @@ def sinh(input: Tensor) -> Tensor:
 class CoshBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -296,6 +311,7 @@ def cosh(input: Tensor) -> Tensor:
 class AsinBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -309,6 +325,7 @@ def asin(input: Tensor) -> Tensor:
 class AcosBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -322,6 +339,7 @@ def acos(input: Tensor) -> Tensor:
 class AtanBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -335,6 +353,7 @@ def atan(input: Tensor) -> Tensor:
 class SigmoidBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -354,6 +373,7 @@ def sigmoid(input: Tensor) -> Tensor:
 class ReluBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -370,6 +390,7 @@ def relu(input: Tensor) -> Tensor:
 class AbsBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -403,6 +424,7 @@ def sign(input: Tensor) -> Tensor:
 class ErfBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -518,6 +540,7 @@ class MaximumBackward0(Node):
     saves = (0, 1)
     pack_order = (1, 0)
     pick_b = False
+    saved_names = ("self", "other")
 
     def backward(self, g):
         a, b = self.saved(g)
