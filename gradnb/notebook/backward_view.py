@@ -18,6 +18,8 @@ from gradnb.notebook.grad_table import GradTable
 from gradnb.notebook.graph_view import GraphView
 from gradnb.notebook.naming import Names
 
+__all__ = ["BackwardView"]
+
 
 class BackwardView:
     """Graph with the gradient's path, the grad table of reached leaves, and freed memory.

@@ -13,6 +13,19 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = [
+    "SMALL_NUMEL",
+    "array_flags",
+    "format_bytes",
+    "format_number",
+    "format_shape",
+    "format_values",
+    "host_array",
+    "html_table",
+    "l2_norm",
+    "text_table",
+]
+
 #: Tensors with at most this many elements show their values; bigger ones a summary.
 SMALL_NUMEL = 8
 

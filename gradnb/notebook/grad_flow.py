@@ -35,6 +35,8 @@ from gradnb.notebook.memory_meter import session_log
 from gradnb.notebook.naming import Names, caller_namespace
 from gradnb.notebook.tensors import grad_array, is_tensor
 
+__all__ = ["HEADER", "FlowRow", "GradFlow", "flow_row"]
+
 HEADER = ["name", "shape", "norm", "mean |g|", "max |g|", "flags"]
 
 

@@ -29,6 +29,8 @@ from gradnb.notebook.formatting import (
 from gradnb.notebook.naming import Names, caller_namespace
 from gradnb.notebook.tensors import dtype_name, grad_array
 
+__all__ = ["HEADER", "NO_GRAD", "GradRow", "GradTable", "grad_row"]
+
 HEADER = ["name", "shape", "dtype", "grad", "norm", "flags", "update"]
 NO_GRAD = "None"
 

@@ -28,6 +28,8 @@ from gradnb.notebook.render_dot import to_dot
 from gradnb.notebook.render_svg import to_svg
 from gradnb.notebook.tensors import is_tensor
 
+__all__ = ["TEXT_OP_LINES", "GraphView", "graph_text"]
+
 #: text/plain lists at most this many ops, then says how many more there are.
 TEXT_OP_LINES = 12
 

@@ -38,6 +38,8 @@ from gradnb.notebook.torch_adapter.why import explain_torch
 from gradnb.notebook.trace_diff import TraceDiff
 from gradnb.notebook.widgets import LiveGraph, WithStaticForm, widgets_available
 
+__all__ = ["GradnbMagics"]
+
 
 def _unquote(text: str) -> str:
     """``"expr"`` or ``'expr'`` -> ``expr`` (IPython's argument splitter keeps the quotes)."""

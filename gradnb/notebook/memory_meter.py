@@ -18,6 +18,18 @@ from gradnb.autograd.memory import BackwardReport
 from gradnb.notebook.formatting import format_bytes, html_table, text_table
 from gradnb.notebook.prompts import running_prompt
 
+__all__ = [
+    "HEADER",
+    "TABLE_ROWS",
+    "MemoryEntry",
+    "MemoryLog",
+    "MemoryMeter",
+    "has_session_log",
+    "session_log",
+    "start_session_log",
+    "stop_session_log",
+]
+
 HEADER = ["call", "cell", "nodes", "freed", "released", "retained"]
 
 #: Tables show this many most recent calls (the plot shows them all).

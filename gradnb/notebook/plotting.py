@@ -10,6 +10,8 @@ from __future__ import annotations
 import base64
 import io
 
+__all__ = ["SVG_RC", "figure_svg", "new_figure", "svg_image"]
+
 SVG_RC = {"svg.hashsalt": "gradnb", "svg.fonttype": "none", "font.size": 9.0}
 
 

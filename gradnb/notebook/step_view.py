@@ -28,6 +28,8 @@ from gradnb.notebook.backward_view import BackwardView
 from gradnb.notebook.formatting import format_bytes, format_shape, html_table, text_table
 from gradnb.notebook.render_svg import to_svg
 
+__all__ = ["STEP_HEADER", "Frame", "StepThrough"]
+
 STEP_HEADER = ["step", "node", "rule", "gradient in", "gradients out", "saved freed"]
 
 

@@ -11,6 +11,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+__all__ = [
+    "LIVE_INTERVAL_S",
+    "WIDGET_MIME",
+    "LiveGraph",
+    "WithStaticForm",
+    "refreshing_widget",
+    "step_widget",
+    "svg_widget",
+    "widgets_available",
+]
+
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 #: Shortest gap between two redraws of the live %%trace graph, in seconds.

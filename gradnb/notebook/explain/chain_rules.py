@@ -10,6 +10,8 @@ A test walks every :class:`~gradnb.autograd.graph.Node` subclass and fails if on
 
 from __future__ import annotations
 
+__all__ = ["RULES", "rule_for"]
+
 #: Node class name -> the rule in one line.
 RULES: dict[str, str] = {
     # arithmetic

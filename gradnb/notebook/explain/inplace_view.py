@@ -23,6 +23,8 @@ from gradnb.notebook.graph_view import GraphView
 from gradnb.notebook.graphmodel import GraphNode
 from gradnb.notebook.naming import Names
 
+__all__ = ["INPLACE_MESSAGE", "Culprit", "InplaceErrorView", "find_culprit", "is_inplace_error"]
+
 #: The part of PyTorch's message that identifies the error.
 INPLACE_MESSAGE = "modified by an inplace operation"
 

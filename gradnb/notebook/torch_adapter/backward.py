@@ -25,6 +25,8 @@ from gradnb.notebook.torch_adapter.records import TorchTrace, snapshot
 from gradnb.notebook.torch_adapter.saved import graph_storages, is_released, reachable_nodes
 from gradnb.notebook.torch_objects import to_numpy
 
+__all__ = ["TorchBackwardReport", "backward_problem", "log_report", "measured", "watched_backward"]
+
 
 @dataclass
 class TorchBackwardReport(BackwardReport):

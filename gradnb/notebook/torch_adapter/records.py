@@ -24,6 +24,16 @@ from dataclasses import dataclass
 from gradnb.autograd.trace import Edge, LeafRecord, OpRecord, SavedRecord, Trace
 from gradnb.notebook.tensors import dtype_name, itemsize
 
+__all__ = [
+    "STAMP",
+    "TorchLeafRecord",
+    "TorchOpRecord",
+    "TorchSavedRecord",
+    "TorchTrace",
+    "new_nodes",
+    "snapshot",
+]
+
 #: The key under which a trace marks the torch nodes it recorded (``node.metadata[STAMP]`` maps
 #: a trace's token to the record key it gave the node).
 STAMP = "gradnb.trace"
