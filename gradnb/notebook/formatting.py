@@ -11,6 +11,8 @@ from it compare equal across runs of a notebook.
 
 from __future__ import annotations
 
+from html import escape
+
 import numpy as np
 
 __all__ = [
@@ -104,8 +106,6 @@ def text_table(header: list[str], rows: list[list[str]]) -> str:
 
 def html_table(header: list[str], rows: list[list[str]], css_class: str) -> str:
     """A plain HTML table (cells are escaped)."""
-    from html import escape
-
     head = "".join(f"<th>{escape(h)}</th>" for h in header)
     body = "".join(
         "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows

@@ -19,6 +19,7 @@ from ._common import Tensor, binary_operands
 
 __all__ = [
     "abs",
+    "absolute",
     "acos",
     "allclose",
     "asin",
@@ -37,6 +38,7 @@ __all__ = [
     "exp",
     "exp2",
     "expm1",
+    "fix",
     "floor",
     "ge",
     "gt",
@@ -401,6 +403,9 @@ def abs(input: Tensor) -> Tensor:
     return record(AbsBackward0, (input,), _xp(input).abs(input._data))
 
 
+absolute = abs  # PyTorch's alias: same op, same AbsBackward0
+
+
 class SignBackward0(Node):
     __slots__ = ()
 
@@ -453,6 +458,7 @@ def _zero_grad_unary(name: str, numpy_name: str | None = None):
 floor, FloorBackward0 = _zero_grad_unary("floor")
 ceil, CeilBackward0 = _zero_grad_unary("ceil")
 trunc, TruncBackward0 = _zero_grad_unary("trunc")
+fix = trunc  # PyTorch's alias: same op, same TruncBackward0
 _round_half_even, RoundBackward0 = _zero_grad_unary("round")
 
 
@@ -681,7 +687,8 @@ TENSOR_METHODS = {
     "__abs__": abs, "abs": abs, "exp": exp, "exp2": exp2, "expm1": expm1, "log": log, "log2": log2, "log10": log10,
     "log1p": log1p, "sqrt": sqrt, "rsqrt": rsqrt, "sin": sin, "cos": cos, "tan": tan, "tanh": tanh, "sinh": sinh,
     "cosh": cosh, "asin": asin, "acos": acos, "atan": atan, "sigmoid": sigmoid, "relu": relu, "sign": sign, "erf": erf,
-    "floor": floor, "ceil": ceil, "trunc": trunc, "round": round,
+    "floor": floor, "ceil": ceil, "trunc": trunc, "fix": fix, "round": round,
+    "absolute": absolute,
     "clamp": clamp, "clip": clamp, "clamp_min": clamp_min, "clamp_max": clamp_max,
     "maximum": maximum, "minimum": minimum, "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
     "equal": equal, "allclose": allclose, "isclose": isclose,

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from .._core import dtype as _dtype
 from .._core.graph import OUTPUT, Node, Output
 from .._core.record import record
 from . import elementwise as ew
@@ -21,6 +22,8 @@ from . import linalg as la
 from . import matrices as mx
 from . import reductions as red
 from ._common import Tensor, wrap
+from .creation import eye, zeros, zeros_like
+from .shape import cat, stack
 
 __all__ = [
     "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet",
@@ -49,8 +52,6 @@ def _mT(x: Tensor) -> Tensor:
 
 
 def _eye_like(A: Tensor, n: int) -> Tensor:
-    from .creation import eye
-
     return eye(n, dtype=A.dtype, device=A.device)
 
 
@@ -397,8 +398,6 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
     """``torch.svd``: ``(U, S, V)`` (``V``, not ``Vh``)."""
     U, S, Vh = linalg_svd(input, full_matrices=not some)
     if not compute_uv:
-        from .creation import zeros_like
-
         return _torch_svd_result(zeros_like(U), S, zeros_like(_mT(Vh)))
     return _torch_svd_result(U, S, _mT(Vh))
 
@@ -452,8 +451,6 @@ class LinalgMatrixExpBackward0(Node):
     saves = (0,)
 
     def backward(self, g):
-        from .shape import cat
-
         (A,) = self.saved(g)
         n = A.shape[-1]
         At = _mT(A)
@@ -473,8 +470,6 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
     """``A @ A @ ... @ A`` (``n`` times; the inverse's power for negative ``n``)."""
     _square(A, "matrix_power")
     if n == 0:  # the identity, still in A's graph (with a zero gradient), as in PyTorch
-        from .._core import dtype as _dtype
-        from .creation import zeros
 
         never = zeros(tuple(A.shape), dtype=_dtype.bool, device=A.device)
         return ew.where(never, A, _eye_like(A, A.shape[-1]).expand(*A.shape))
@@ -569,8 +564,6 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
 def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     """The 3-D cross product along ``dim`` (the first dimension of size 3 when None, as the
     deprecated ``torch.cross``)."""
-    from .shape import stack
-
     a, b = (t.expand(*np.broadcast_shapes(tuple(input.shape), tuple(other.shape)))
             for t in (input, other))
     if dim is None:
@@ -593,8 +586,6 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 
 def vander(x: Tensor, *, N=None) -> Tensor:
     """The Vandermonde matrix ``[1, x, x**2, ...]`` (increasing powers) of the last dimension."""
-    from .shape import stack
-
     if x.dim() == 0:
         x = x.reshape(1)
     n = x.shape[-1] if N is None else N

@@ -18,6 +18,8 @@ from . import linalg as la
 from . import reductions as red
 from . import shape as sh
 from ._common import Tensor, check_same_device
+from .creation import zeros
+from .joining import meshgrid
 
 __all__ = [
     "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addr", "baddbmm", "block_diag",
@@ -53,8 +55,6 @@ class DiagonalBackward0(Node):
     on_tensors = True
 
     def backward(self, g):
-        from .creation import zeros
-
         base = zeros(self.shape, dtype=g.dtype, device=g.device)
         return (diagonal_scatter(base, g, self.offset, *self.dims),)
 
@@ -75,8 +75,6 @@ class DiagonalScatterBackward0(Node):
     on_tensors = True
 
     def backward(self, g):
-        from .creation import zeros
-
         src_shape = diagonal(g, self.offset, *self.dims).shape
         zero = zeros(src_shape, dtype=g.dtype, device=g.device)
         return (diagonal_scatter(g, zero, self.offset, *self.dims),
@@ -103,8 +101,6 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Tensors whose diagonals (in the plane ``(dim1, dim2)``) are the last dim of ``input``."""
-    from .creation import zeros
-
     n = input.shape[-1] + abs(offset)
     nd = input.dim() + 1
     d1, d2 = _wrap(dim1, nd), _wrap(dim2, nd)
@@ -154,8 +150,6 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 
 def block_diag(*tensors: Tensor) -> Tensor:
     """A block-diagonal matrix of 0-, 1- or 2-D tensors."""
-    from .creation import zeros
-
     blocks = []
     for i, t in enumerate(tensors):
         if t.dim() > 2:
@@ -313,7 +307,6 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     """All combinations of the elements of 1-D tensors, as rows."""
     if len(tensors) == 1:
         return tensors[0]
-    from .joining import meshgrid
 
     grids = meshgrid(*tensors, indexing="ij")
     return sh.stack([g.reshape(-1) for g in grids], 1)

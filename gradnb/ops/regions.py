@@ -24,6 +24,7 @@ from . import indexing as ix
 from . import reductions as red
 from . import shape as sh
 from ._common import Tensor, as_tensor_operand, wrap
+from .creation import ones_like, zeros_like
 
 __all__ = [
     "combinations", "conj", "conj_physical", "fill", "frexp", "index_copy", "index_fill",
@@ -38,8 +39,6 @@ class RegionScatterBackward(Node):
     on_tensors = True
 
     def backward(self, g):
-        from .creation import zeros_like
-
         part = g[self.key]
         return _region_scatter(g, zeros_like(part), self.key), part
 
@@ -100,8 +99,6 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` with the slices of ``source`` at ``index`` along ``dim``."""
-    from .creation import zeros_like
-
     mask = _dim_mask(input, dim, index)
     kept = ew.where(mask, 0, input)
     if input.dim() == 0:
@@ -144,8 +141,6 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
                    include_self: bool = True) -> Tensor:
     """Reduce ``src`` into a copy of ``input`` at ``index`` along ``dim`` (``reduce`` is "sum"
     or "mean")."""
-    from .creation import ones_like, zeros_like
-
     if reduce not in ("sum", "mean"):
         raise NotImplementedError(f"scatter_reduce(reduce='{reduce}') is not supported by "
                                   "gradnb yet")
