@@ -46,6 +46,7 @@ NO_EDGE = (None, 0)
 saved_attribute_reader = None
 
 _sequence = itertools.count()
+_ndarray = np.ndarray
 _RELEASED = None  # ``node._saved`` after release
 
 SECOND_BACKWARD_MESSAGE = (
@@ -132,9 +133,10 @@ class Node:
         entries = self._saved
         if entries is _RELEASED:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        make = getattr(type(like), "_make", None)
-        if make is not None:
-            return [_unpack(self, entry, make) for entry in entries]
+        if type(like) is not _ndarray:  # (a failed getattr is slow: arrays skip it)
+            make = getattr(type(like), "_make", None)
+            if make is not None:
+                return [_unpack(self, entry, make) for entry in entries]
         # First-order backward: the hot path, unrolled for the common entry kinds.
         out = []
         for entry in entries:
