@@ -183,7 +183,7 @@ def _discover(root_nodes, targets):
         if not user_code and (node._hooks or node._pre_hooks or node._tensor_hooks
                               or node.runs_user_code or type(node) is AccumulateGrad):
             user_code = _runs_user_code(node)
-        for nxt, _ in node.next_functions:
+        for nxt in node._next:
             if nxt is None:
                 continue
             if parents is not None:
@@ -207,7 +207,7 @@ def _discover(root_nodes, targets):
         needed.add(node)
         frontier.extend(parents.get(node, ()))
     for node in needed:
-        for nxt, _ in node.next_functions:
+        for nxt in node._next:
             if nxt is not None and nxt in needed:
                 deps[nxt] = deps.get(nxt, 0) + 1
     return deps, needed, user_code
@@ -353,7 +353,7 @@ def _execute(run: _Pass) -> None:
                     run.pending_leaves.append((leaf, g))
                 continue
             if grads is None:
-                results = (None,) * len(node.next_functions)
+                results = (None,) * len(node._next)
             else:
                 try:
                     results = node.backward(*grads)
@@ -371,9 +371,9 @@ def _execute(run: _Pass) -> None:
             if tracker is not None and node._saved:
                 tracker.add(node, node.release())
             # Send: each input's gradient into the buffer of the node that made that input.
-            meta = node._meta
+            meta, nrs = node._meta, node._next_nr
             i = -1
-            for nxt, nr in node.next_functions:
+            for nxt in node._next:
                 i += 1
                 if nxt is None or (needed is not None and nxt not in needed):
                     continue
@@ -384,6 +384,7 @@ def _execute(run: _Pass) -> None:
                         if tensor_mode or g.shape != shape or (g.dtype is not dtype
                                                                and g.dtype != dtype):
                             g = _fit(g, meta[i], tensor_mode)
+                    nr = nrs[i]
                     buf = buffers.get(nxt)
                     if buf is None:
                         buffers[nxt] = [g] if nxt.num_outputs == 1 and nr == 0 else \
