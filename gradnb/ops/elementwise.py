@@ -82,13 +82,22 @@ def _float_data(x: Tensor):
     return d
 
 
+# Functions bounded and smooth on every float (NaN and inf included): they raise no
+# floating-point error, so they skip ``np.errstate``, which costs more than the ufunc on a
+# small array.
+_NEVER_WARN = frozenset((np.tanh, np.arctan))
+
+
 def _float_math(x: Tensor, ufunc):
     """``ufunc`` (a NumPy ufunc) on ``x`` promoted to float; CuPy arrays use CuPy's namesake.
     The NumPy float case, by far the most common, goes straight to the ufunc."""
     d = x._data
-    with np.errstate(all="ignore"):  # log(0), exp(1000): PyTorch is silent
-        if type(d) is np.ndarray and d.dtype.kind == "f":
+    if type(d) is np.ndarray and d.dtype.kind == "f":
+        if ufunc in _NEVER_WARN:
             return ufunc(d)
+        with np.errstate(all="ignore"):  # log(0), exp(1000): PyTorch is silent
+            return ufunc(d)
+    with np.errstate(all="ignore"):
         return getattr(get_array_module(d), ufunc.__name__)(_float_data(x))
 
 

@@ -26,8 +26,8 @@ class MmBackward0(Node):
 
     def backward(self, g):
         a, b = self.saved(g)
-        ga = dual.matmul(g, dual.mT(b)) if self.next_functions[0][0] is not None else None
-        gb = dual.matmul(dual.mT(a), g) if self.next_functions[1][0] is not None else None
+        ga = dual.matmul(g, dual.mT(b)) if self.needs(0) else None
+        gb = dual.matmul(dual.mT(a), g) if self.needs(1) else None
         return ga, gb
 
 
@@ -41,10 +41,10 @@ class MvBackward0(Node):
     def backward(self, g):
         a, b = self.saved(g)
         ga = gb = None
-        if self.next_functions[0][0] is not None:
+        if self.needs(0):
             ga = dual.reshape(g, (-1, 1)) * dual.reshape(b, (1, -1)) if len(a.shape) == 2 else \
                 dual.matmul(dual.reshape(g, tuple(g.shape) + (1,)), dual.reshape(b, (1, -1)))
-        if self.next_functions[1][0] is not None:
+        if self.needs(1):
             gb = dual.matmul(dual.mT(a), dual.reshape(g, tuple(g.shape) + (1,)))
             gb = dual.reshape(gb, tuple(gb.shape[:-1]))
         return ga, gb
@@ -57,8 +57,8 @@ class DotBackward0(Node):
 
     def backward(self, g):
         a, b = self.saved(g)
-        return (g * b if self.next_functions[0][0] is not None else None,
-                g * a if self.next_functions[1][0] is not None else None)
+        return (g * b if self.needs(0) else None,
+                g * a if self.needs(1) else None)
 
 
 class MatmulBackward(Node):
@@ -80,11 +80,11 @@ class MatmulBackward(Node):
         if len(b.shape) == 1:
             g2 = dual.reshape(g2, tuple(g2.shape) + (1,))
         ga = gb = None
-        if self.next_functions[0][0] is not None:
+        if self.needs(0):
             ga = dual.matmul(g2, dual.mT(b2))
             if len(a.shape) == 1:
                 ga = dual.reshape(ga, tuple(ga.shape[:-2]) + tuple(ga.shape[-1:]))
-        if self.next_functions[1][0] is not None:
+        if self.needs(1):
             gb = dual.matmul(dual.mT(a2), g2)
             if len(b.shape) == 1:
                 gb = dual.reshape(gb, tuple(gb.shape[:-1]))
