@@ -15,6 +15,7 @@ from .._core.backend import get_array_module
 from .._core.graph import OUTPUT, Node
 from .._core.record import record, wrap
 from . import dual
+from ._args import reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
 
 __all__ = [
@@ -310,12 +311,14 @@ def _reflected_floordiv(self, other):
 
 
 TENSOR_METHODS = {
-    "__add__": add, "__radd__": lambda self, other: add(other, self), "add": add,
-    "__sub__": sub, "__rsub__": _reflected_sub, "sub": sub, "subtract": sub,
+    "__add__": add, "__radd__": reflected("__radd__", lambda self, other: add(other, self)),
+    "add": add,
+    "__sub__": sub, "__rsub__": reflected("__rsub__", _reflected_sub), "sub": sub,
+    "subtract": sub,
     # ``2 * x`` is recorded as ``x * 2`` (tensor first), as PyTorch records it.
-    "__mul__": mul, "__rmul__": lambda self, other: mul(self, other), "mul": mul, "multiply": mul,
-    "__truediv__": div, "__rtruediv__": _reflected_div, "div": div, "divide": div, "true_divide": div,
-    "__floordiv__": _floordiv, "__rfloordiv__": _reflected_floordiv,
+    "__mul__": mul, "__rmul__": reflected("__rmul__", mul), "mul": mul, "multiply": mul,
+    "__truediv__": div, "__rtruediv__": reflected("__rtruediv__", _reflected_div), "div": div, "divide": div, "true_divide": div,
+    "__floordiv__": _floordiv, "__rfloordiv__": reflected("__rfloordiv__", _reflected_floordiv),
     "__neg__": neg, "neg": neg, "negative": neg, "__pos__": lambda self: self,
-    "__pow__": pow, "__rpow__": rpow, "pow": pow, "reciprocal": reciprocal,
+    "__pow__": pow, "__rpow__": reflected("__rpow__", rpow), "pow": pow, "reciprocal": reciprocal,
 }

@@ -15,6 +15,7 @@ from .._core import events
 from .._core.graph import Node
 from .._core.record import record, wrap
 from ._common import Tensor
+from ._out import accepts_out
 from ._rule import ZeroGradBackward, attach
 
 __all__ = [
@@ -363,6 +364,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     return _finish(_place(arr, dev), requires_grad)
 
 
+@accepts_out("bernoulli")
 def bernoulli(input: Tensor, p=None, generator=None) -> Tensor:
     # Drawn on the host from the one seeded generator, then placed on input's device.
     host = _backend.to_device(input._data, _backend.CPU)

@@ -15,6 +15,7 @@ from .._core.backend import get_array_module
 from .._core.graph import OUTPUT, Node
 from .._core.record import record, wrap
 from . import dual
+from ._args import check_tensor_only, check_tensor_or_number
 from ._common import Tensor, binary_operands
 
 __all__ = [
@@ -499,10 +500,12 @@ clip = clamp
 
 
 def clamp_min(input: Tensor, min) -> Tensor:
+    check_tensor_or_number("clamp_min", input, min, other="min")
     return clamp(input, min=min, _cls=ClampMinBackward0)
 
 
 def clamp_max(input: Tensor, max) -> Tensor:
+    check_tensor_or_number("clamp_max", input, max, other="max")
     return clamp(input, max=max, _cls=ClampMaxBackward0)
 
 
@@ -537,6 +540,7 @@ class MinimumBackward0(MaximumBackward0):
 
 
 def _extremum(cls, np_name, input, other):
+    check_tensor_only(np_name, input, other)
     ta, tb, a, b = binary_operands(input, other)
     return record(cls, (ta, tb), getattr(get_array_module(a), np_name)(a, b), operands=(a, b))
 

@@ -28,6 +28,7 @@ from .._core.graph import Node
 from .._core.record import record, would_record
 from .._core.views import base_key, positions_in_base, rebase_view
 from . import arithmetic, elementwise
+from ._args import scalar_type_name
 from ._common import Tensor, grad_state
 from .creation import default_generator
 from .indexing import (
@@ -39,7 +40,6 @@ from .indexing import (
     index_add,
     index_put,
     masked_fill,
-    scalar_type_name,
     scatter,
     scatter_add,
     sum_all,

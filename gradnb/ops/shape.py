@@ -18,6 +18,7 @@ from .._core.tensor import Size, _wrap_dim
 from .._core.views import shares_memory
 from . import dual
 from ._common import Tensor, check_same_device, result_type
+from ._out import accepts_out
 from .creation import clone, zeros
 
 __all__ = [
@@ -59,6 +60,10 @@ def infer_shape(shape, numel: int):
         for s in shape:
             if s != -1:
                 known *= s
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} "
+                               "because the unspecified dimension size -1 can be any value and is "
+                               "ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
@@ -408,6 +413,7 @@ def _is_legacy_empty(t: Tensor) -> bool:
     return t._data.shape == (0,)
 
 
+@accepts_out("cat")
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension ``dim``.
 
