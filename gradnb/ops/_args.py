@@ -7,17 +7,22 @@ formatting its own message.
 
 from __future__ import annotations
 
+import operator
+
 from .._core.tensor import Tensor
 from .._core.tensor import _wrap_dim as wrap_dim
 
 __all__ = [
+    "check_dtype_arg",
     "check_min_dims",
     "check_nonempty_list",
     "check_tensor_only",
     "check_tensor_or_number",
     "check_value_fits",
+    "int_arg",
     "reflected",
     "scalar_type_name",
+    "size_arg",
     "type_name",
     "wrap_dim",
 ]
@@ -88,6 +93,52 @@ def reflected(name: str, fn):
 
     method.__name__ = name
     return method
+
+
+def _is_int(value) -> bool:
+    if isinstance(value, bool):
+        return False
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
+
+
+def size_arg(fname: str, size) -> tuple:
+    """A factory's ``*size`` (``zeros(2, 3)``, ``zeros((2, 3))``) as a tuple of ints, refusing
+    what PyTorch's parser refuses (``ones(2.5)``) with its words; negative sizes are the
+    caller's to check (PyTorch words them per factory)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        for i, s in enumerate(size[0]):
+            if not _is_int(s):
+                raise TypeError(f"{fname}(): argument 'size' (position 1) must be tuple of ints, "
+                                f"but found element of type {type(s).__name__} at pos {i}")
+        return tuple(operator.index(s) for s in size[0])
+    for i, s in enumerate(size):
+        if not _is_int(s):
+            if len(size) == 1:
+                raise TypeError(f"{fname}(): argument 'size' (position 1) must be tuple of ints, "
+                                f"not {type(s).__name__}")
+            raise TypeError(f"{fname}(): argument 'size' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got "
+                            f"{type(s).__name__}\"")
+    return tuple(operator.index(s) for s in size)
+
+
+def int_arg(fname: str, name: str, position: int, value) -> int:
+    """An ``int`` argument (``eye(n)``), or PyTorch's TypeError."""
+    if not _is_int(value):
+        raise TypeError(f"{fname}(): argument '{name}' (position {position}) must be int, not "
+                        f"{type(value).__name__}")
+    return operator.index(value)
+
+
+def check_dtype_arg(fname: str, dtype) -> None:
+    """Refuse a dtype PyTorch's parser refuses: a name (``dtype="float32"``) or a number."""
+    if isinstance(dtype, (str, int, float)):
+        raise TypeError(f"{fname}(): argument 'dtype' must be gradnb.dtype, not "
+                        f"{type(dtype).__name__}")
 
 
 def check_min_dims(fname: str, t: Tensor, n: int, what: str = "input") -> None:

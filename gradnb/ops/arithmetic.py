@@ -12,7 +12,7 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
-from .._core.graph import OUTPUT, Node
+from .._core.graph import OUTPUT, Node, const
 from .._core.record import record, wrap
 from . import dual
 from ._args import reflected
@@ -99,7 +99,8 @@ def rsub(input, other) -> Tensor:
 
 class MulBackward0(Node):
     """d(a * b): ``g * b`` and ``g * a``. A Python-number factor is kept on the node (``scalar``)
-    rather than among the saved tensors, so ``x * 2`` saves nothing and frees nothing."""
+    and saved as a constant, as PyTorch saves it: ``x * 2`` holds no array, but a second
+    backward through it is refused like any node that saved a value."""
 
     __slots__ = ()
     scalar = None
@@ -107,6 +108,7 @@ class MulBackward0(Node):
 
     def backward(self, g):
         if self.scalar is not None:
+            self.saved(g)  # refuses a second backward once the graph was freed
             return g * self.scalar, None
         a, b = self.saved(g)
         return (g * b if self.next_functions[0][0] is not None else None,
@@ -117,7 +119,8 @@ def mul(input, other) -> Tensor:
     """Elementwise product with broadcasting."""
     ta, tb, a, b = binary_operands(input, other)
     if tb is None and not hasattr(b, "shape"):
-        return record(MulBackward0, (ta, None), a * b, save=(), attrs={"scalar": b})
+        return record(MulBackward0, (ta, None), a * b, save=(None, const(b)),
+                      attrs={"scalar": b})
     # Save only what the gradients need: d/da needs b, d/db needs a.
     save = (0 if tb is not None and tb._requires_grad else None,
             1 if ta is not None and ta._requires_grad else None)

@@ -471,7 +471,7 @@ class ClampMaxBackward0(ClampBackward1):
 def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
     """Limit values to ``[min, max]`` (either bound may be None; bounds may be tensors)."""
     if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError("gradnb.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         # where, not maximum/minimum: a tie (x == min) gives the whole gradient to x, and NaN
         # in x stays NaN, as in PyTorch

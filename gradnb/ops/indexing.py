@@ -670,13 +670,13 @@ def take_along_dim(input: Tensor, indices, dim: int | None = None) -> Tensor:
     """``gather`` after broadcasting ``input`` and ``indices`` (all but ``dim``); without ``dim``
     both are flattened first."""
     xp = get_array_module(input._data)
-    idx = _index_array(indices, "torch.take_along_dim", xp)
+    idx = _index_array(indices, "gradnb.take_along_dim", xp)
     if dim is None:
         return gather(input.reshape(-1), 0, idx.reshape(-1))
     ndim = input._data.ndim
     dim = _wrap_dim(dim, ndim)
     if idx.ndim != ndim:
-        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+        raise RuntimeError("gradnb.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {ndim} dimensions for input, and "
                            f"{idx.ndim} dimensions for indices")
     in_shape, idx_shape = list(input._data.shape), list(idx.shape)

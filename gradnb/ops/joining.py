@@ -171,7 +171,7 @@ def meshgrid(*tensors, indexing: str = "ij") -> tuple:
     """Coordinate grids from 1-D (or 0-d) tensors; ``indexing='xy'`` swaps the first two."""
     tensors = [t.reshape(-1) for t in _each(tensors)]
     if indexing not in ("ij", "xy"):
-        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+        raise RuntimeError(f"gradnb.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
                            f"received: {indexing}")
     shape = [t.shape[0] for t in tensors]
     n = len(tensors)

@@ -216,7 +216,7 @@ _frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
 def frexp(input: Tensor):
     """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``."""
     if not input.dtype.is_floating_point:
-        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+        raise RuntimeError("gradnb.frexp() only supports floating-point dtypes")
     _, e = np.frexp(input._data)
     exponent = wrap(e.astype(np.int32))
     return _frexp_result(input / ew.exp2(wrap(e.astype(input._data.dtype))), exponent)

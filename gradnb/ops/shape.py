@@ -423,7 +423,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
     """
     tensors = list(tensors)
     if not tensors:
-        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("gradnb.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if t._data.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -625,6 +625,10 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     data = input._data
     if data.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if isinstance(start, Tensor):
+        if start.ndim != 0 or start._data.dtype.kind not in "iu":
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = int(start.item())
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
     axis = _wrap_dim(dim, data.ndim)

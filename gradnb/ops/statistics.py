@@ -7,7 +7,7 @@ import collections
 
 from . import elementwise as ew
 from . import reductions as red
-from ._args import scalar_type_name
+from ._args import scalar_type_name, wrap_dim
 from ._common import Tensor
 from ._out import OUT_DTYPE_EXPECTED, accepts_out
 
@@ -52,6 +52,11 @@ def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
 @accepts_out("aminmax", OUT_DTYPE_EXPECTED)
 def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
     """``(min, max)`` over ``dim`` (all elements by default)."""
+    if dim is None and input.numel() == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    if dim is not None and input.ndim and input.shape[wrap_dim(dim, input.ndim)] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
     if dim is None:
         lo, hi = red.amin(input), red.amax(input)
         if keepdim:

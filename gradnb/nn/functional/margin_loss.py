@@ -29,6 +29,10 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """``max(0, -y (x1 - x2) + margin)``."""
     _check_reduction(reduction)
+    if not input1.ndim == input2.ndim == target.ndim:
+        raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
+                           f"target: {target.shape} ")
     return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
 
 
