@@ -18,11 +18,13 @@ gradient's own class when backward runs on tensors (``create_graph=True``).
 from __future__ import annotations
 
 import itertools
+import re
 import weakref
 from typing import ClassVar
 
 import numpy as np
 
+from .dtype import legacy_type_name
 from .hooks import register
 
 __all__ = [
@@ -54,6 +56,13 @@ SECOND_BACKWARD_MESSAGE = (
     "they have already been freed). Saved intermediate values of the graph are freed when you call "
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+INFERENCE_SAVED_MESSAGE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `gradnb.no_grad()` instead of "
+    "`gradnb.inference_mode()`."
 )
 
 # How a saved value is stored: a small tuple whose first item is its kind, so saving costs one
@@ -305,7 +314,8 @@ class Node:
         return register(self._pre_hooks, fn)
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object #{self._seq}>"
+        # As Python prints any object, and PyTorch its nodes: the name and the address.
+        return f"<{self.name()} object at {id(self):#x}>"
 
     def __getattr__(self, name: str):
         # Only reached for names the node lacks: PyTorch's ``_saved_*`` / ``_raw_saved_*``.
@@ -451,6 +461,8 @@ def _entries(node, spec, inputs, outputs, operands) -> tuple:
 # -- saved entries ------------------------------------------------------------------------------
 def _save_input(t):
     """An input tensor, with its version, to detect later in-place edits."""
+    if t._inference:
+        raise RuntimeError(INFERENCE_SAVED_MESSAGE)
     if switches.saved_tensor_hooks:
         return _pack(t, is_output=False)
     return (_INPUT, t, t._version[0])
@@ -471,12 +483,22 @@ def _pack(t, is_output):
     return (_PACKED, pack(t), unpack, is_output, output_nr)
 
 
-def _version_error(node, t_version, saved_version, shape, dtype, output_nr):
+def _version_error(producer, t_version, saved_version, shape, dtype, output_nr):
+    """PyTorch's in-place error: the tensor as ``[gradnb.FloatTensor [2]]``, the node that
+    produced it by its short name (``Exp`` for ``ExpBackward0``; nothing for a leaf)."""
+    source = ""
+    if producer is not None:
+        short = re.sub(r"Backward\d*$", "", producer.name())
+        source = f", which is output {output_nr} of {short},"
+    hint = ("Hint: the backtrace further above can show the operation that failed to compute "
+            "its gradient. The variable in question was changed in there or anywhere later. "
+            "Good luck!" if switches.anomaly is not None else
+            "Hint: enable anomaly detection to find the operation that failed to compute its "
+            "gradient, with gradnb.autograd.set_detect_anomaly(True, check_nan=False).")
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [{dtype} {list(shape)}], which is output {output_nr} of {node.name()}, is at "
-        f"version {t_version}; expected version {saved_version} instead. Hint: the backtrace "
-        "further above can show the operation that failed to compute its gradient."
+        f"operation: [gradnb.{legacy_type_name(dtype)} {list(shape)}]{source} is at version "
+        f"{t_version}; expected version {saved_version} instead. {hint}"
     )
 
 
@@ -491,8 +513,7 @@ def check_versions(node) -> None:
         if kind == _INPUT:
             t, v = entry[1], entry[2]
             if t._version[0] != v:
-                fn = t.grad_fn
-                raise _version_error(fn or node, t._version[0], v, t._data.shape,
+                raise _version_error(t.grad_fn, t._version[0], v, t._data.shape,
                                      t._data.dtype, t._output_nr)
         elif kind == _OUTPUT and entry[2][0] != entry[3]:
             raise _version_error(node, entry[2][0], entry[3], entry[1].shape, entry[1].dtype,

@@ -55,6 +55,10 @@ def _edge(t):
 
 def _root_grads(tensors, grads, create_graph, Tensor):
     """Validate roots and their seed gradients; return gradients as arrays or tensors."""
+    for g in grads:
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
     if len(grads) != len(tensors):
         raise RuntimeError(
             f"got {len(grads)} tensors and {len(tensors)} gradients"
@@ -143,20 +147,21 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     for t in inputs:
         if not isinstance(t, Tensor):
-            raise TypeError(f"grad expects tensors as inputs, got {type(t).__name__}")
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got "  # noqa: TRY004 - PyTorch raises RuntimeError
+                               f"{type(t).__name__}")
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     root_grads = _root_grads(outputs, grads, create_graph, Tensor)
     captured = _run(outputs, root_grads, retain_graph, create_graph, inputs, accumulate=False)
     result = []
-    for t, g in zip(inputs, captured):
+    for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
             if materialize_grads:
                 g = Tensor._make(get_array_module(t._data).zeros_like(t._data))
             elif not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
-                    "Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
                 )
         result.append(g)
     return tuple(result)

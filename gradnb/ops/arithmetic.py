@@ -13,9 +13,10 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
-from .._core.graph import OUTPUT, Node
+from .._core.graph import OUTPUT, Node, const
 from .._core.record import record, wrap
 from . import dual
+from ._args import reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
 from .creation import ZeroGradBackward
 
@@ -102,7 +103,8 @@ def rsub(input, other) -> Tensor:
 
 class MulBackward0(Node):
     """d(a * b): ``g * b`` and ``g * a``. A Python-number factor is kept on the node (``scalar``)
-    rather than among the saved tensors, so ``x * 2`` saves nothing and frees nothing."""
+    and saved as a constant, as PyTorch saves it: ``x * 2`` holds no array, but a second
+    backward through it is refused like any node that saved a value."""
 
     __slots__ = ()
     scalar = None
@@ -111,6 +113,7 @@ class MulBackward0(Node):
 
     def backward(self, g):
         if self.scalar is not None:
+            self.saved(g)  # refuses a second backward once the graph was freed
             return g * self.scalar, None
         a, b = self.saved(g)
         return (g * b if self.needs(0) else None,
@@ -122,7 +125,8 @@ def mul(input, other) -> Tensor:
     ta, tb, a, b = binary_operands(input, other)
     # (``type(b) is float`` first: a failed ``hasattr`` costs more than the multiplication)
     if tb is None and (type(b) is float or not hasattr(b, "shape")):
-        return record(MulBackward0, (ta, None), a * b, save=(), attrs={"scalar": b})
+        return record(MulBackward0, (ta, None), a * b, save=(None, const(b)),
+                      attrs={"scalar": b})
     # Save only what the gradients need: d/da needs b, d/db needs a.
     save = (0 if tb is not None and tb._requires_grad else None,
             1 if ta is not None and ta._requires_grad else None)
@@ -321,12 +325,14 @@ def _reflected_floordiv(self, other):
 
 
 TENSOR_METHODS = {
-    "__add__": add, "__radd__": lambda self, other: add(other, self), "add": add,
-    "__sub__": sub, "__rsub__": _reflected_sub, "sub": sub, "subtract": sub,
+    "__add__": add, "__radd__": reflected("__radd__", lambda self, other: add(other, self)),
+    "add": add,
+    "__sub__": sub, "__rsub__": reflected("__rsub__", _reflected_sub), "sub": sub,
+    "subtract": sub,
     # ``2 * x`` is recorded as ``x * 2`` (tensor first), as PyTorch records it.
-    "__mul__": mul, "__rmul__": lambda self, other: mul(self, other), "mul": mul, "multiply": mul,
-    "__truediv__": div, "__rtruediv__": _reflected_div, "div": div, "divide": div, "true_divide": div,
-    "__floordiv__": _floordiv, "__rfloordiv__": _reflected_floordiv,
+    "__mul__": mul, "__rmul__": reflected("__rmul__", mul), "mul": mul, "multiply": mul,
+    "__truediv__": div, "__rtruediv__": reflected("__rtruediv__", _reflected_div), "div": div, "divide": div, "true_divide": div,
+    "__floordiv__": _floordiv, "__rfloordiv__": reflected("__rfloordiv__", _reflected_floordiv),
     "__neg__": neg, "neg": neg, "negative": neg, "__pos__": lambda self: self,
-    "__pow__": pow, "__rpow__": rpow, "pow": pow, "reciprocal": reciprocal,
+    "__pow__": pow, "__rpow__": reflected("__rpow__", rpow), "pow": pow, "reciprocal": reciprocal,
 }

@@ -15,6 +15,7 @@ from .._core.backend import get_array_module
 from .._core.graph import OUTPUT, Node
 from .._core.record import record, wrap
 from . import dual
+from ._args import check_tensor_only, check_tensor_or_number
 from ._common import Tensor, binary_operands
 
 __all__ = [
@@ -507,7 +508,7 @@ class ClampMaxBackward0(ClampBackward1):
 def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
     """Limit values to ``[min, max]`` (either bound may be None; bounds may be tensors)."""
     if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError("gradnb.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         # where, not maximum/minimum: a tie (x == min) gives the whole gradient to x, and NaN
         # in x stays NaN, as in PyTorch
@@ -536,10 +537,12 @@ clip = clamp
 
 
 def clamp_min(input: Tensor, min) -> Tensor:
+    check_tensor_or_number("clamp_min", input, min, other="min")
     return clamp(input, min=min, _cls=ClampMinBackward0)
 
 
 def clamp_max(input: Tensor, max) -> Tensor:
+    check_tensor_or_number("clamp_max", input, max, other="max")
     return clamp(input, max=max, _cls=ClampMaxBackward0)
 
 
@@ -575,6 +578,7 @@ class MinimumBackward0(MaximumBackward0):
 
 
 def _extremum(cls, np_name, input, other):
+    check_tensor_only(np_name, input, other)
     ta, tb, a, b = binary_operands(input, other)
     return record(cls, (ta, tb), getattr(get_array_module(a), np_name)(a, b), operands=(a, b))
 

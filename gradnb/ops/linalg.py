@@ -13,6 +13,7 @@ from .._core.backend import get_array_module
 from .._core.graph import Node, const
 from .._core.record import record
 from . import dual
+from ._args import reflected, scalar_type_name
 from ._common import Tensor, binary_operands
 
 __all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer", "trace"]
@@ -179,8 +180,12 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 def dot(input: Tensor, other: Tensor) -> Tensor:
+    """The inner product of two 1-D tensors of one dtype."""
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if input.dtype != other.dtype:
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                           f"{scalar_type_name(input.dtype)} and {scalar_type_name(other.dtype)}")
     return matmul(input, other)
 
 
@@ -227,6 +232,7 @@ def trace(input: Tensor) -> Tensor:
 
 
 TENSOR_METHODS = {
-    "__matmul__": matmul, "__rmatmul__": lambda self, other: matmul(other, self), "matmul": matmul,
+    "__matmul__": matmul, "matmul": matmul,
+    "__rmatmul__": reflected("__rmatmul__", lambda self, other: matmul(other, self)),
     "mm": mm, "bmm": bmm, "dot": dot, "mv": mv, "outer": outer, "trace": trace,
 }

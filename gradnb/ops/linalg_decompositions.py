@@ -21,6 +21,7 @@ from . import elementwise as ew
 from . import linalg as la
 from . import matrices as mx
 from . import reductions as red
+from ._args import wrap_dim
 from ._common import Tensor, wrap
 from .creation import eye, zeros, zeros_like
 from .shape import cat, stack
@@ -581,6 +582,12 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
 
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """``linalg.cross``: the cross product along ``dim`` (default the last)."""
+    if input.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = wrap_dim(dim, input.dim())
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
     return cross(input, other, dim)
 
 
@@ -596,6 +603,8 @@ def vander(x: Tensor, *, N=None) -> Tensor:
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     """``(solution, residuals, rank, singular_values)`` of ``min ||A X - B||`` for full-rank
     ``A``."""
+    if A.dim() < 2:
+        raise RuntimeError("gradnb.linalg.lstsq: input must have at least 2 dimensions.")
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B
     At = _mT(A)

@@ -23,6 +23,7 @@ from . import elementwise as ew
 from . import indexing as ix
 from . import reductions as red
 from . import shape as sh
+from ._args import reflected, scalar_type_name
 from ._common import Tensor, as_tensor_operand, wrap
 from .creation import ones_like, zeros_like
 
@@ -108,6 +109,9 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """``input`` with the elements of ``source``, in order, where ``mask`` is True."""
+    if mask.dtype.name != "bool":
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{scalar_type_name(mask.dtype)}")
     m = np.broadcast_to(mask._data, np.broadcast_shapes(mask._data.shape, input._data.shape))
     shape = m.shape
     flat = m.reshape(-1)
@@ -209,7 +213,7 @@ _frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
 def frexp(input: Tensor):
     """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``."""
     if not input.dtype.is_floating_point:
-        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+        raise RuntimeError("gradnb.frexp() only supports floating-point dtypes")
     _, e = np.frexp(input._data)
     exponent = wrap(e.astype(np.int32))
     return _frexp_result(input / ew.exp2(wrap(e.astype(input._data.dtype))), exponent)
@@ -217,6 +221,9 @@ def frexp(input: Tensor):
 
 def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` rescaled to it."""
+    if input.dim() < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} "
+                           "dimensions")
     d = dim % input.dim()
     others = tuple(i for i in range(input.dim()) if i != d)
     norms = red.norm(input, p, others, keepdim=True)
@@ -255,5 +262,5 @@ TENSOR_METHODS = {
     "select_scatter": select_scatter, "slice_scatter": slice_scatter,
     "sum_to_size": sum_to_size, "unsafe_chunk": unsafe_chunk, "unsafe_split": unsafe_split,
     "real": property(real, doc="The real part (the tensor itself for real dtypes)."),
-    "__rdiv__": lambda self, other: other / self,
+    "__rdiv__": reflected("__rdiv__", lambda self, other: other / self),
 }
