@@ -18,6 +18,8 @@ from ._core.backend import device
 from ._core.default_device import get_default_device, set_default_device
 from ._core.dtype import (
     bool,
+    cdouble,
+    cfloat,
     complex64,
     complex128,
     double,
@@ -57,6 +59,7 @@ from .autograd.grad_mode import (
     set_grad_enabled,
 )
 from .ops.arithmetic import *
+from .ops.complex import *
 from .ops.creation import *
 from .ops.elementwise import *
 from .ops.indexing import *

@@ -106,8 +106,8 @@ class MulBackward0(Node):
 
     def backward(self, g):
         if self.scalar is not None:
-            return g * self.scalar, None
-        a, b = self.saved(g)
+            return g * dual.conj(self.scalar), None
+        a, b = map(dual.conj, self.saved(g))  # complex: PyTorch's g * conj(other)
         return (g * b if self.next_functions[0][0] is not None else None,
                 g * a if self.next_functions[1][0] is not None else None)
 
@@ -132,7 +132,7 @@ class DivBackward0(Node):
     pack_order = (1, 0)
 
     def backward(self, g):
-        a, b = self.saved(g)
+        a, b = map(dual.conj, self.saved(g))  # complex: PyTorch's g / conj(other)
         ga = g / b if self.next_functions[0][0] is not None else None
         gb = -g * a / (b * b) if self.next_functions[1][0] is not None else None
         return ga, gb

@@ -437,10 +437,12 @@ def to(input: Tensor, *args, dtype=None, device=None, non_blocking=False, copy=F
         return input
     out = data if same_dev else _backend.to_device(data, dst_dev)
     if not same_dtype:
+        if out.dtype.kind == "c" and d.np.kind != "c":
+            out = out.real  # discards the imaginary part, as PyTorch does (NumPy would warn)
         out = out.astype(d.np)
     elif out is data:
         out = data.copy()
-    if d is not None and not d.is_floating_point:
+    if d is not None and not (d.is_floating_point or d.is_complex):
         return wrap(out)  # an integer result carries no gradient
     return record(ToCopyBackward0, (input,), out,
                   attrs={"src_device": None if same_dev else src_dev})
@@ -461,6 +463,8 @@ TENSOR_METHODS = {
     "float": lambda self, memory_format=None: to(self, dtype="float32"),
     "double": lambda self, memory_format=None: to(self, dtype="float64"),
     "half": lambda self, memory_format=None: to(self, dtype="float16"),
+    "cfloat": lambda self, memory_format=None: to(self, dtype="complex64"),
+    "cdouble": lambda self, memory_format=None: to(self, dtype="complex128"),
     "long": lambda self: to(self, dtype="int64"),
     "int": lambda self: to(self, dtype="int32"),
     "bool": lambda self: to(self, dtype="bool"),

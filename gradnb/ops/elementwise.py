@@ -1,7 +1,9 @@
 """Elementwise math: exp/log/trig/activations, clamp, maximum/minimum, where, comparisons.
 
 Each derivative sits right below its function. Unary rules save either the input or the output
-(whichever the derivative is cheaper in), never both.
+(whichever the derivative is cheaper in), never both. For complex inputs PyTorch's gradient of a
+holomorphic ``f`` is ``g * conj(f'(z))``: those rules conjugate what they saved first (a no-op
+for real tensors).
 """
 
 from __future__ import annotations
@@ -100,6 +102,7 @@ class ExpBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * y,)
 
 
@@ -114,6 +117,7 @@ class Exp2Backward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * y * math.log(2.0),)
 
 
@@ -127,6 +131,7 @@ class Expm1Backward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * (y + 1),)
 
 
@@ -140,6 +145,7 @@ class LogBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / x,)
 
 
@@ -154,6 +160,7 @@ class Log2Backward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / (x * math.log(2.0)),)
 
 
@@ -167,6 +174,7 @@ class Log10Backward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / (x * math.log(10.0)),)
 
 
@@ -180,6 +188,7 @@ class Log1PBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / (x + 1),)
 
 
@@ -193,6 +202,7 @@ class SqrtBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g / (2 * y),)
 
 
@@ -206,6 +216,7 @@ class RsqrtBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * -0.5 * y * y * y,)
 
 
@@ -221,6 +232,7 @@ class SinBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g * dual.cos(x),)
 
 
@@ -234,6 +246,7 @@ class CosBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (-g * dual.sin(x),)
 
 
@@ -247,6 +260,7 @@ class TanBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * (1 + y * y),)
 
 
@@ -260,6 +274,7 @@ class TanhBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * (1 - y * y),)
 
 
@@ -273,6 +288,7 @@ class SinhBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g * (dual.exp(x) + dual.exp(-x)) * 0.5,)
 
 
@@ -286,6 +302,7 @@ class CoshBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g * (dual.exp(x) - dual.exp(-x)) * 0.5,)
 
 
@@ -299,6 +316,7 @@ class AsinBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / dual.sqrt(1 - x * x),)
 
 
@@ -312,6 +330,7 @@ class AcosBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (-g / dual.sqrt(1 - x * x),)
 
 
@@ -325,6 +344,7 @@ class AtanBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / (1 + x * x),)
 
 
@@ -338,6 +358,7 @@ class SigmoidBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * y * (1 - y),)
 
 

@@ -24,7 +24,7 @@ class MmBackward0(Node):
     pack_order = (1, 0)
 
     def backward(self, g):
-        a, b = self.saved(g)
+        a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
         ga = dual.matmul(g, dual.mT(b)) if self.next_functions[0][0] is not None else None
         gb = dual.matmul(dual.mT(a), g) if self.next_functions[1][0] is not None else None
         return ga, gb
@@ -37,7 +37,7 @@ class MvBackward0(Node):
     saves = (0, 1)
 
     def backward(self, g):
-        a, b = self.saved(g)
+        a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
         ga = gb = None
         if self.next_functions[0][0] is not None:
             ga = dual.reshape(g, (-1, 1)) * dual.reshape(b, (1, -1)) if len(a.shape) == 2 else \
@@ -53,7 +53,7 @@ class DotBackward0(Node):
     saves = (0, 1)
 
     def backward(self, g):
-        a, b = self.saved(g)
+        a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
         return (g * b if self.next_functions[0][0] is not None else None,
                 g * a if self.next_functions[1][0] is not None else None)
 
@@ -67,7 +67,7 @@ class MatmulBackward(Node):
     saves = (0, 1)
 
     def backward(self, g):
-        a, b = self.saved(g)
+        a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
         a2 = dual.reshape(a, (1,) + tuple(a.shape)) if len(a.shape) == 1 else a
         b2 = dual.reshape(b, tuple(b.shape) + (1,)) if len(b.shape) == 1 else b
         g2 = g
