@@ -128,8 +128,9 @@ class ComplexBackward0(TensorRule):
         return real(g), imag(g)
 
 
-def complex(real: Tensor, imag: Tensor) -> Tensor:
-    """``real + i imag`` (two float tensors of one dtype, broadcast together)."""
+def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``real + i imag`` (two float tensors of one dtype, broadcast together); with ``out``,
+    written into that complex tensor."""
     a, b = real._data, imag._data
     if a.dtype != b.dtype or a.dtype.kind != "f":
         names = [_type_name(a.dtype), _type_name(b.dtype)]
@@ -139,9 +140,14 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:
         raise RuntimeError(f"Expected object of scalar type {names[0]} but got scalar type "
                            f"{names[1]} for second argument")
     check_broadcast(a.shape, b.shape)
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype=_dtype.complex_of(a.dtype))
-    out.real, out.imag = a, b
-    return attach(ComplexBackward0, (real, imag), out)
+    kind = _dtype.complex_of(a.dtype)
+    if out is not None and out._data.dtype != kind:
+        raise RuntimeError(f"Expected object of scalar type {_type_name(kind)} but got scalar "
+                           f"type {_type_name(out._data.dtype)} for argument 'out'")
+    data = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype=kind)
+    data.real, data.imag = a, b
+    result = attach(ComplexBackward0, (real, imag), data)
+    return result if out is None else out.copy_(result)
 
 
 class PolarBackward0(TensorRule):
