@@ -206,6 +206,32 @@ def angle(input: Tensor) -> Tensor:
     return attach(AngleBackward0, (input,), out, save=(input,))
 
 
+class SgnBackward0(TensorRule):
+    """``z / |z|``: ``(g - s Re(g conj(s))) / |z|``, 0 where ``z = 0``."""
+
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        z, s = saved
+        a = z.abs()
+        out = (g - s * real(g * s.conj())) / a.where(a != 0, 1)
+        return (out.where(a != 0, 0),)
+
+
+def complex_sgn(input: Tensor) -> Tensor:
+    """``z / |z|`` (0 at 0) of a complex tensor: ``sgn``'s complex case, and the derivative of
+    ``abs`` for complex inputs."""
+    return attach(SgnBackward0, (input,), sgn_array(input._data), save=(input, 0))
+
+
+def sgn_array(data):
+    """``z / |z|`` (0 at 0) of a complex array."""
+    xp = get_array_module(data)
+    a = xp.abs(data)
+    with np.errstate(all="ignore"):
+        return xp.where(a == 0, 0, data / xp.where(a == 0, 1, a)).astype(data.dtype)
+
+
 class ConjBackward0(Node):
     __slots__ = ()
 

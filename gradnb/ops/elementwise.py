@@ -18,6 +18,7 @@ from .._core.graph import OUTPUT, Node
 from .._core.record import record, wrap
 from . import dual
 from ._common import Tensor, binary_operands
+from .complex import complex_sgn, sgn_array
 
 __all__ = [
     "abs",
@@ -394,6 +395,8 @@ class AbsBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        if dual.data(x).dtype.kind == "c":  # d|z| is the (differentiable) direction z / |z|
+            return (g * (complex_sgn(x) if isinstance(x, Tensor) else sgn_array(x)),)
         return (g * _sign_array(dual.data(x)),)
 
 

@@ -88,8 +88,6 @@ KNOWN_GAPS = {
     "scatter_reduce.prod": "error: scatter_reduce(reduce='prod') not written yet",
     "scatter_reduce.amin": "error: scatter_reduce(reduce='amin') not written yet",
     "scatter_reduce.amax": "error: scatter_reduce(reduce='amax') not written yet",
-    "linalg.eig": "missing: needs complex tensors with autograd, not built yet",
-    "linalg.eigvals": "missing: needs complex tensors with autograd, not built yet",
     "linalg.householder_product": "missing: no LU/Householder factorizations (NumPy has none; needs its own kernel)",
     "linalg.lstsq": "partial: residuals/rank follow the driver's rules, which gradnb does not model",
     "linalg.lstsq.grad_oriented": "partial: residuals/rank follow the driver's rules, which gradnb does not model",
