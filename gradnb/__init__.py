@@ -77,6 +77,7 @@ from .ops.shape import *
 from .ops.softmax import *
 from .ops.sorting import *
 from .ops.special_functions import *
+from .ops.spectral import *
 from .ops.statistics import *
 from .ops.tensor_api import *
 

@@ -10,7 +10,6 @@ KNOWN_GAPS = {
     "norm.nuc": "error: norm(p='nuc') needs the SVD from a higher op family (an import circle); use linalg.matrix_norm",
     "cholesky_inverse": "error: the OpInfo's wrapper calls torch.diag_embed on gradnb's output",
     "diagonal_copy": "missing: gradnb has no diagonal_copy",
-    "stft": "missing: gradnb has no stft",
     "sparse.sampled_addmm": "missing: sparse tensors have no autograd in gradnb",
     "sparse.mm.reduce": "missing: sparse tensors have no autograd in gradnb",
     "gradient": "missing: gradnb has no gradient",
