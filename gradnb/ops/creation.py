@@ -6,6 +6,8 @@ is reproducible (the streams differ from PyTorch's; values are not expected to m
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._core import backend as _backend
@@ -310,11 +312,17 @@ def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_gr
 
 
 def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Standard normal samples."""
+    """Standard normal samples (complex ones, as in PyTorch, have real and imaginary parts each
+    of variance 1/2)."""
     size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
     d, dev = _resolve(dtype, device)
     np_dtype = d.np if d is not None else _dtype.get_default_dtype().np
-    arr = _rng(generator).standard_normal(_shape(size)).astype(np_dtype)
+    rng = _rng(generator)
+    if np_dtype.kind == "c":
+        parts = rng.standard_normal(_shape(size) + (2,)) * math.sqrt(0.5)
+        arr = (parts[..., 0] + 1j * parts[..., 1]).astype(np_dtype)
+    else:
+        arr = rng.standard_normal(_shape(size)).astype(np_dtype)
     return _finish(_place(arr, dev), requires_grad)
 
 
