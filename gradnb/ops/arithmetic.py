@@ -115,7 +115,7 @@ class MulBackward0(Node):
 def mul(input, other) -> Tensor:
     """Elementwise product with broadcasting."""
     ta, tb, a, b = binary_operands(input, other)
-    if tb is None and not hasattr(b, "shape"):
+    if tb is None and (not hasattr(b, "shape") or isinstance(b, np.generic)):
         return record(MulBackward0, (ta, None), a * b, save=(), attrs={"scalar": b})
     # Save only what the gradients need: d/da needs b, d/db needs a.
     save = (0 if tb is not None and tb._requires_grad else None,

@@ -109,7 +109,7 @@ def view_as_complex(input: Tensor) -> Tensor:
     data = input._data
     if data.dtype not in (np.float32, np.float64):
         name = _TYPE_NAMES.get(data.dtype.name, data.dtype.name)
-        raise RuntimeError("view_as_complex is only supported for float and double tensors, "
+        raise RuntimeError("view_as_complex is only supported for half, float and double tensors, "
                            f"but got a tensor of scalar type: {name}")
     if data.ndim == 0 or data.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
