@@ -209,7 +209,7 @@ class PowBackward0(Node):
 
     def backward(self, g):
         (a,) = self.saved(g)
-        c = self.exponent
+        a, c = dual.conj(a), dual.conj(self.exponent)  # complex: g * conj(c a^(c-1))
         if c == 0:
             return (g * 0.0,)
         if c == 2:
@@ -225,7 +225,7 @@ class PowBackward1(Node):
     pack_order = (1, 0, 2)
 
     def backward(self, g):
-        a, b, out = self.saved(g)
+        a, b, out = map(dual.conj, self.saved(g))  # complex: g * conj(derivative)
         ga = gb = None
         if self.next_functions[0][0] is not None:
             # PyTorch's rule: zero where the exponent is 0 (x ** x at 0 has gradient 0, not NaN)
@@ -258,7 +258,7 @@ class PowBackward2(Node):
 
     def backward(self, g):
         (out,) = self.saved(g)
-        return (g * out * self.log_base,)
+        return (g * dual.conj(out) * self.log_base,)
 
 
 def rpow(input: Tensor, base) -> Tensor:
@@ -279,6 +279,7 @@ class ReciprocalBackward0(Node):
 
     def backward(self, g):
         (out,) = self.saved(g)
+        out = dual.conj(out)  # complex: g * conj(-1 / z^2)
         return (-g * out * out,)
 
 

@@ -112,6 +112,8 @@ LOSSES = {
         gradnb.stack((x, x * x), -1)).abs().sum() + gradnb.complex(x, 2 * x).angle().sum(),
     "polar_sgn": lambda z, x: (gradnb.polar(x.abs() + 1, x) * z).sgn().real.sum()
                               + (x.to(gradnb.complex128) * z).imag.sum(),
+    "pow_reciprocal": lambda z, x: ((z ** 3).abs().sum() + (z ** z.flip(0)).real.sum()
+                                    + (1 / z).imag.sum() + (z ** 2.5).real.mean() + (2 ** x).sum()),
 }
 TORCH_LOSSES = {
     "mul_abs": lambda t, z, x: (z * x * z).abs().sum(),
@@ -124,6 +126,8 @@ TORCH_LOSSES = {
         t.stack((x, x * x), -1)).abs().sum() + t.complex(x, 2 * x).angle().sum(),
     "polar_sgn": lambda t, z, x: (t.polar(x.abs() + 1, x) * z).sgn().real.sum()
                                  + (x.to(t.complex128) * z).imag.sum(),
+    "pow_reciprocal": lambda t, z, x: ((z ** 3).abs().sum() + (z ** z.flip(0)).real.sum()
+                                       + (1 / z).imag.sum() + (z ** 2.5).real.mean() + (2 ** x).sum()),
 }
 
 
