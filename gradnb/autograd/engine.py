@@ -88,6 +88,12 @@ def _root_grads(tensors, grads, create_graph, Tensor):
                 raise RuntimeError(
                     f"invalid gradient at index {i} - expected device {t.device} but got {g.device}"
                 )
+            if g._data.dtype != t._data.dtype and "c" in (g._data.dtype.kind, t._data.dtype.kind):
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the "
+                    f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} "
+                    f"and output[{i}] has a dtype of {t.dtype}."
+                )
             if create_graph:
                 out.append(g if g._data.dtype == t._data.dtype else g.to(t.dtype))
                 continue

@@ -192,3 +192,14 @@ def test_eig_refuses_phase_dependent_loss():
     _, v = gradnb.linalg.eig(a)
     with pytest.raises(RuntimeError, match="specified up to multiplication by e"):
         v.imag.sum().backward()
+
+
+def test_grad_output_of_other_complexity_raises_like_torch(torch):
+    for out_dtype, grad_dtype in (("float64", "complex128"), ("complex128", "float64")):
+        messages = []
+        for m in (torch, gradnb):
+            x = m.ones(2, dtype=getattr(m, out_dtype), requires_grad=True)
+            with pytest.raises(RuntimeError) as err:
+                (x * 2).backward(m.ones(2, dtype=getattr(m, grad_dtype)))
+            messages.append(str(err.value).replace("torch.", "gradnb."))
+        assert messages[0] == messages[1]
