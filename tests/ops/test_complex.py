@@ -203,3 +203,13 @@ def test_grad_output_of_other_complexity_raises_like_torch(torch):
                 (x * 2).backward(m.ones(2, dtype=getattr(m, grad_dtype)))
             messages.append(str(err.value).replace("torch.", "gradnb."))
         assert messages[0] == messages[1]
+
+
+def test_in_place_write_through_a_part_with_history_is_refused_unchanged():
+    z = gradnb.tensor([1 + 2j, 3 - 1j], requires_grad=True) * 1
+    with pytest.raises(RuntimeError, match="in-place writes through the real or imaginary part"):
+        z.imag.mul_(2)
+    assert z.tolist() == [1 + 2j, 3 - 1j]
+    plain = gradnb.tensor([1 + 2j, 3 - 1j])
+    plain.imag.mul_(2)  # no history: an ordinary write into shared storage
+    assert plain.tolist() == [1 + 4j, 3 - 2j]
