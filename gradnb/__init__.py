@@ -20,6 +20,8 @@ from ._core.backend import device
 from ._core.default_device import get_default_device, set_default_device
 from ._core.dtype import (
     bool,
+    cdouble,
+    cfloat,
     complex64,
     complex128,
     double,
@@ -59,6 +61,7 @@ from .autograd.grad_mode import (
     set_grad_enabled,
 )
 from .ops.arithmetic import *
+from .ops.complex import *
 from .ops.creation import *
 from .ops.elementwise import *
 from .ops.indexing import *
@@ -76,6 +79,7 @@ from .ops.shape import *
 from .ops.softmax import *
 from .ops.sorting import *
 from .ops.special_functions import *
+from .ops.spectral import *
 from .ops.statistics import *
 from .ops.tensor_api import *
 
@@ -87,7 +91,7 @@ __version__ = "0.1.0"
 
 # PyTorch's namespace (gradnb.nn.Linear, gradnb.optim.SGD, gradnb.save, ...) without paying for
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
-_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg",
+_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft",
                  "special", "func"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse"}
 

@@ -555,7 +555,9 @@ def _entry_array(entry):
         return entry[1]
     if kind == _CONST:
         value = entry[1]
-        return value if hasattr(value, "nbytes") and hasattr(value, "base") else None
+        # A NumPy scalar (a constant operand such as ``np.float64(2.0)``) is no buffer to count.
+        return value if hasattr(value, "nbytes") and hasattr(value, "base") \
+            and not isinstance(value, np.generic) else None
     packed = entry[1]
     if hasattr(packed, "_data"):
         return packed._data

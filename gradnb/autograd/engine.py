@@ -92,6 +92,12 @@ def _root_grads(tensors, grads, create_graph, Tensor):
                 raise RuntimeError(
                     f"invalid gradient at index {i} - expected device {t.device} but got {g.device}"
                 )
+            if g._data.dtype != t._data.dtype and "c" in (g._data.dtype.kind, t._data.dtype.kind):
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the "
+                    f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} "
+                    f"and output[{i}] has a dtype of {t.dtype}."
+                )
             if create_graph:
                 out.append(g if g._data.dtype == t._data.dtype else g.to(t.dtype))
                 continue
@@ -451,6 +457,8 @@ def _fit(g, meta, tensor_mode):
         if tuple(g._data.shape) != shape:
             g = sum_to(g, shape)
         if g._data.dtype != dtype:
+            if g._data.dtype.kind == "c" and dtype.kind != "c":
+                g = g.real  # a real input of a complex op: PyTorch keeps the real part
             g = g.to(dtype=from_numpy_dtype(dtype))
         return g
     if type(g) is not np.ndarray and isinstance(g, np.generic):
@@ -460,6 +468,8 @@ def _fit(g, meta, tensor_mode):
         if g.shape != shape:
             raise AssertionError(f"gradient of shape {g.shape} cannot be reduced to {shape}")
     if g.dtype != dtype:
+        if g.dtype.kind == "c" and dtype.kind != "c":
+            g = g.real  # a real input of a complex op: PyTorch keeps the real part
         g = g.astype(dtype)
     return g
 

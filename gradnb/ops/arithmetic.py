@@ -114,8 +114,8 @@ class MulBackward0(Node):
     def backward(self, g):
         if self.scalar is not None:
             self.saved(g)  # refuses a second backward once the graph was freed
-            return g * self.scalar, None
-        a, b = self.saved(g)
+            return g * dual.conj(self.scalar), None
+        a, b = map(dual.conj, self.saved(g))  # complex: PyTorch's g * conj(other)
         return (g * b if self.needs(0) else None,
                 g * a if self.needs(1) else None)
 
@@ -124,7 +124,7 @@ def mul(input, other) -> Tensor:
     """Elementwise product with broadcasting."""
     ta, tb, a, b = binary_operands(input, other)
     # (``type(b) is float`` first: a failed ``hasattr`` costs more than the multiplication)
-    if tb is None and (type(b) is float or not hasattr(b, "shape")):
+    if tb is None and (type(b) is float or not hasattr(b, "shape") or isinstance(b, np.generic)):
         return record(MulBackward0, (ta, None), a * b, save=(None, const(b)),
                       attrs={"scalar": b})
     # Save only what the gradients need: d/da needs b, d/db needs a.
@@ -143,7 +143,7 @@ class DivBackward0(Node):
     saved_names = ("self", "other")
 
     def backward(self, g):
-        a, b = self.saved(g)
+        a, b = map(dual.conj, self.saved(g))  # complex: PyTorch's g / conj(other)
         ga = g / b if self.needs(0) else None
         gb = -g * a / (b * b) if self.needs(1) else None
         return ga, gb
@@ -222,7 +222,7 @@ class PowBackward0(Node):
 
     def backward(self, g):
         (a,) = self.saved(g)
-        c = self.exponent
+        a, c = dual.conj(a), dual.conj(self.exponent)  # complex: g * conj(c a^(c-1))
         if c == 0:
             return (g * 0.0,)
         if c == 2:
@@ -239,7 +239,7 @@ class PowBackward1(Node):
     saved_names = ("self", "exponent", "result")
 
     def backward(self, g):
-        a, b, out = self.saved(g)
+        a, b, out = map(dual.conj, self.saved(g))  # complex: g * conj(derivative)
         ga = gb = None
         if self.needs(0):
             # PyTorch's rule: zero where the exponent is 0 (x ** x at 0 has gradient 0, not NaN)
@@ -272,7 +272,7 @@ class PowBackward2(Node):
 
     def backward(self, g):
         (out,) = self.saved(g)
-        return (g * out * self.log_base,)
+        return (g * dual.conj(out) * self.log_base,)
 
 
 def rpow(input: Tensor, base) -> Tensor:
@@ -294,6 +294,7 @@ class ReciprocalBackward0(Node):
 
     def backward(self, g):
         (out,) = self.saved(g)
+        out = dual.conj(out)  # complex: g * conj(-1 / z^2)
         return (-g * out * out,)
 
 

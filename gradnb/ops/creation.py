@@ -360,11 +360,17 @@ def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_gr
 
 
 def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Standard normal samples."""
+    """Standard normal samples (complex ones, as in PyTorch, have real and imaginary parts each
+    of variance 1/2)."""
     size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
     d, dev = _resolve(dtype, device, "randn")
     np_dtype = d.np if d is not None else _dtype.get_default_dtype().np
-    arr = _rng(generator).standard_normal(_shape(size, "randn")).astype(np_dtype)
+    rng = _rng(generator)
+    if np_dtype.kind == "c":
+        parts = rng.standard_normal(_shape(size, "randn") + (2,)) * math.sqrt(0.5)
+        arr = (parts[..., 0] + 1j * parts[..., 1]).astype(np_dtype)
+    else:
+        arr = rng.standard_normal(_shape(size, "randn")).astype(np_dtype)
     return _finish(_place(arr, dev), requires_grad)
 
 
@@ -501,10 +507,12 @@ def to(input: Tensor, *args, dtype=None, device=None, non_blocking=False, copy=F
         return input
     out = data if same_dev else _backend.to_device(data, dst_dev)
     if not same_dtype:
+        if out.dtype.kind == "c" and d.np.kind != "c":
+            out = out.real  # discards the imaginary part, as PyTorch does (NumPy would warn)
         out = out.astype(d.np)
     elif out is data:
         out = data.copy()
-    if d is not None and not d.is_floating_point:
+    if d is not None and not (d.is_floating_point or d.is_complex):
         return wrap(out)  # an integer result carries no gradient
     return record(ToCopyBackward0, (input,), out,
                   attrs={"src_device": None if same_dev else src_dev})
@@ -525,6 +533,8 @@ TENSOR_METHODS = {
     "float": lambda self, memory_format=None: to(self, dtype="float32"),
     "double": lambda self, memory_format=None: to(self, dtype="float64"),
     "half": lambda self, memory_format=None: to(self, dtype="float16"),
+    "cfloat": lambda self, memory_format=None: to(self, dtype="complex64"),
+    "cdouble": lambda self, memory_format=None: to(self, dtype="complex128"),
     "long": lambda self: to(self, dtype="int64"),
     "int": lambda self: to(self, dtype="int32"),
     "bool": lambda self: to(self, dtype="bool"),

@@ -1,7 +1,9 @@
 """Elementwise math: exp/log/trig/activations, clamp, maximum/minimum, where, comparisons.
 
 Each derivative sits right below its function. Unary rules save either the input or the output
-(whichever the derivative is cheaper in), never both.
+(whichever the derivative is cheaper in), never both. For complex inputs PyTorch's gradient of a
+holomorphic ``f`` is ``g * conj(f'(z))``: those rules conjugate what they saved first (a no-op
+for real tensors).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from .._core.record import record, wrap
 from . import dual
 from ._args import check_tensor_only, check_tensor_or_number
 from ._common import Tensor, binary_operands
+from .complex import complex_sgn, sgn_array
 
 __all__ = [
     "abs",
@@ -113,6 +116,7 @@ class ExpBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * y,)
 
 
@@ -128,6 +132,7 @@ class Exp2Backward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * y * math.log(2.0),)
 
 
@@ -142,6 +147,7 @@ class Expm1Backward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * (y + 1),)
 
 
@@ -156,6 +162,7 @@ class LogBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / x,)
 
 
@@ -171,6 +178,7 @@ class Log2Backward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / (x * math.log(2.0)),)
 
 
@@ -185,6 +193,7 @@ class Log10Backward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / (x * math.log(10.0)),)
 
 
@@ -199,6 +208,7 @@ class Log1PBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / (x + 1),)
 
 
@@ -213,6 +223,7 @@ class SqrtBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g / (2 * y),)
 
 
@@ -227,6 +238,7 @@ class RsqrtBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * -0.5 * y * y * y,)
 
 
@@ -243,6 +255,7 @@ class SinBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g * dual.cos(x),)
 
 
@@ -257,6 +270,7 @@ class CosBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (-g * dual.sin(x),)
 
 
@@ -271,6 +285,7 @@ class TanBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * (1 + y * y),)
 
 
@@ -285,6 +300,7 @@ class TanhBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * (1 - y * y),)
 
 
@@ -299,6 +315,7 @@ class SinhBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g * (dual.exp(x) + dual.exp(-x)) * 0.5,)
 
 
@@ -313,6 +330,7 @@ class CoshBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g * (dual.exp(x) - dual.exp(-x)) * 0.5,)
 
 
@@ -327,6 +345,7 @@ class AsinBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / dual.sqrt(1 - x * x),)
 
 
@@ -341,6 +360,7 @@ class AcosBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (-g / dual.sqrt(1 - x * x),)
 
 
@@ -355,6 +375,7 @@ class AtanBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / (1 + x * x),)
 
 
@@ -369,6 +390,7 @@ class SigmoidBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * y * (1 - y),)
 
 
@@ -406,6 +428,8 @@ class AbsBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        if dual.data(x).dtype.kind == "c":  # d|z| is the (differentiable) direction z / |z|
+            return (g * (complex_sgn(x) if isinstance(x, Tensor) else sgn_array(x)),)
         return (g * _sign_array(dual.data(x)),)
 
 

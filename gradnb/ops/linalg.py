@@ -26,7 +26,7 @@ class MmBackward0(Node):
     saved_names = ("self", "mat2")
 
     def backward(self, g):
-        a, b = self.saved(g)
+        a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
         ga = dual.matmul(g, dual.mT(b)) if self.needs(0) else None
         gb = dual.matmul(dual.mT(a), g) if self.needs(1) else None
         return ga, gb
@@ -40,7 +40,7 @@ class MvBackward0(Node):
     saved_names = ("self", "vec")
 
     def backward(self, g):
-        a, b = self.saved(g)
+        a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
         ga = gb = None
         if self.needs(0):
             ga = dual.reshape(g, (-1, 1)) * dual.reshape(b, (1, -1)) if len(a.shape) == 2 else \
@@ -57,7 +57,7 @@ class DotBackward0(Node):
     saved_names = ("self", "tensor")
 
     def backward(self, g):
-        a, b = self.saved(g)
+        a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
         return (g * b if self.needs(0) else None,
                 g * a if self.needs(1) else None)
 
@@ -71,7 +71,7 @@ class MatmulBackward(Node):
     saves = (0, 1)
 
     def backward(self, g):
-        a, b = self.saved(g)
+        a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
         a2 = dual.reshape(a, (1,) + tuple(a.shape)) if len(a.shape) == 1 else a
         b2 = dual.reshape(b, tuple(b.shape) + (1,)) if len(b.shape) == 1 else b
         g2 = g

@@ -52,6 +52,11 @@ def _mT(x: Tensor) -> Tensor:
     return x.transpose(-2, -1)
 
 
+def _mH(x: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dimensions (the transpose for real tensors)."""
+    return x.transpose(-2, -1).conj()
+
+
 def _eye_like(A: Tensor, n: int) -> Tensor:
     return eye(n, dtype=A.dtype, device=A.device)
 
@@ -139,11 +144,11 @@ class LinalgSolveBackward0(Node):
 
     def backward(self, g):
         A, X = self.saved(g)
-        gB = solve(_mT(A), g)
+        gB = solve(_mH(A), g)
         if self.vector:
-            gA = -gB.unsqueeze(-1) * X.unsqueeze(-2)
+            gA = -gB.unsqueeze(-1) * X.conj().unsqueeze(-2)
         else:
-            gA = -la.matmul(gB, _mT(X))
+            gA = -la.matmul(gB, _mH(X))
         return gA, gB
 
 
@@ -156,7 +161,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     if not left:
         return _mT(solve(_mT(A), _mT(B)))
     _square(A, "solve")
-    _float(A, "solve")
+    if not A.dtype.is_complex:
+        _float(A, "solve")
     vector = _is_vector_rhs(A, B)
     a, b = A._data, B._data
     dtype = np.result_type(a, b)
@@ -676,8 +682,8 @@ _ex_result = collections.namedtuple("ex", ["result", "info"])
 
 
 TENSOR_METHODS = {
-    "mH": property(_mT, doc="The last two dimensions swapped (conjugated for complex)."),
-    "H": property(lambda self: self.t(), doc="The transpose of a matrix (conjugated)."),
+    "mH": property(_mH, doc="The last two dimensions swapped (conjugated for complex)."),
+    "H": property(lambda self: _mH(self) if self.dim() == 2 else self.t(), doc="The conjugate transpose of a matrix."),
     "cholesky": cholesky, "cholesky_inverse": cholesky_inverse, "cholesky_solve": cholesky_solve,
     "det": det, "inverse": inverse, "logdet": logdet, "matrix_exp": matrix_exp,
     "matrix_power": matrix_power, "pinverse": pinverse, "slogdet": slogdet, "svd": svd,

@@ -75,7 +75,11 @@ def positive(input: Tensor) -> Tensor:
 
 
 def sgn(input: Tensor) -> Tensor:
-    """The sign (for real tensors the same as ``sign``)."""
+    """The sign: ``sign`` for real tensors, ``z / |z|`` (0 at 0) for complex ones."""
+    if input._data.dtype.kind == "c":
+        from .complex import complex_sgn
+
+        return complex_sgn(input)
     return ew.sign(input)
 
 

@@ -1,6 +1,6 @@
 """Writing into regions of a copy: select_scatter, slice_scatter, index_fill, index_copy,
 masked_scatter, fill, scatter_reduce (sum, mean); and the small forms torch keeps for real
-tensors (conj, resolve_conj/neg, real), sum_to_size, frexp, renorm, combinations.
+tensors (resolve_neg), sum_to_size, frexp, renorm, combinations.
 
 ``select_scatter``/``slice_scatter`` share one primitive (write ``src`` at a basic-index key;
 its derivative reads and writes that key again); the others compose ``where``, ``gather``,
@@ -28,8 +28,8 @@ from ._common import Tensor, as_tensor_operand, wrap
 from .creation import ones_like, zeros_like
 
 __all__ = [
-    "combinations", "conj", "conj_physical", "fill", "frexp", "index_copy", "index_fill",
-    "masked_scatter", "real", "renorm", "resolve_conj", "resolve_neg",
+    "combinations", "fill", "frexp", "index_copy", "index_fill",
+    "masked_scatter", "renorm", "resolve_neg",
     "scatter_reduce", "select_scatter", "slice_scatter", "unsafe_chunk",
     "unsafe_split", "zero_",
 ]
@@ -165,30 +165,8 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     return out
 
 
-def conj(input: Tensor) -> Tensor:
-    """The complex conjugate (``input`` itself for real tensors)."""
-    return input
-
-
-def conj_physical(input: Tensor) -> Tensor:
-    """The complex conjugate as a new tensor (a copy for real tensors)."""
-    return input.clone()
-
-
-def resolve_conj(input: Tensor) -> Tensor:
-    """``input`` (gradnb has no lazy conjugation)."""
-    return input
-
-
 def resolve_neg(input: Tensor) -> Tensor:
     """``input`` (gradnb has no lazy negation)."""
-    return input
-
-
-def real(input: Tensor) -> Tensor:
-    """The real part (``input`` itself for real tensors)."""
-    if input.dtype.is_complex:
-        raise NotImplementedError("gradnb.real of complex tensors is not supported yet")
     return input
 
 
@@ -255,12 +233,11 @@ def unsafe_split(input: Tensor, split_size, dim: int = 0) -> tuple:
 
 
 TENSOR_METHODS = {
-    "conj": conj, "conj_physical": conj_physical, "fill": fill, "frexp": frexp,
+    "fill": fill, "frexp": frexp,
     "index_copy": index_copy, "index_fill": index_fill,
-    "masked_scatter": masked_scatter, "renorm": renorm, "resolve_conj": resolve_conj,
+    "masked_scatter": masked_scatter, "renorm": renorm,
     "resolve_neg": resolve_neg, "scatter_reduce": scatter_reduce,
     "select_scatter": select_scatter, "slice_scatter": slice_scatter,
     "sum_to_size": sum_to_size, "unsafe_chunk": unsafe_chunk, "unsafe_split": unsafe_split,
-    "real": property(real, doc="The real part (the tensor itself for real dtypes)."),
     "__rdiv__": reflected("__rdiv__", lambda self, other: other / self),
 }
