@@ -87,7 +87,11 @@ __version__ = "0.1.0"
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
 _LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg",
                  "special", "func"}
-_LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse"}
+_LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse",
+               # nn.functional ops that PyTorch also offers at the top level
+               "alpha_dropout": "nn.functional", "channel_shuffle": "nn.functional",
+               "constant_pad_nd": "nn.functional.resample",
+               "feature_alpha_dropout": "nn.functional", "pdist": "nn.functional"}
 
 
 def __getattr__(name: str):

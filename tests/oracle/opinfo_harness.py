@@ -142,9 +142,26 @@ class Converter:
             return type(value)(self(v) for v in value)
         if isinstance(value, dict):
             return {k: self(v) for k, v in value.items()}
+        if isinstance(value, torch.nn.Module):
+            return self._module(value)
         if callable(value) and getattr(value, "__module__", "").startswith("torch"):
             raise Unsupported(f"torch callable argument {value!r}")
         return value
+
+    @staticmethod
+    def _module(module):
+        """A torch module without parameters or buffers (``nn.PairwiseDistance()`` as a distance
+        function) as gradnb's module of the same class, with the same settings."""
+        if any(True for _ in module.parameters()) or any(True for _ in module.buffers()):
+            raise Unsupported(f"torch module argument with state {module!r}")
+        cls = getattr(gradnb.nn, type(module).__name__, None)
+        if cls is None:
+            raise Unsupported(f"gradnb.nn.{type(module).__name__}")
+        twin = cls()
+        for name, setting in vars(module).items():
+            if not name.startswith("_"):
+                setattr(twin, name, setting)
+        return twin
 
     @staticmethod
     def _tensor(t):

@@ -1,0 +1,253 @@
+"""nn.functional ops added for op_db's nn family: max_unpool, upsample_*, the dropout variants,
+constant_pad_nd, pdist, channel_shuffle, the triplet losses. Each: gradcheck and gradgradcheck in
+float64, the same values, gradients and errors as PyTorch on the same inputs, and its module."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gradnb
+import gradnb.nn.functional as F
+from gradnb import nn
+from gradnb.autograd import gradcheck, gradgradcheck
+
+
+def rand(*shape, requires_grad=True):
+    return gradnb.randn(*shape, dtype=gradnb.float64, requires_grad=requires_grad)
+
+
+def both(torch, x):
+    """The same float64 values as a gradnb leaf and a torch leaf."""
+    data = x.detach().numpy() if isinstance(x, gradnb.Tensor) else np.asarray(x)
+    return (gradnb.tensor(data, dtype=gradnb.float64, requires_grad=True),
+            torch.tensor(data, dtype=torch.float64, requires_grad=True))
+
+
+def assert_same(g, t):
+    np.testing.assert_allclose(g.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+def assert_same_with_grads(torch, fn_g, fn_t, *arrays):
+    """Forward and gradients of ``fn_g`` (gradnb) and ``fn_t`` (torch) agree on ``arrays``."""
+    pairs = [both(torch, a) for a in arrays]
+    out_g = fn_g(*[g for g, _ in pairs])
+    out_t = fn_t(*[t for _, t in pairs])
+    assert_same(out_g, out_t)
+    seed = np.random.default_rng(0).standard_normal(tuple(out_t.shape))
+    out_g.backward(gradnb.tensor(seed))
+    out_t.backward(torch.tensor(seed))
+    for g, t in pairs:
+        if g.grad is None:  # gradnb records no node where the derivative is zero (pdist, p=0)
+            assert not t.grad.any()
+        else:
+            assert_same(g.grad, t.grad)
+
+
+# -- max_unpool --------------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_max_unpool_inverts_max_pool(torch, n):
+    shape = (2, 3) + (4,) * n
+    x = np.random.default_rng(n).standard_normal(shape)
+    pool_t = getattr(torch.nn.functional, f"max_pool{n}d")
+    unpool_g = getattr(F, f"max_unpool{n}d")
+    unpool_t = getattr(torch.nn.functional, f"max_unpool{n}d")
+    pooled, idx = pool_t(torch.tensor(x), 2, return_indices=True)
+    idx_g = gradnb.tensor(idx.numpy())
+    assert_same_with_grads(torch, lambda v: unpool_g(v, idx_g, 2),
+                           lambda v: unpool_t(v, idx, 2), pooled.numpy())
+    v = gradnb.tensor(pooled.numpy(), requires_grad=True)
+    assert gradcheck(lambda v: unpool_g(v, idx_g, 2), (v,))
+    assert gradgradcheck(lambda v: unpool_g(v, idx_g, 2), (v,))
+
+
+def test_max_unpool2d_output_size_and_module(torch):
+    x = torch.randn(1, 1, 5, 5, dtype=torch.float64)
+    pooled, idx = torch.nn.functional.max_pool2d(x, 2, return_indices=True)
+    expected = torch.nn.MaxUnpool2d(2)(pooled, idx, output_size=[5, 5])
+    got = nn.MaxUnpool2d(2)(gradnb.tensor(pooled.numpy()), gradnb.tensor(idx.numpy()),
+                            output_size=[5, 5])
+    assert_same(got, expected)
+    assert repr(nn.MaxUnpool2d(2)) == repr(torch.nn.MaxUnpool2d(2))
+    assert repr(nn.MaxUnpool1d(3, 1)) == repr(torch.nn.MaxUnpool1d(3, 1))
+
+
+@pytest.mark.parametrize(("call", "error"), [
+    (lambda F, x, i: F.max_unpool2d(x, i, 2, output_size=[9, 9]), ValueError),
+    (lambda F, x, i: F.max_unpool2d(x, i * 10, 2), RuntimeError),
+    (lambda F, x, i: F.max_unpool2d(x, i.int(), 2), RuntimeError),
+    (lambda F, x, i: F.max_unpool2d(x[0, 0], i[0, 0], 2), RuntimeError),
+])
+def test_max_unpool_errors_match_torch(torch, call, error):
+    x = torch.randn(1, 1, 4, 4)
+    pooled, idx = torch.nn.functional.max_pool2d(x, 2, return_indices=True)
+    with pytest.raises(error) as expected:
+        call(torch.nn.functional, pooled, idx)
+    g_pooled, g_idx = gradnb.tensor(pooled.numpy()), gradnb.tensor(idx.numpy())
+    with pytest.raises(error) as got:
+        call(F, g_pooled, g_idx)
+    assert str(got.value).split(".")[0] == str(expected.value).split(".")[0]
+
+
+# -- upsample_*, constant_pad_nd, channel_shuffle, pdist ----------------------------------------
+def test_upsample_nearest_and_bilinear(torch):
+    x = np.random.default_rng(1).standard_normal((1, 2, 3, 4))
+    with pytest.warns(UserWarning, match="deprecated"):
+        assert_same_with_grads(torch, lambda v: F.upsample_nearest(v, scale_factor=2),
+                               lambda v: torch.nn.functional.upsample_nearest(v, scale_factor=2),
+                               x)
+    with pytest.warns(UserWarning, match="deprecated"):
+        assert_same_with_grads(torch, lambda v: F.upsample_bilinear(v, size=(5, 7)),
+                               lambda v: torch.nn.functional.upsample_bilinear(v, size=(5, 7)), x)
+    with pytest.warns(UserWarning):
+        assert gradgradcheck(lambda v: F.upsample_bilinear(v, scale_factor=2), (rand(1, 1, 2, 3),))
+
+
+@pytest.mark.parametrize("pad", [[1, 2], [0, 1, 2, 0], [-1, 2, 1, -1]])
+def test_constant_pad_nd(torch, pad):
+    x = np.random.default_rng(2).standard_normal((2, 3, 4))
+    assert_same_with_grads(torch, lambda v: gradnb.constant_pad_nd(v, pad, 1.5),
+                           lambda v: torch.constant_pad_nd(v, pad, 1.5), x)
+    assert gradgradcheck(lambda v: gradnb.constant_pad_nd(v, pad), (rand(2, 3, 4),))
+
+
+@pytest.mark.parametrize("pad", [[1, 2, 3], [1] * 8])
+def test_constant_pad_nd_errors(torch, pad):
+    with pytest.raises(RuntimeError) as expected:
+        torch.constant_pad_nd(torch.zeros(2, 3), pad)
+    with pytest.raises(RuntimeError, match=str(expected.value)[:30]):
+        gradnb.constant_pad_nd(gradnb.zeros(2, 3), pad)
+
+
+def test_channel_shuffle(torch):
+    x = np.arange(2 * 6 * 2, dtype=np.float64).reshape(2, 6, 2)
+    assert_same_with_grads(torch, lambda v: F.channel_shuffle(v, 3),
+                           lambda v: torch.nn.functional.channel_shuffle(v, 3), x)
+    assert_same(nn.ChannelShuffle(2)(gradnb.tensor(x)), torch.nn.ChannelShuffle(2)(torch.tensor(x)))
+    assert repr(nn.ChannelShuffle(2)) == repr(torch.nn.ChannelShuffle(2))
+    with pytest.raises(RuntimeError, match="divisible by groups. Got 6 channels and 4 groups"):
+        F.channel_shuffle(gradnb.tensor(x), 4)
+
+
+@pytest.mark.parametrize("p", [0, 1, 1.5, 2, float("inf")])
+def test_pdist(torch, p):
+    x = np.random.default_rng(3).standard_normal((5, 3))
+    assert_same_with_grads(torch, lambda v: F.pdist(v, p), lambda v: torch.nn.functional.pdist(v, p),
+                           x)
+    assert gradcheck(lambda v: gradnb.pdist(v, p), (rand(4, 3),))
+    assert tuple(F.pdist(rand(1, 3)).shape) == (0,)
+
+
+# -- triplet losses ----------------------------------------------------------------------------
+@pytest.mark.parametrize("kwargs", [{}, {"swap": True, "p": 1}, {"reduction": "none",
+                                                                  "margin": 0.5}])
+def test_triplet_margin_loss(torch, kwargs):
+    a, p, n = (np.random.default_rng(i).standard_normal((4, 3)) for i in range(3))
+    assert_same_with_grads(torch, lambda *v: F.triplet_margin_loss(*v, **kwargs).sum(),
+                           lambda *v: torch.nn.functional.triplet_margin_loss(*v, **kwargs).sum(),
+                           a, p, n)
+    assert gradgradcheck(lambda *v: F.triplet_margin_loss(*v, **kwargs),
+                         (rand(4, 3), rand(4, 3), rand(4, 3)))
+    module = nn.TripletMarginLoss(**kwargs)
+    expected = torch.nn.TripletMarginLoss(**kwargs)(*(torch.tensor(v) for v in (a, p, n)))
+    assert_same(module(*(gradnb.tensor(v) for v in (a, p, n))), expected)
+
+
+def test_triplet_margin_with_distance_loss(torch):
+    a, p, n = (np.random.default_rng(i).standard_normal((4, 3)) for i in range(3))
+
+    def cosine_g(x, y):
+        return 1 - F.cosine_similarity(x, y)
+
+    def cosine_t(x, y):
+        return 1 - torch.nn.functional.cosine_similarity(x, y)
+
+    assert_same_with_grads(
+        torch, lambda *v: F.triplet_margin_with_distance_loss(*v, distance_function=cosine_g,
+                                                              swap=True),
+        lambda *v: torch.nn.functional.triplet_margin_with_distance_loss(
+            *v, distance_function=cosine_t, swap=True), a, p, n)
+    module = nn.TripletMarginWithDistanceLoss(margin=2.0)
+    assert repr(module) == repr(torch.nn.TripletMarginWithDistanceLoss(margin=2.0))
+    expected = torch.nn.TripletMarginWithDistanceLoss(margin=2.0)(
+        *(torch.tensor(v) for v in (a, p, n)))
+    assert_same(module(*(gradnb.tensor(v) for v in (a, p, n))), expected)
+
+
+@pytest.mark.parametrize(("shapes", "kwargs", "error", "match"), [
+    (((3, 4), (3, 4), (4,)), {}, RuntimeError, "same number of dimensions, but got: anchor 2D"),
+    (((3, 4),) * 3, {"margin": 0}, ValueError, "margin must be greater than 0, got 0"),
+    (((3, 4),) * 3, {"reduction": "x"}, ValueError, "x is not a valid value for reduction"),
+])
+def test_triplet_errors(torch, shapes, kwargs, error, match):
+    for fn in ("triplet_margin_loss", "triplet_margin_with_distance_loss"):
+        with pytest.raises(error, match=match):
+            getattr(torch.nn.functional, fn)(*(torch.zeros(s) for s in shapes), **kwargs)
+        with pytest.raises(error, match=match):
+            getattr(F, fn)(*(gradnb.zeros(*s) for s in shapes), **kwargs)
+
+
+# -- dropout variants --------------------------------------------------------------------------
+@pytest.mark.parametrize(("fn", "shape", "lead"), [
+    ("dropout1d", (3, 5, 4), 2), ("dropout1d", (5, 4), 1), ("dropout2d", (3, 5, 2, 2), 2),
+    ("dropout3d", (3, 5, 2, 2, 2), 2), ("dropout3d", (5, 2, 2, 2), 1),
+    ("feature_alpha_dropout", (3, 5, 2, 2), 2),
+])
+def test_feature_dropout_drops_whole_channels(fn, shape, lead):
+    gradnb.manual_seed(0)
+    x = gradnb.ones(*shape, dtype=gradnb.float64)
+    channels = getattr(F, fn)(x, 0.5, True).numpy().reshape(int(np.prod(shape[:lead])), -1)
+    assert np.all(channels == channels[:, :1])  # one draw per channel
+    assert len(np.unique(channels[:, 0])) == 2  # some channels kept, some dropped
+
+    def seeded(v):
+        gradnb.manual_seed(1)  # the same mask on every call of the check
+        return getattr(F, fn)(v, 0.5, True)
+
+    assert gradcheck(seeded, (rand(*shape),))
+    assert gradgradcheck(seeded, (rand(*shape),))
+
+
+def test_dropout_scaling_matches_aten():
+    """Kept units scale by 1 / (1 - p); alpha dropout keeps mean 0 and variance 1 of a
+    standard normal input, its dropped units take a * (-alpha) + b."""
+    gradnb.manual_seed(0)
+    x = gradnb.ones(4, 10, 1, 1, dtype=gradnb.float64)
+    out = F.dropout2d(x, 0.25).numpy()
+    assert set(np.round(np.unique(out), 12)) <= {0.0, round(1 / 0.75, 12)}
+    z = gradnb.randn(200_000, dtype=gradnb.float64)
+    dropped = F.alpha_dropout(z, 0.3, training=True).numpy()
+    assert abs(dropped.mean()) < 0.02 and abs(dropped.var() - 1) < 0.02
+
+
+def test_dropout_identity_and_errors():
+    x = rand(2, 3, 4, 4)
+    for fn in (F.dropout1d, F.dropout2d, F.dropout3d, F.alpha_dropout, F.feature_alpha_dropout):
+        with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, "
+                                             "but got 1.5"):
+            fn(x, 1.5)
+    assert F.alpha_dropout(x, 0.5) is x  # training defaults to False, as in PyTorch
+    assert F.dropout2d(x, 0.5, training=False) is x
+    assert np.all(F.feature_alpha_dropout(x, 1.0, True).detach().numpy() == 0)
+    with pytest.raises(RuntimeError, match="dropout1d: Expected 2D or 3D input, but received a "
+                                           "4D input"):
+        F.dropout1d(x)
+    with pytest.raises(RuntimeError, match="Feature dropout requires at least 2 dimensions"):
+        F.feature_alpha_dropout(rand(3), 0.5, True)
+    with pytest.warns(UserWarning, match="dropout2d: Received a 3D input"):
+        F.dropout2d(rand(2, 3, 4))
+
+
+def test_dropout_inplace_and_modules(torch):
+    gradnb.manual_seed(0)
+    x = gradnb.ones(2, 4, 3, dtype=gradnb.float64)
+    out = F.dropout1d(x, 0.5, True, inplace=True)
+    assert out is x
+    shapes = {"Dropout1d": (2, 3, 4), "Dropout2d": (2, 3, 2, 2), "Dropout3d": (2, 3, 2, 2, 2),
+              "AlphaDropout": (3,), "FeatureAlphaDropout": (2, 3, 2)}
+    for cls, shape in shapes.items():
+        module = getattr(nn, cls)(0.2)
+        assert repr(module) == repr(getattr(torch.nn, cls)(0.2))
+        y = rand(*shape)
+        assert module.eval()(y) is y
+        assert module.train()(y).shape == y.shape
