@@ -91,7 +91,13 @@ _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_ten
                # nn.functional ops that PyTorch also offers at the top level
                "alpha_dropout": "nn.functional", "channel_shuffle": "nn.functional",
                "constant_pad_nd": "nn.functional.resample",
-               "feature_alpha_dropout": "nn.functional", "pdist": "nn.functional"}
+               "feature_alpha_dropout": "nn.functional", "pdist": "nn.functional",
+               "grid_sampler": "nn.functional.grid_sample",
+               "grid_sampler_2d": "nn.functional.grid_sample",
+               "grid_sampler_3d": "nn.functional.grid_sample",
+               "native_batch_norm": "nn.functional.native_norms",
+               "native_group_norm": "nn.functional.native_norms",
+               "native_layer_norm": "nn.functional.native_norms"}
 
 
 def __getattr__(name: str):

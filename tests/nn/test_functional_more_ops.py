@@ -251,3 +251,112 @@ def test_dropout_inplace_and_modules(torch):
         y = rand(*shape)
         assert module.eval()(y) is y
         assert module.train()(y).shape == y.shape
+
+
+# -- grid_sample -------------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_2d(torch, mode, padding_mode, align_corners):
+    rng = np.random.default_rng(4)
+    image = rng.standard_normal((2, 3, 4, 5))
+    grid = rng.uniform(-1.4, 1.4, (2, 3, 6, 2))  # some points outside, for the padding
+
+    def call(lib, functional):
+        return lambda x, g: functional.grid_sample(x, g, mode, padding_mode, align_corners)
+
+    assert_same_with_grads(torch, call(gradnb, F), call(torch, torch.nn.functional), image, grid)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_grid_sample_3d(torch, mode, padding_mode):
+    rng = np.random.default_rng(5)
+    volume = rng.standard_normal((1, 2, 3, 4, 3))
+    grid = rng.uniform(-1.3, 1.3, (1, 2, 3, 2, 3))
+    assert_same_with_grads(
+        torch, lambda x, g: gradnb.grid_sampler_3d(x, g, ["bilinear", "nearest"].index(mode),
+                                                   ["zeros", "border", "reflection"].index(
+                                                       padding_mode), False),
+        lambda x, g: torch.nn.functional.grid_sample(x, g, mode, padding_mode, False),
+        volume, grid)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_grid_sample_gradgradcheck(mode):
+    image = rand(1, 2, 3, 3)
+    grid = gradnb.tensor(np.random.default_rng(6).uniform(-0.9, 0.9, (1, 2, 2, 2)),
+                         requires_grad=True)
+    fn = lambda x, g: F.grid_sample(x, g, mode, "reflection", align_corners=False)
+    assert gradcheck(fn, (image, grid))
+    assert gradgradcheck(fn, (image, grid))
+
+
+@pytest.mark.parametrize(("args", "kwargs", "error"), [
+    (((1, 1, 2, 2), (1, 2, 2, 2)), {"mode": "area"}, ValueError),
+    (((1, 1, 2, 2), (1, 2, 2, 2)), {"padding_mode": "wrap"}, ValueError),
+    (((1, 1, 2, 2), (2, 2, 2, 2)), {}, RuntimeError),
+    (((1, 1, 2, 2), (1, 2, 2, 3)), {}, RuntimeError),
+    (((1, 1, 2, 2, 2), (1, 2, 2, 2, 3)), {"mode": "bicubic"}, RuntimeError),
+    (((1, 1, 2), (1, 2, 2)), {}, RuntimeError),
+])
+def test_grid_sample_errors_match_torch(torch, args, kwargs, error):
+    kwargs = dict(kwargs, align_corners=False)
+    with pytest.raises(error) as expected:
+        torch.nn.functional.grid_sample(*(torch.zeros(s) for s in args), **kwargs)
+    with pytest.raises(error) as got:
+        F.grid_sample(*(gradnb.zeros(*s) for s in args), **kwargs)
+    assert str(got.value) == str(expected.value)
+
+
+def test_grid_sample_warns_without_align_corners():
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+        F.grid_sample(rand(1, 1, 2, 2), rand(1, 1, 1, 2))
+
+
+# -- native_layer_norm / native_group_norm / native_batch_norm ---------------------------------
+def _compare_outputs(torch, outs_g, outs_t):
+    assert len(outs_g) == len(outs_t)
+    for g, t in zip(outs_g, outs_t):
+        assert tuple(g.shape) == tuple(t.shape)
+        assert g.requires_grad == t.requires_grad
+        assert_same(g, t)
+
+
+def test_native_layer_norm(torch):
+    rng = np.random.default_rng(7)
+    x, w, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    (xg, xt), (wg, wt), (bg, bt) = both(torch, x), both(torch, w), both(torch, b)
+    _compare_outputs(torch, gradnb.native_layer_norm(xg, [3, 4], wg, bg, 1e-5),
+                     torch.native_layer_norm(xt, [3, 4], wt, bt, 1e-5))
+    assert gradgradcheck(lambda *v: gradnb.native_layer_norm(v[0], (4,), v[1], v[2], 1e-5)[0],
+                         (rand(2, 4), rand(4), rand(4)))
+    with pytest.raises(RuntimeError, match="Expected weight to be of same shape as "
+                                           "normalized_shape, but got weight of shape \\[4\\]"):
+        gradnb.native_layer_norm(xg, [3, 4], rand(4), None, 1e-5)
+
+
+def test_native_group_norm_statistics_are_differentiable(torch):
+    x = np.random.default_rng(8).standard_normal((2, 4, 3))
+    (xg, xt), (wg, wt) = both(torch, x), both(torch, np.linspace(0.5, 2, 4))
+    outs_g = gradnb.native_group_norm(xg, wg, None, 2, 4, 3, 2, 1e-5)
+    outs_t = torch.native_group_norm(xt, wt, None, 2, 4, 3, 2, 1e-5)
+    _compare_outputs(torch, outs_g, outs_t)
+    sum(o.sum() * (i + 1) for i, o in enumerate(outs_g)).backward()
+    sum(o.sum() * (i + 1) for i, o in enumerate(outs_t)).backward()
+    assert_same(xg.grad, xt.grad)
+    assert gradgradcheck(lambda v: gradnb.native_group_norm(v, None, None, 2, 4, 3, 2, 1e-5)[2],
+                         (rand(2, 4, 3),))
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_native_batch_norm(torch, training):
+    x = np.random.default_rng(9).standard_normal((5, 3, 2))
+    (xg, xt), (wg, wt) = both(torch, x), both(torch, np.linspace(0.5, 2, 3))
+    mean_g, mean_t = gradnb.zeros(3, dtype=gradnb.float64), torch.zeros(3, dtype=torch.float64)
+    var_g, var_t = gradnb.ones(3, dtype=gradnb.float64), torch.ones(3, dtype=torch.float64)
+    outs_g = gradnb.native_batch_norm(xg, wg, None, mean_g, var_g, training, 0.3, 1e-5)
+    outs_t = torch.native_batch_norm(xt, wt, None, mean_t, var_t, training, 0.3, 1e-5)
+    _compare_outputs(torch, outs_g, outs_t)
+    assert_same(mean_g, mean_t)
+    assert_same(var_g, var_t)

@@ -23,6 +23,7 @@ from .feature_dropout import (
 )
 from .fold import fold, unfold
 from .fractional import fractional_max_pool2d, fractional_max_pool3d
+from .grid_sample import grid_sample
 from .linear import bilinear, linear
 from .loss import (
     binary_cross_entropy_with_logits,
@@ -145,6 +146,7 @@ __all__ = [
     "gaussian_nll_loss",
     "gelu",
     "glu",
+    "grid_sample",
     "group_norm",
     "hardshrink",
     "hardsigmoid",

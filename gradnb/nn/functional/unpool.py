@@ -12,6 +12,7 @@ import numpy as np
 
 from ..._core.tensor import Tensor
 from ...ops.creation import zeros
+from ...ops.indexing import scalar_type_name
 
 __all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
@@ -75,10 +76,7 @@ def _unpool(input: Tensor, indices: Tensor, size: list[int], name: str) -> Tenso
 
 
 def _scalar_name(t: Tensor) -> str:
-    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int32": "Int",
-             "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-    key = str(t.dtype).removeprefix("gradnb.")
-    return names.get(key, key)
+    return scalar_type_name(t.detach().numpy().dtype)
 
 
 def _sizes(t: Tensor) -> str:
