@@ -360,3 +360,101 @@ def test_native_batch_norm(torch, training):
     _compare_outputs(torch, outs_g, outs_t)
     assert_same(mean_g, mean_t)
     assert_same(var_g, var_t)
+
+
+# -- embedding_bag -----------------------------------------------------------------------------
+_BAGS = [
+    ([5, 1, 6, 5, 6], {"offsets": [0, 3]}),
+    ([1, 5, 4, 5, 9], {"offsets": [0, 0, 3]}),  # an empty bag
+    ([[2, 1, 1], [0, 2, 4], [2, 0, 0]], {"padding_idx": 2}),  # one bag all padding
+    ([4, 1, 1, 0, 4, 4], {"offsets": [0, 3], "padding_idx": -1}),
+    ([0, 1, 1, 0, 1, 4], {"offsets": [0, 3, 6], "include_last_offset": True}),
+    ([3, 3], {"offsets": [0, 2, 2]}),  # trailing empty bags
+]
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize(("indices", "kwargs"), _BAGS)
+def test_embedding_bag_matches_torch(torch, mode, indices, kwargs):
+    weight = np.random.default_rng(10).standard_normal((10, 4))
+
+    def call(lib, functional):
+        extra = dict(kwargs, mode=mode)
+        if "offsets" in extra:
+            extra["offsets"] = lib.tensor(extra["offsets"])
+        return lambda w: functional.embedding_bag(lib.tensor(indices), w, **extra)
+
+    assert_same_with_grads(torch, call(gradnb, F), call(torch, torch.nn.functional), weight)
+
+
+def test_embedding_bag_per_sample_weights(torch):
+    rng = np.random.default_rng(11)
+    weight, per_sample = rng.standard_normal((10, 3)), rng.standard_normal(5)
+    assert_same_with_grads(
+        torch,
+        lambda w, p: F.embedding_bag(gradnb.tensor([5, 1, 6, 5, 6]), w, gradnb.tensor([0, 3]),
+                                     mode="sum", per_sample_weights=p),
+        lambda w, p: torch.nn.functional.embedding_bag(
+            torch.tensor([5, 1, 6, 5, 6]), w, torch.tensor([0, 3]), mode="sum",
+            per_sample_weights=p), weight, per_sample)
+    w = rand(10, 3)
+    assert gradcheck(lambda w: F.embedding_bag(gradnb.tensor([[1, 2], [3, 3]]), w, mode="max"),
+                     (w,))
+
+
+def test_embedding_bag_max_norm_renormalises_rows_in_place(torch):
+    weight = np.random.default_rng(12).standard_normal((6, 3)) * 3
+    wg, wt = gradnb.tensor(weight), torch.tensor(weight)
+    idx = [[0, 2], [2, 5]]
+    out_g = F.embedding_bag(gradnb.tensor(idx), wg, max_norm=1.0, norm_type=1.0)
+    out_t = torch.nn.functional.embedding_bag(torch.tensor(idx), wt, max_norm=1.0, norm_type=1.0)
+    assert_same(out_g, out_t)
+    assert_same(wg, wt)
+
+
+@pytest.mark.parametrize(("indices", "kwargs", "error"), [
+    ([1, 2, 7], {"offsets": [0, 1]}, RuntimeError),
+    ([1, 2, 3], {"offsets": [1, 2]}, RuntimeError),
+    ([1, 2, 3], {"offsets": [0, 4]}, RuntimeError),
+    ([1, 2, 3], {"offsets": [0, 1], "padding_idx": 5}, RuntimeError),
+    ([1, 2, 3], {"offsets": [], "include_last_offset": True}, RuntimeError),
+    ([1, 2, 3], {}, ValueError),
+    ([[1, 2]], {"offsets": [0]}, ValueError),
+    ([1, 2, 3], {"offsets": [0], "mode": "min"}, ValueError),
+    ([1, 2, 3], {"offsets": [0], "mode": "max", "scale_grad_by_freq": True}, ValueError),
+    ([1, 2, 3], {"offsets": [0], "per_sample_weights": [1.0, 2.0, 3.0]}, NotImplementedError),
+])
+def test_embedding_bag_errors_match_torch(torch, indices, kwargs, error):
+    def call(lib, functional, weight):
+        extra = dict(kwargs)
+        for key in ("offsets", "per_sample_weights"):
+            if key in extra:
+                extra[key] = lib.tensor(extra[key], dtype=lib.int64 if key == "offsets"
+                                        else lib.float32)
+        return functional.embedding_bag(lib.tensor(indices), weight, **extra)
+
+    with pytest.raises(error) as expected:
+        call(torch, torch.nn.functional, torch.zeros(5, 3))
+    with pytest.raises(error) as got:
+        call(gradnb, F, gradnb.zeros(5, 3))
+    first_line = str(expected.value).split("\n")[0].replace("torch.", "gradnb.")
+    assert str(got.value) == first_line
+
+
+def test_embedding_bag_module(torch):
+    assert repr(nn.EmbeddingBag(5, 3)) == repr(torch.nn.EmbeddingBag(5, 3))
+    kwargs = {"max_norm": 1.0, "norm_type": 1.0, "mode": "sum", "padding_idx": 0}
+    assert repr(nn.EmbeddingBag(5, 3, **kwargs)) == repr(torch.nn.EmbeddingBag(5, 3, **kwargs))
+    weight = np.random.default_rng(13).standard_normal((5, 3))
+    module_g = nn.EmbeddingBag.from_pretrained(gradnb.tensor(weight), mode="max", freeze=False)
+    module_t = torch.nn.EmbeddingBag.from_pretrained(torch.tensor(weight), mode="max",
+                                                     freeze=False)
+    idx = [1, 4, 2, 0]
+    out_g = module_g(gradnb.tensor(idx), gradnb.tensor([0, 2]))
+    out_t = module_t(torch.tensor(idx), torch.tensor([0, 2]))
+    assert_same(out_g, out_t)
+    out_g.sum().backward()
+    out_t.sum().backward()
+    assert_same(module_g.weight.grad, module_t.weight.grad)
+    padded = nn.EmbeddingBag(5, 3, padding_idx=1)
+    assert not padded.weight.detach().numpy()[1].any()

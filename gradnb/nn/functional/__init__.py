@@ -14,6 +14,7 @@ from .conv import conv2d, max_pool2d
 from .conv_nd import conv1d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
 from .ctc import ctc_loss
 from .distance import cosine_similarity, normalize, pairwise_distance, pdist
+from .embedding_bag import embedding_bag
 from .feature_dropout import (
     alpha_dropout,
     dropout1d,
@@ -139,6 +140,7 @@ __all__ = [
     "dropout3d",
     "elu",
     "embedding",
+    "embedding_bag",
     "feature_alpha_dropout",
     "fold",
     "fractional_max_pool2d",

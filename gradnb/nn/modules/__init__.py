@@ -7,6 +7,7 @@ from .attention import MultiheadAttention, NonDynamicallyQuantizableLinear
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from .embedding_bag import EmbeddingBag
 from .flatten import Flatten
 from .lazy import (
     LazyConv1d,
@@ -190,6 +191,7 @@ __all__ = [
     "Dropout2d",
     "Dropout3d",
     "Embedding",
+    "EmbeddingBag",
     "FeatureAlphaDropout",
     "Flatten",
     "Fold",
