@@ -458,3 +458,108 @@ def test_embedding_bag_module(torch):
     assert_same(module_g.weight.grad, module_t.weight.grad)
     padded = nn.EmbeddingBag(5, 3, padding_idx=1)
     assert not padded.weight.detach().numpy()[1].any()
+
+
+# -- multi_head_attention_forward --------------------------------------------------------------
+def _mha_case(rng, batched, separate, bias_kv, emb=4, heads=2, tgt=3, src=5, bsz=2):
+    lead = (bsz,) if batched else ()
+    arrays = {
+        "query": rng.standard_normal((tgt, *lead, emb)),
+        "key": rng.standard_normal((src, *lead, emb)),
+        "value": rng.standard_normal((src, *lead, emb)),
+        "in_proj_bias": rng.standard_normal(3 * emb),
+        "out_proj_weight": rng.standard_normal((emb, emb)),
+        "out_proj_bias": rng.standard_normal(emb),
+    }
+    if separate:
+        for name in ("q", "k", "v"):
+            arrays[f"{name}_proj_weight"] = rng.standard_normal((emb, emb))
+    else:
+        arrays["in_proj_weight"] = rng.standard_normal((3 * emb, emb))
+    if bias_kv:
+        arrays["bias_k"], arrays["bias_v"] = rng.standard_normal(emb), rng.standard_normal(emb)
+    return arrays
+
+
+@pytest.mark.parametrize(("batched", "separate", "bias_kv", "extra"), [
+    (True, False, False, {}),
+    (False, False, False, {"average_attn_weights": False}),
+    (True, True, True, {"add_zero_attn": True}),
+    (True, False, False, {"attn_mask": "2d", "key_padding_mask": "bool"}),
+    (True, False, True, {"attn_mask": "3d", "need_weights": False}),
+    (True, False, False, {"attn_mask": "2d", "need_weights": False, "is_causal": True}),
+    (False, True, False, {"attn_mask": "bool", "add_zero_attn": True}),
+])
+def test_multi_head_attention_forward_matches_torch(torch, batched, separate, bias_kv, extra):
+    rng = np.random.default_rng(14)
+    arrays = _mha_case(rng, batched, separate, bias_kv)
+    names = list(arrays)
+    masks = {}
+    if extra.get("attn_mask") == "2d":
+        masks["attn_mask"] = rng.standard_normal((3, 5))
+    elif extra.get("attn_mask") == "3d":
+        masks["attn_mask"] = rng.standard_normal((4, 3, 5))
+    elif extra.get("attn_mask") == "bool":
+        masks["attn_mask"] = np.triu(np.ones((3, 5), dtype=bool), 3)
+    if extra.get("key_padding_mask") == "bool":
+        masks["key_padding_mask"] = np.array([[False] * 4 + [True], [True] + [False] * 4])
+    flags = {k: v for k, v in extra.items() if k not in masks}
+
+    def call(lib, functional):
+        def run(*tensors):
+            given = dict(zip(names, tensors))
+            q, k, v = given.pop("query"), given.pop("key"), given.pop("value")
+            kwargs = {name: lib.tensor(m) for name, m in masks.items()}
+            out, weights = functional.multi_head_attention_forward(
+                q, k, v, 4, 2, given.pop("in_proj_weight", None), given.pop("in_proj_bias"),
+                given.pop("bias_k", None), given.pop("bias_v", None),
+                flags.get("add_zero_attn", False), 0.5, given.pop("out_proj_weight"),
+                given.pop("out_proj_bias"), training=False, use_separate_proj_weight=separate,
+                need_weights=flags.get("need_weights", True),
+                average_attn_weights=flags.get("average_attn_weights", True),
+                is_causal=flags.get("is_causal", False),
+                **given, **kwargs)
+            return out if weights is None else out.sum() + (weights * weights).sum()
+        return run
+
+    assert_same_with_grads(torch, call(gradnb, F), call(torch, torch.nn.functional),
+                           *arrays.values())
+
+
+def test_multi_head_attention_forward_gradgradcheck():
+    args = [rand(2, 1, 4), rand(3, 1, 4), rand(3, 1, 4)]
+    weights = [rand(12, 4), rand(12), rand(4, 4), rand(4)]
+
+    def fn(q, k, v, w_in, b_in, w_out, b_out):
+        out, attn = F.multi_head_attention_forward(q, k, v, 4, 2, w_in, b_in, None, None, False,
+                                                   0.0, w_out, b_out)
+        return out, attn
+
+    assert gradgradcheck(fn, (*args, *weights))
+
+
+@pytest.mark.parametrize(("shapes", "kwargs"), [
+    (((3, 2, 4), (5, 4), (5, 4)), {}),
+    (((3, 2, 4), (5, 2, 4), (5, 2, 4)), {"attn_mask": (2, 5)}),
+    (((3, 2, 4), (5, 2, 4), (4, 2, 4)), {}),
+    (((3, 2, 4), (5, 2, 4), (5, 2, 4)), {"embed_dim_to_check": 8}),
+    (((3, 2, 4), (5, 2, 4), (5, 2, 4)), {"key_padding_mask": (2, 4)}),
+    (((3, 2, 4), (5, 2, 4), (5, 2, 4)), {"key_padding_mask": (1, 5)}),
+    (((3, 4), (5, 4), (5, 4)), {"attn_mask": (3, 3, 5)}),
+])
+def test_multi_head_attention_forward_errors_match_torch(torch, shapes, kwargs):
+    def call(lib, functional):
+        extra = {k: (lib.zeros(v) if lib is torch else lib.zeros(*v)) if isinstance(v, tuple)
+                 else v for k, v in kwargs.items()}
+        embed = extra.pop("embed_dim_to_check", 4)
+        tensors = [lib.zeros(s) if lib is torch else lib.zeros(*s) for s in shapes]
+        w_in = lib.zeros(12, 4)
+        w_out = lib.zeros(4, 4)
+        return functional.multi_head_attention_forward(*tensors, embed, 2, w_in, None, None, None,
+                                                       False, 0.0, w_out, None, **extra)
+
+    with pytest.raises((AssertionError, RuntimeError)) as expected:
+        call(torch, torch.nn.functional)
+    with pytest.raises(expected.type) as got:
+        call(gradnb, F)
+    assert str(got.value).replace("gradnb.Size", "torch.Size") == str(expected.value)

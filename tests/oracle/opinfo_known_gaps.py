@@ -65,7 +65,6 @@ KNOWN_GAPS = {
     "digamma": "partial: gradient: at (96,) torch -3.895053597904997e+32, gradnb -inf",
     "native_dropout_backward": "missing: no gradnb.nn.functional.native_dropout_backward yet (the nn family)",
     "nn.functional.embedding": "error: backward raises RuntimeError: double backward through Em...",
-    "nn.functional.multi_head_attention_forward": "missing: no gradnb.nn.functional.multi_head_attention_forward yet (the nn family)",
     "scatter_reduce.prod": "error: scatter_reduce(reduce='prod') not written yet",
     "scatter_reduce.amin": "error: scatter_reduce(reduce='amin') not written yet",
     "scatter_reduce.amax": "error: scatter_reduce(reduce='amax') not written yet",

@@ -41,6 +41,7 @@ from .margin_loss import (
     multilabel_margin_loss,
     multilabel_soft_margin_loss,
 )
+from .multi_head_attention import multi_head_attention_forward
 from .normalization import batch_norm, layer_norm
 from .norms import group_norm, instance_norm, local_response_norm, rms_norm
 from .pointwise import (
@@ -179,6 +180,7 @@ __all__ = [
     "max_unpool3d",
     "mish",
     "mse_loss",
+    "multi_head_attention_forward",
     "multi_margin_loss",
     "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
