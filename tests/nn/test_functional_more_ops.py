@@ -4,6 +4,8 @@ float64, the same values, gradients and errors as PyTorch on the same inputs, an
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -307,6 +309,19 @@ def test_grid_sample_errors_match_torch(torch, args, kwargs, error):
     with pytest.raises(error) as got:
         F.grid_sample(*(gradnb.zeros(*s) for s in args), **kwargs)
     assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_grid_sample_non_finite_grid_like_torch(torch, mode, padding_mode):
+    grid = np.array([[[[np.nan, 0.2], [0.1, np.inf]], [[-np.inf, 0.3], [np.nan, np.nan]]]])
+    image = np.arange(4.0).reshape(1, 1, 2, 2)
+    expected = torch.nn.functional.grid_sample(torch.tensor(image), torch.tensor(grid), mode,
+                                               padding_mode, False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no NumPy warning where torch is silent
+        got = F.grid_sample(gradnb.tensor(image), gradnb.tensor(grid), mode, padding_mode, False)
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
 
 
 def test_grid_sample_warns_without_align_corners():

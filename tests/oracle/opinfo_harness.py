@@ -159,7 +159,10 @@ class Converter:
         cls = getattr(gradnb.nn, type(module).__name__, None)
         if cls is None:
             raise Unsupported(f"gradnb.nn.{type(module).__name__}")
-        twin = cls()
+        try:
+            twin = cls()
+        except TypeError as exc:  # a class whose constructor needs arguments
+            raise Unsupported(f"torch module argument {module!r}") from exc
         for name, setting in vars(module).items():
             if not name.startswith("_"):
                 setattr(twin, name, setting)

@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 
+from ..._core.backend import get_array_module
 from ..._core.tensor import Tensor
 from ...ops.creation import tensor as _tensor
 from ...ops.creation import zeros
@@ -103,7 +104,7 @@ def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool):
         raise ValueError("offsets has to be a 1D Tensor but got None")
     if offsets.ndim != 1:
         raise ValueError("offsets has to be a 1D Tensor")
-    indices, starts = _indices(input), offsets.detach().numpy().astype(np.int64)
+    indices, starts = _indices(input), offsets.detach().cpu().numpy().astype(np.int64)
     if include_last_offset and starts.size < 1:
         raise RuntimeError("include_last_offset: number of offset should be at least 1")
     if starts.size and starts[0] != 0:
@@ -116,7 +117,7 @@ def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool):
 
 
 def _indices(input: Tensor) -> np.ndarray:
-    data = input.detach().numpy()
+    data = input.detach().cpu().numpy()
     if data.dtype.kind not in "iu":
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
                            f"following scalar types: Long, Int; but got {input.type()} instead "
@@ -135,7 +136,7 @@ def _bag_ids(indices: np.ndarray, starts: np.ndarray, include_last_offset: bool)
 def _bag_max(rows: Tensor, bag_ids: np.ndarray, bags: int) -> Tensor:
     """Per bag and column, the row holding the largest value (the first on ties); an empty bag
     gives zeros. Bags are contiguous runs of ``bag_ids``, so ``reduceat`` finds both."""
-    values = rows.detach().numpy()
+    values = rows.detach().cpu().numpy()
     filled, seg_starts = np.unique(bag_ids, return_index=True)
     best = np.maximum.reduceat(values, seg_starts, axis=0)
     segment = np.searchsorted(filled, bag_ids)
@@ -155,8 +156,9 @@ def _renorm(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: flo
     """Scale each referenced row whose ``norm_type``-norm exceeds ``max_norm`` down to it, in
     place and outside the graph (PyTorch's ``embedding_renorm_``)."""
     data = weight._data
+    xp = get_array_module(data)
     for row in np.unique(indices):
-        norm = np.linalg.norm(data[row], ord=norm_type)
+        norm = float(xp.linalg.norm(data[row], ord=norm_type))
         if norm > max_norm:
             data[row] *= max_norm / (norm + 1e-7)
     weight._version[0] += 1

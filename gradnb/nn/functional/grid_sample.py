@@ -99,7 +99,7 @@ def _check(input: Tensor, grid: Tensor, mode: int, dims: int) -> None:
 
 
 def _scalar_name(t: Tensor) -> str:
-    return scalar_type_name(t.detach().numpy().dtype)
+    return scalar_type_name(t._data.dtype)
 
 
 def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
@@ -117,19 +117,21 @@ def _reflect(coord: Tensor, twice_low: int, twice_high: int) -> Tensor:
     span = (twice_high - twice_low) / 2
     dist = elementwise.abs(coord - low)
     extra = pointwise.fmod(dist, span)
-    flips = np.floor(dist.detach().numpy() / span)
+    flips = np.floor(dist.detach().cpu().numpy() / span)
     even = _tensor(flips % 2 == 0, device=coord.device)
     return elementwise.where(even, extra + low, span - extra + low)
 
 
 def _pad_coordinate(coord: Tensor, size: int, padding: int, align_corners: bool) -> Tensor:
     """Move a pixel coordinate inside the image as the padding mode says (zeros: leave it)."""
-    if padding == 1:
-        return coord.clamp(0, size - 1)
+    if padding == 0:
+        return coord
     if padding == 2:
         twice = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
-        return _reflect(coord, *twice).clamp(0, size - 1)
-    return coord
+        coord = _reflect(coord, *twice)
+    # PyTorch's clip sends a NaN coordinate (an infinite one, once reflected) to the low edge
+    inside = coord.clamp(0, size - 1)
+    return elementwise.where(elementwise.isnan(inside), 0.0, inside)
 
 
 def _gather(flat: Tensor, positions: list[np.ndarray], sizes: tuple[int, ...]) -> Tensor:
@@ -145,7 +147,7 @@ def _gather(flat: Tensor, positions: list[np.ndarray], sizes: tuple[int, ...]) -
     values = flat.gather(2, index)
     if inside.all():
         return values
-    mask = _tensor(inside[:, None, :].astype(flat.detach().numpy().dtype), device=flat.device)
+    mask = _tensor(inside[:, None, :], dtype=flat.dtype, device=flat.device)
     return values * mask
 
 
@@ -162,7 +164,21 @@ def _cubic_weights(t: Tensor) -> list[Tensor]:
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
+def _pixel(position: np.ndarray) -> np.ndarray:
+    """Whole pixel positions as integers; a non-finite or huge one becomes -100, outside any
+    image (ATen's ``safe_downgrade_to_int_range``)."""
+    safe = np.isfinite(position) & (np.abs(position) < 2**31 - 1)
+    return np.where(safe, position, -100).astype(np.int64)
+
+
 def _sample(input: Tensor, grid: Tensor, mode: int, padding: int, align_corners: bool) -> Tensor:
+    # A non-finite grid point yields NaN weights (inf - inf): PyTorch computes them silently.
+    with np.errstate(invalid="ignore"):
+        return _sample_finite_or_not(input, grid, mode, padding, align_corners)
+
+
+def _sample_finite_or_not(input: Tensor, grid: Tensor, mode: int, padding: int,
+                          align_corners: bool) -> Tensor:
     n, c = input.shape[0], input.shape[1]
     sizes = tuple(input.shape[2:])  # (D,) H, W
     out_shape = tuple(grid.shape[1:-1])
@@ -176,7 +192,7 @@ def _sample(input: Tensor, grid: Tensor, mode: int, padding: int, align_corners:
     else:
         coords = [_pad_coordinate(x, s, padding, align_corners) for x, s in zip(raw, sizes)]
         if mode == 1:
-            positions = [np.rint(x.detach().numpy()).astype(np.int64) for x in coords]
+            positions = [_pixel(np.rint(x.detach().cpu().numpy())) for x in coords]
             out = _gather(flat, positions, sizes)
         else:
             out = _linear(flat, coords, sizes)
@@ -196,7 +212,7 @@ def _weighted_taps(flat: Tensor, taps: list[list[np.ndarray]], weights: list[Ten
 
 def _linear(flat: Tensor, coords: list[Tensor], sizes) -> Tensor:
     """Bilinear or trilinear: each corner weighted by the opposite sub-box's volume."""
-    floors = [np.floor(x.detach().numpy()) for x in coords]
+    floors = [np.floor(x.detach().cpu().numpy()) for x in coords]
     fractions = [x - _tensor(f, dtype=x.dtype, device=x.device) for x, f in zip(coords, floors)]
     taps, weights = [], []
     for corner in itertools.product((0, 1), repeat=len(coords)):
@@ -204,7 +220,7 @@ def _linear(flat: Tensor, coords: list[Tensor], sizes) -> Tensor:
         for bit, frac in zip(corner, fractions):
             w = frac if bit else 1 - frac
             weight = w if weight is None else weight * w
-        taps.append([f.astype(np.int64) + bit for f, bit in zip(floors, corner)])
+        taps.append([_pixel(f) + bit for f, bit in zip(floors, corner)])
         weights.append(weight)
     return _weighted_taps(flat, taps, weights, sizes)
 
@@ -212,7 +228,7 @@ def _linear(flat: Tensor, coords: list[Tensor], sizes) -> Tensor:
 def _bicubic(flat: Tensor, raw: list[Tensor], sizes, padding: int, align_corners: bool) -> Tensor:
     """Bicubic over a 4 x 4 neighbourhood; each tap is moved inside by the padding mode."""
     (y, x), (height, width) = raw, sizes
-    y0, x0 = np.floor(y.detach().numpy()), np.floor(x.detach().numpy())
+    y0, x0 = np.floor(y.detach().cpu().numpy()), np.floor(x.detach().cpu().numpy())
     wy = _cubic_weights(y - _tensor(y0, dtype=y.dtype, device=y.device))
     wx = _cubic_weights(x - _tensor(x0, dtype=x.dtype, device=x.device))
     taps, weights = [], []
@@ -226,4 +242,4 @@ def _bicubic(flat: Tensor, raw: list[Tensor], sizes, padding: int, align_corners
 def _tap(position: np.ndarray, size: int, padding: int, align_corners: bool) -> np.ndarray:
     """The pixel a bicubic tap reads (ATen's ``get_value_bounded``): padded, then truncated."""
     padded = _pad_coordinate(_tensor(position), size, padding, align_corners)
-    return np.trunc(padded.numpy()).astype(np.int64)
+    return _pixel(np.trunc(padded.numpy()))

@@ -63,7 +63,7 @@ def _unpool(input: Tensor, indices: Tensor, size: list[int], name: str) -> Tenso
                                f"for non-batch dimensions, but got {_sizes(input)} with dimension "
                                f"{d} being empty.")
     plane = int(np.prod(size))
-    flat_idx = indices.detach().numpy().reshape(*input.shape[:-n], -1)
+    flat_idx = indices.detach().cpu().numpy().reshape(*input.shape[:-n], -1)
     bad = (flat_idx < 0) | (flat_idx >= plane)
     if bad.any():
         # PyTorch's kernel scans every index and reports the last bad one it met.
@@ -76,7 +76,7 @@ def _unpool(input: Tensor, indices: Tensor, size: list[int], name: str) -> Tenso
 
 
 def _scalar_name(t: Tensor) -> str:
-    return scalar_type_name(t.detach().numpy().dtype)
+    return scalar_type_name(t._data.dtype)
 
 
 def _sizes(t: Tensor) -> str:
