@@ -111,3 +111,17 @@ def as_dtype(d) -> dtype:
 def from_numpy_dtype(np_dtype) -> dtype:
     """The gradnb dtype of a NumPy array's dtype (fast path for the engine)."""
     return _BY_NP[np_dtype]
+
+
+# Legacy tensor type names (``Tensor.type()``, PyTorch's messages): ``gradnb.FloatTensor``.
+_LEGACY_TYPE_NAMES = {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+    "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+    "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
+    "complex128": "ComplexDoubleTensor",
+}
+
+
+def legacy_type_name(d) -> str:
+    """The legacy type name (``FloatTensor``) of a gradnb or NumPy dtype."""
+    return _LEGACY_TYPE_NAMES.get(getattr(d, "name", str(d)), "Tensor")

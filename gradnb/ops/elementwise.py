@@ -15,10 +15,12 @@ from .._core.backend import get_array_module
 from .._core.graph import OUTPUT, Node
 from .._core.record import record, wrap
 from . import dual
+from ._args import check_tensor_only, check_tensor_or_number
 from ._common import Tensor, binary_operands
 
 __all__ = [
     "abs",
+    "absolute",
     "acos",
     "allclose",
     "asin",
@@ -37,6 +39,7 @@ __all__ = [
     "exp",
     "exp2",
     "expm1",
+    "fix",
     "floor",
     "ge",
     "gt",
@@ -80,13 +83,22 @@ def _float_data(x: Tensor):
     return d
 
 
+# Functions bounded and smooth on every float (NaN and inf included): they raise no
+# floating-point error, so they skip ``np.errstate``, which costs more than the ufunc on a
+# small array.
+_NEVER_WARN = frozenset((np.tanh, np.arctan))
+
+
 def _float_math(x: Tensor, ufunc):
     """``ufunc`` (a NumPy ufunc) on ``x`` promoted to float; CuPy arrays use CuPy's namesake.
     The NumPy float case, by far the most common, goes straight to the ufunc."""
     d = x._data
-    with np.errstate(all="ignore"):  # log(0), exp(1000): PyTorch is silent
-        if type(d) is np.ndarray and d.dtype.kind == "f":
+    if type(d) is np.ndarray and d.dtype.kind == "f":
+        if ufunc in _NEVER_WARN:
             return ufunc(d)
+        with np.errstate(all="ignore"):  # log(0), exp(1000): PyTorch is silent
+            return ufunc(d)
+    with np.errstate(all="ignore"):
         return getattr(get_array_module(d), ufunc.__name__)(_float_data(x))
 
 
@@ -97,6 +109,7 @@ def _xp(x: Tensor):
 class ExpBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -111,6 +124,7 @@ def exp(input: Tensor) -> Tensor:
 class Exp2Backward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -124,6 +138,7 @@ def exp2(input: Tensor) -> Tensor:
 class Expm1Backward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -137,6 +152,7 @@ def expm1(input: Tensor) -> Tensor:
 class LogBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -151,6 +167,7 @@ def log(input: Tensor) -> Tensor:
 class Log2Backward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -164,6 +181,7 @@ def log2(input: Tensor) -> Tensor:
 class Log10Backward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -177,6 +195,7 @@ def log10(input: Tensor) -> Tensor:
 class Log1PBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -190,6 +209,7 @@ def log1p(input: Tensor) -> Tensor:
 class SqrtBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -203,6 +223,7 @@ def sqrt(input: Tensor) -> Tensor:
 class RsqrtBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -218,6 +239,7 @@ def rsqrt(input: Tensor) -> Tensor:
 class SinBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -231,6 +253,7 @@ def sin(input: Tensor) -> Tensor:
 class CosBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -244,6 +267,7 @@ def cos(input: Tensor) -> Tensor:
 class TanBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -257,6 +281,7 @@ def tan(input: Tensor) -> Tensor:
 class TanhBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -270,6 +295,7 @@ def tanh(input: Tensor) -> Tensor:
 class SinhBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -283,6 +309,7 @@ def sinh(input: Tensor) -> Tensor:
 class CoshBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -296,6 +323,7 @@ def cosh(input: Tensor) -> Tensor:
 class AsinBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -309,6 +337,7 @@ def asin(input: Tensor) -> Tensor:
 class AcosBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -322,6 +351,7 @@ def acos(input: Tensor) -> Tensor:
 class AtanBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -335,6 +365,7 @@ def atan(input: Tensor) -> Tensor:
 class SigmoidBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -354,6 +385,7 @@ def sigmoid(input: Tensor) -> Tensor:
 class ReluBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -370,6 +402,7 @@ def relu(input: Tensor) -> Tensor:
 class AbsBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -378,6 +411,9 @@ class AbsBackward0(Node):
 
 def abs(input: Tensor) -> Tensor:
     return record(AbsBackward0, (input,), _xp(input).abs(input._data))
+
+
+absolute = abs  # PyTorch's alias: same op, same AbsBackward0
 
 
 class SignBackward0(Node):
@@ -403,6 +439,7 @@ def sign(input: Tensor) -> Tensor:
 class ErfBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -431,6 +468,7 @@ def _zero_grad_unary(name: str, numpy_name: str | None = None):
 floor, FloorBackward0 = _zero_grad_unary("floor")
 ceil, CeilBackward0 = _zero_grad_unary("ceil")
 trunc, TruncBackward0 = _zero_grad_unary("trunc")
+fix = trunc  # PyTorch's alias: same op, same TruncBackward0
 _round_half_even, RoundBackward0 = _zero_grad_unary("round")
 
 
@@ -470,7 +508,7 @@ class ClampMaxBackward0(ClampBackward1):
 def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
     """Limit values to ``[min, max]`` (either bound may be None; bounds may be tensors)."""
     if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError("gradnb.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         # where, not maximum/minimum: a tie (x == min) gives the whole gradient to x, and NaN
         # in x stays NaN, as in PyTorch
@@ -499,10 +537,12 @@ clip = clamp
 
 
 def clamp_min(input: Tensor, min) -> Tensor:
+    check_tensor_or_number("clamp_min", input, min, other="min")
     return clamp(input, min=min, _cls=ClampMinBackward0)
 
 
 def clamp_max(input: Tensor, max) -> Tensor:
+    check_tensor_or_number("clamp_max", input, max, other="max")
     return clamp(input, max=max, _cls=ClampMaxBackward0)
 
 
@@ -518,6 +558,7 @@ class MaximumBackward0(Node):
     saves = (0, 1)
     pack_order = (1, 0)
     pick_b = False
+    saved_names = ("self", "other")
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -537,6 +578,7 @@ class MinimumBackward0(MaximumBackward0):
 
 
 def _extremum(cls, np_name, input, other):
+    check_tensor_only(np_name, input, other)
     ta, tb, a, b = binary_operands(input, other)
     return record(cls, (ta, tb), getattr(get_array_module(a), np_name)(a, b), operands=(a, b))
 
@@ -658,7 +700,8 @@ TENSOR_METHODS = {
     "__abs__": abs, "abs": abs, "exp": exp, "exp2": exp2, "expm1": expm1, "log": log, "log2": log2, "log10": log10,
     "log1p": log1p, "sqrt": sqrt, "rsqrt": rsqrt, "sin": sin, "cos": cos, "tan": tan, "tanh": tanh, "sinh": sinh,
     "cosh": cosh, "asin": asin, "acos": acos, "atan": atan, "sigmoid": sigmoid, "relu": relu, "sign": sign, "erf": erf,
-    "floor": floor, "ceil": ceil, "trunc": trunc, "round": round,
+    "floor": floor, "ceil": ceil, "trunc": trunc, "fix": fix, "round": round,
+    "absolute": absolute,
     "clamp": clamp, "clip": clamp, "clamp_min": clamp_min, "clamp_max": clamp_max,
     "maximum": maximum, "minimum": minimum, "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
     "equal": equal, "allclose": allclose, "isclose": isclose,
