@@ -93,7 +93,17 @@ __version__ = "0.1.0"
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
 _LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft",
                  "special", "func"}
-_LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse"}
+_LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse",
+               # nn.functional ops that PyTorch also offers at the top level
+               "alpha_dropout": "nn.functional", "channel_shuffle": "nn.functional",
+               "constant_pad_nd": "nn.functional.resample",
+               "feature_alpha_dropout": "nn.functional", "pdist": "nn.functional",
+               "grid_sampler": "nn.functional.grid_sample",
+               "grid_sampler_2d": "nn.functional.grid_sample",
+               "grid_sampler_3d": "nn.functional.grid_sample",
+               "native_batch_norm": "nn.functional.native_norms",
+               "native_group_norm": "nn.functional.native_norms",
+               "native_layer_norm": "nn.functional.native_norms"}
 
 
 def __getattr__(name: str):

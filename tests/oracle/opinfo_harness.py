@@ -112,6 +112,7 @@ def resolve_entry(op):
 
 
 # Random ops: values cannot match torch's generator, so only shapes and dtypes are compared.
+# (multi_head_attention_forward's samples that require grad all use dropout 0.5 in training.)
 RANDOM = {
     "bernoulli", "normal", "normal.number_mean", "multinomial", "uniform", "cauchy",
     "exponential", "geometric", "log_normal", "rand_like", "randn_like", "randint_like",
@@ -119,6 +120,7 @@ RANDOM = {
     "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout.with_train",
     "nn.functional.rrelu", "nn.functional.fractional_max_pool2d",
     "nn.functional.fractional_max_pool3d", "svd_lowrank", "pca_lowrank",
+    "nn.functional.multi_head_attention_forward",
 }
 
 
@@ -159,9 +161,29 @@ class Converter:
             return type(value)(self(v) for v in value)
         if isinstance(value, dict):
             return {k: self(v) for k, v in value.items()}
+        if isinstance(value, torch.nn.Module):
+            return self._module(value)
         if callable(value) and getattr(value, "__module__", "").startswith("torch"):
             raise Unsupported(f"torch callable argument {value!r}")
         return value
+
+    @staticmethod
+    def _module(module):
+        """A torch module without parameters or buffers (``nn.PairwiseDistance()`` as a distance
+        function) as gradnb's module of the same class, with the same settings."""
+        if any(True for _ in module.parameters()) or any(True for _ in module.buffers()):
+            raise Unsupported(f"torch module argument with state {module!r}")
+        cls = getattr(gradnb.nn, type(module).__name__, None)
+        if cls is None:
+            raise Unsupported(f"gradnb.nn.{type(module).__name__}")
+        try:
+            twin = cls()
+        except TypeError as exc:  # a class whose constructor needs arguments
+            raise Unsupported(f"torch module argument {module!r}") from exc
+        for name, setting in vars(module).items():
+            if not name.startswith("_"):
+                setattr(twin, name, setting)
+        return twin
 
     @staticmethod
     def _tensor(t):
