@@ -10,6 +10,8 @@ IPython, ipywidgets or matplotlib.
 # the op families publish themselves through their ``__all__`` (star imports).
 # ruff: noqa: F401
 
+import importlib
+
 from . import (
     _tensor_methods,  # binds ops as Tensor methods
     autograd,
@@ -91,8 +93,6 @@ _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_ten
 
 
 def __getattr__(name: str):
-    import importlib
-
     if name in _LAZY_MODULES:
         return importlib.import_module(f".{name}", __name__)
     if name in _LAZY_NAMES:
@@ -106,6 +106,7 @@ def __dir__():
 
 def load_ipython_extension(ipython) -> None:
     """``%load_ext gradnb``: register the notebook toolkit (magics, tensor HTML, memory log)."""
+    # The toolkit (IPython, matplotlib) loads only with ``%load_ext`` (import time).
     from .notebook import load_ipython_extension as load_toolkit
 
     load_toolkit(ipython)
@@ -113,6 +114,6 @@ def load_ipython_extension(ipython) -> None:
 
 def unload_ipython_extension(ipython) -> None:
     """``%unload_ext gradnb``: remove what ``%load_ext gradnb`` registered."""
-    from .notebook import unload_ipython_extension as unload_toolkit
+    from .notebook import unload_ipython_extension as unload_toolkit  # loaded by load (above)
 
     unload_toolkit(ipython)

@@ -68,7 +68,7 @@ def _decode(node: dict, archive, device) -> Any:
             data = to_device(data, Device(device))
         t = Tensor._make(data)
         if node.get("parameter"):
-            from .nn.parameter import Parameter
+            from .nn.parameter import Parameter  # gradnb.nn loads on first use (import time)
 
             return Parameter(t, requires_grad=node["requires_grad"])
         if node.get("requires_grad"):

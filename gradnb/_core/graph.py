@@ -87,13 +87,17 @@ class Node:
     Subclasses implement ``backward(self, *grad_outputs) -> tuple`` returning one gradient (or
     ``None``) per entry of ``next_functions``. Rules are written with operators and the helpers of
     ``gradnb.ops.dual``, so the same code runs on raw arrays in a first-order backward and on
-    tensors (recording a graph) under ``create_graph=True``.
+    tensors (recording a graph) under ``create_graph=True``. A rule that needs gradnb's own
+    tensor ops (``solve``, ``where``, ``einsum``) sets ``on_tensors``: the engine then hands it
+    tensors in every pass (grad mode off in a first-order one, so nothing records) and takes
+    arrays back, and the rule is differentiable to any order.
 
     Class attributes describe the op to the recording function (and ``torch_name`` the name
     ``grad_fn`` prints, when it differs from the class name): ``saves`` (what backward reads:
     input positions, ``OUTPUT``, ``const(v)``; a recording may pass its own), ``fit_grads``
     (False when the rule already returns gradients in each input's shape and dtype, so the
-    engine need not sum or cast them) and ``is_view`` (the output shares its input's memory).
+    engine need not sum or cast them), ``is_view`` (the output shares its input's memory) and
+    ``on_tensors`` (the rule works on tensors, above).
     """
 
     # Only what every node needs is a slot; hooks and metadata are rare, so they default to the
@@ -108,6 +112,7 @@ class Node:
     saves: ClassVar[tuple] = ()
     fit_grads = True
     is_view = False
+    on_tensors = False
     # The name PyTorch prints, for classes named for what they do (several PyTorch names cover
     # different rules: ``SliceBackward0`` of ``narrow`` and of ``t[1:]``); None: the class name.
     torch_name: ClassVar[str | None] = None
@@ -118,6 +123,11 @@ class Node:
     # The order PyTorch packs this node's saved tensors in (positions in its save spec), where
     # that differs from the spec's: saved_tensors_hooks see PyTorch's order. None: in order.
     pack_order = None
+    # PyTorch's name of each saved value, in the order they are saved (``("self", "other")``):
+    # ``grad_fn._saved_self`` reads the one named ``self``. ``saved_attrs`` names the plain
+    # values a node keeps as attributes: PyTorch's name -> the attribute (``{"dim": "dim"}``).
+    saved_names: ClassVar[tuple] = ()
+    saved_attrs: ClassVar[dict] = {}
 
     def name(self) -> str:
         """The node's name as PyTorch prints it, e.g. ``MulBackward0``."""
@@ -173,6 +183,47 @@ class Node:
         if entries is _RELEASED:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         return tuple(_unpack(self, entry, tensor_cls._make) for entry in entries)
+
+    def saved_named(self, name: str, tensor_cls):
+        """The saved value named ``name`` in ``saved_names``, as a ``tensor_cls`` tensor (a
+        plain value stays plain)."""
+        entries = self._saved
+        if entries is _RELEASED:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        return _unpack(self, entries[self.saved_names.index(name)], tensor_cls._make)
+
+    def hook_saved(self, name: str, pack_hook, unpack_hook, tensor_cls) -> None:
+        """Replace the saved tensor named ``name`` by ``pack_hook(tensor)`` now; backward (and
+        every read) gets ``unpack_hook(packed)`` back (PyTorch's ``SavedTensor.register_hooks``).
+        """
+        if self._saved is _RELEASED:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        entries = list(self._saved)
+        index = self.saved_names.index(name)
+        entry = entries[index]
+        if entry[0] == _PACKED:
+            raise RuntimeError("SavedTensor hooks have already been set")
+        tensor = _unpack(self, entry, tensor_cls._make)
+        if tensor is None:
+            raise RuntimeError("None is forbidden")
+        is_output = entry[0] == _OUTPUT
+        output_nr = tensor._output_nr if is_output else 0
+        packed = pack_hook(tensor.detach() if is_output else tensor)
+        entries[index] = (_PACKED, packed, unpack_hook, is_output, output_nr)
+        self._saved = tuple(entries)
+
+    def stale_saved(self):
+        """The first saved tensor modified in place since it was saved, as ``(tensor, shape,
+        dtype, saved_version, version_counter)`` (``tensor`` None for the node's own output), or
+        None. Tools explain PyTorch's in-place error with it."""
+        for entry in self._saved or ():
+            kind = entry[0]
+            if kind == _INPUT and entry[1]._version[0] != entry[2]:
+                t = entry[1]
+                return t, t._data.shape, t._data.dtype, entry[2], t._version
+            if kind == _OUTPUT and entry[2][0] != entry[3]:
+                return None, entry[1].shape, entry[1].dtype, entry[3], entry[2]
+        return None
 
     @property
     def saves_anything(self) -> bool:

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import backend as _backend
 from . import dtype as _dtype
+from .deepcopy import copy_tensor
 from .events import emit as _emit
 from .events import observers as _observers
 from .grad_mode import state as _grad_state
@@ -392,8 +393,6 @@ class Tensor:
 
     def __deepcopy__(self, memo):
         """``copy.deepcopy`` of a leaf (see ``gradnb._core.deepcopy``)."""
-        from .deepcopy import copy_tensor
-
         return copy_tensor(self, memo)
 
 

@@ -356,7 +356,10 @@ def _execute(run: _Pass) -> None:
                 results = (None,) * len(node._next)
             else:
                 try:
-                    results = node.backward(*grads)
+                    if node.on_tensors and not tensor_mode:
+                        results = _backward_on_tensors(node, grads)
+                    else:
+                        results = node.backward(*grads)
                 except Exception:
                     if anomaly:
                         report_failure(node)
@@ -408,6 +411,14 @@ def _one_hot(g, nr: int, num_outputs: int) -> list:
     buf = [None] * num_outputs
     buf[nr] = g
     return buf
+
+
+def _backward_on_tensors(node, grads) -> tuple:
+    """A first-order pass through a rule written in tensor ops (``Node.on_tensors``): the
+    gradients go in as tensors (grad mode is off, so nothing records) and come out as arrays."""
+    make = Tensor._make
+    results = node.backward(*[None if g is None else make(g) for g in grads])
+    return tuple(g._data if isinstance(g, Tensor) else g for g in results)
 
 
 def _release_and_report(run: _Pass):

@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 from .._core.tensor import Tensor
+from ..ops.creation import empty
 
 __all__ = ["Variable"]
 
@@ -30,8 +31,6 @@ class Variable(metaclass=_VariableMeta):
 
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
         if data is None:
-            from ..ops.creation import empty
-
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")

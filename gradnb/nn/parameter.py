@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Self
 
+from .._core.deepcopy import copy_parameter
 from .._core.tensor import Tensor
 from ..ops.creation import empty
 
@@ -43,8 +44,6 @@ class Parameter(Tensor):
 
     def __deepcopy__(self, memo):
         """A Parameter with copied data and the same ``requires_grad`` (no ``.grad``)."""
-        from .._core.deepcopy import copy_parameter
-
         return copy_parameter(self, memo)
 
 

@@ -7,6 +7,7 @@ engine (``sum_to``), so rules return gradients in the broadcast shape.
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from .._core.graph import OUTPUT, Node
 from .._core.record import record, wrap
 from . import dual
 from ._common import Tensor, as_tensor_operand, binary_operands
+from .creation import ZeroGradBackward
 
 __all__ = [
     "add",
@@ -36,6 +38,7 @@ __all__ = [
 class AddBackward0(Node):
     __slots__ = ()
     alpha = 1
+    saved_attrs: ClassVar[dict] = {"alpha": "alpha"}
 
     def backward(self, g):
         return g, (g if self.alpha == 1 else g * self.alpha)
@@ -52,6 +55,7 @@ def add(input, other, *, alpha=1) -> Tensor:
 class SubBackward0(Node):
     __slots__ = ()
     alpha = 1
+    saved_attrs: ClassVar[dict] = {"alpha": "alpha"}
 
     def backward(self, g):
         return g, (-g if self.alpha == 1 else g * -self.alpha)
@@ -103,6 +107,7 @@ class MulBackward0(Node):
     __slots__ = ()
     scalar = None
     pack_order = (1, 0)
+    saved_names = ("self", "other")
 
     def backward(self, g):
         if self.scalar is not None:
@@ -131,6 +136,7 @@ class DivBackward0(Node):
     __slots__ = ()
     saves = (0, 1)
     pack_order = (1, 0)
+    saved_names = ("self", "other")
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -178,11 +184,9 @@ def _rounded_div(input, other, mode):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                          f"found '{mode}'")
     # Rounded division is piecewise constant: its gradient is zero, like PyTorch's.
-    from ._rule import ZeroGradBackward, attach
-
     if getattr(out, "dtype", None) is not None and out.dtype.kind in "iub":
         return wrap(out)
-    return attach(ZeroGradBackward, (ta, tb), out)
+    return record(ZeroGradBackward, (ta, tb), out)
 
 
 class NegBackward0(Node):
@@ -209,6 +213,8 @@ class PowBackward0(Node):
 
     __slots__ = ("exponent",)
     saves = (0,)
+    saved_names = ("self",)
+    saved_attrs: ClassVar[dict] = {"exponent": "exponent"}
 
     def backward(self, g):
         (a,) = self.saved(g)
@@ -226,6 +232,7 @@ class PowBackward1(Node):
     __slots__ = ()
     saves = (0, 1, OUTPUT)
     pack_order = (1, 0, 2)
+    saved_names = ("self", "exponent", "result")
 
     def backward(self, g):
         a, b, out = self.saved(g)
@@ -279,6 +286,7 @@ def rpow(input: Tensor, base) -> Tensor:
 class ReciprocalBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (out,) = self.saved(g)

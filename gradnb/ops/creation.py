@@ -15,7 +15,6 @@ from .._core import events
 from .._core.graph import Node
 from .._core.record import record, wrap
 from ._common import Tensor
-from ._rule import ZeroGradBackward, attach
 
 __all__ = [
     "Generator",
@@ -363,12 +362,25 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     return _finish(_place(arr, dev), requires_grad)
 
 
+class ZeroGradBackward(Node):
+    """Piecewise-constant or random ops (rounded division, ``bernoulli``): the output stays in
+    the graph, as PyTorch's does, with a zero gradient for every input."""
+
+    __slots__ = ()
+    on_tensors = True
+
+    def backward(self, g):
+        xp = _backend.get_array_module(g._data)
+        return tuple(None if meta is None else type(g)._make(xp.zeros(meta[0], dtype=g._data.dtype))
+                     for meta in self._meta)
+
+
 def bernoulli(input: Tensor, p=None, generator=None) -> Tensor:
     # Drawn on the host from the one seeded generator, then placed on input's device.
     host = _backend.to_device(input._data, _backend.CPU)
     probs = host if p is None else np.full(host.shape, p)
     arr = (_rng(generator).random(probs.shape) < probs).astype(host.dtype)
-    return attach(ZeroGradBackward, (input,), _backend.to_device(arr, input.device))
+    return record(ZeroGradBackward, (input,), _backend.to_device(arr, input.device))
 
 
 def multinomial(input: Tensor, num_samples: int, replacement=False, generator=None) -> Tensor:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .._core.backend import get_array_module, sum_to
 from .._core.tensor import Tensor
+from .creation import zeros_like as tzeros
 
 __all__ = [
     "abs",
@@ -72,8 +73,6 @@ def where(cond, a, b):
 def zeros_like(x):
     """Zeros of ``x``'s shape and dtype (a gradient that is zero even where ``x`` is inf)."""
     if isinstance(x, Tensor):
-        from .creation import zeros_like as tzeros
-
         return tzeros(x)
     return get_array_module(x).zeros_like(x)
 

@@ -19,6 +19,7 @@ from ._common import Tensor, binary_operands
 
 __all__ = [
     "abs",
+    "absolute",
     "acos",
     "allclose",
     "asin",
@@ -37,6 +38,7 @@ __all__ = [
     "exp",
     "exp2",
     "expm1",
+    "fix",
     "floor",
     "ge",
     "gt",
@@ -106,6 +108,7 @@ def _xp(x: Tensor):
 class ExpBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -120,6 +123,7 @@ def exp(input: Tensor) -> Tensor:
 class Exp2Backward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -133,6 +137,7 @@ def exp2(input: Tensor) -> Tensor:
 class Expm1Backward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -146,6 +151,7 @@ def expm1(input: Tensor) -> Tensor:
 class LogBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -160,6 +166,7 @@ def log(input: Tensor) -> Tensor:
 class Log2Backward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -173,6 +180,7 @@ def log2(input: Tensor) -> Tensor:
 class Log10Backward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -186,6 +194,7 @@ def log10(input: Tensor) -> Tensor:
 class Log1PBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -199,6 +208,7 @@ def log1p(input: Tensor) -> Tensor:
 class SqrtBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -212,6 +222,7 @@ def sqrt(input: Tensor) -> Tensor:
 class RsqrtBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -227,6 +238,7 @@ def rsqrt(input: Tensor) -> Tensor:
 class SinBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -240,6 +252,7 @@ def sin(input: Tensor) -> Tensor:
 class CosBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -253,6 +266,7 @@ def cos(input: Tensor) -> Tensor:
 class TanBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -266,6 +280,7 @@ def tan(input: Tensor) -> Tensor:
 class TanhBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -279,6 +294,7 @@ def tanh(input: Tensor) -> Tensor:
 class SinhBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -292,6 +308,7 @@ def sinh(input: Tensor) -> Tensor:
 class CoshBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -305,6 +322,7 @@ def cosh(input: Tensor) -> Tensor:
 class AsinBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -318,6 +336,7 @@ def asin(input: Tensor) -> Tensor:
 class AcosBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -331,6 +350,7 @@ def acos(input: Tensor) -> Tensor:
 class AtanBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -344,6 +364,7 @@ def atan(input: Tensor) -> Tensor:
 class SigmoidBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -363,6 +384,7 @@ def sigmoid(input: Tensor) -> Tensor:
 class ReluBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -379,6 +401,7 @@ def relu(input: Tensor) -> Tensor:
 class AbsBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -387,6 +410,9 @@ class AbsBackward0(Node):
 
 def abs(input: Tensor) -> Tensor:
     return record(AbsBackward0, (input,), _xp(input).abs(input._data))
+
+
+absolute = abs  # PyTorch's alias: same op, same AbsBackward0
 
 
 class SignBackward0(Node):
@@ -412,6 +438,7 @@ def sign(input: Tensor) -> Tensor:
 class ErfBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -440,6 +467,7 @@ def _zero_grad_unary(name: str, numpy_name: str | None = None):
 floor, FloorBackward0 = _zero_grad_unary("floor")
 ceil, CeilBackward0 = _zero_grad_unary("ceil")
 trunc, TruncBackward0 = _zero_grad_unary("trunc")
+fix = trunc  # PyTorch's alias: same op, same TruncBackward0
 _round_half_even, RoundBackward0 = _zero_grad_unary("round")
 
 
@@ -527,6 +555,7 @@ class MaximumBackward0(Node):
     saves = (0, 1)
     pack_order = (1, 0)
     pick_b = False
+    saved_names = ("self", "other")
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -667,7 +696,8 @@ TENSOR_METHODS = {
     "__abs__": abs, "abs": abs, "exp": exp, "exp2": exp2, "expm1": expm1, "log": log, "log2": log2, "log10": log10,
     "log1p": log1p, "sqrt": sqrt, "rsqrt": rsqrt, "sin": sin, "cos": cos, "tan": tan, "tanh": tanh, "sinh": sinh,
     "cosh": cosh, "asin": asin, "acos": acos, "atan": atan, "sigmoid": sigmoid, "relu": relu, "sign": sign, "erf": erf,
-    "floor": floor, "ceil": ceil, "trunc": trunc, "round": round,
+    "floor": floor, "ceil": ceil, "trunc": trunc, "fix": fix, "round": round,
+    "absolute": absolute,
     "clamp": clamp, "clip": clamp, "clamp_min": clamp_min, "clamp_max": clamp_max,
     "maximum": maximum, "minimum": minimum, "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
     "equal": equal, "allclose": allclose, "isclose": isclose,

@@ -22,6 +22,7 @@ class MmBackward0(Node):
     __slots__ = ()
     saves = (0, 1)
     pack_order = (1, 0)
+    saved_names = ("self", "mat2")
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -35,6 +36,7 @@ class MvBackward0(Node):
 
     __slots__ = ()
     saves = (0, 1)
+    saved_names = ("self", "vec")
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -51,6 +53,7 @@ class MvBackward0(Node):
 class DotBackward0(Node):
     __slots__ = ()
     saves = (0, 1)
+    saved_names = ("self", "tensor")
 
     def backward(self, g):
         a, b = self.saved(g)

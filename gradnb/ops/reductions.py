@@ -18,6 +18,7 @@ import collections
 import math
 import types
 import warnings
+from typing import ClassVar
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
@@ -193,6 +194,8 @@ class SumBackward1(Node):
     """Gradient of a sum over ``dim``."""
 
     __slots__ = ("axes", "in_shape", "keepdim")
+    saved_attrs: ClassVar[dict] = {"dim": "axes", "keepdim": "keepdim",
+                                   "self_sym_sizes": "in_shape"}
 
     def backward(self, g):
         return (expand_reduced(g, self.in_shape, self.axes, self.keepdim),)
@@ -229,6 +232,8 @@ class MeanBackward1(Node):
     """Gradient of a mean over ``dim``."""
 
     __slots__ = ("axes", "count", "in_shape", "keepdim")
+    saved_attrs: ClassVar[dict] = {"dim": "axes", "keepdim": "keepdim",
+                                   "self_sym_sizes": "in_shape"}
 
     def backward(self, g):
         count = builtins.max(self.count, 1)  # 0 only when the input, so its gradient, is empty

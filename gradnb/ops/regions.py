@@ -16,13 +16,15 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
+from .._core.graph import Node
+from .._core.record import record
 from . import dual
 from . import elementwise as ew
 from . import indexing as ix
 from . import reductions as red
 from . import shape as sh
 from ._common import Tensor, as_tensor_operand, wrap
-from ._rule import TensorRule, attach
+from .creation import ones_like, zeros_like
 
 __all__ = [
     "combinations", "conj", "conj_physical", "fill", "frexp", "index_copy", "index_fill",
@@ -32,12 +34,11 @@ __all__ = [
 ]
 
 
-class RegionScatterBackward(TensorRule):
+class RegionScatterBackward(Node):
     __slots__ = ("key",)
+    on_tensors = True
 
-    def rule(self, saved, g):
-        from .creation import zeros_like
-
+    def backward(self, g):
         part = g[self.key]
         return _region_scatter(g, zeros_like(part), self.key), part
 
@@ -49,7 +50,7 @@ def _region_scatter(input: Tensor, src: Tensor, key) -> Tensor:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(region.shape)}")
     out[key] = src._data
-    return attach(RegionScatterBackward, (input, src), out, key=key)
+    return record(RegionScatterBackward, (input, src), out, attrs={"key": key})
 
 
 def _key(ndim: int, dim: int, index) -> tuple:
@@ -98,8 +99,6 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` with the slices of ``source`` at ``index`` along ``dim``."""
-    from .creation import zeros_like
-
     mask = _dim_mask(input, dim, index)
     kept = ew.where(mask, 0, input)
     if input.dim() == 0:
@@ -142,8 +141,6 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
                    include_self: bool = True) -> Tensor:
     """Reduce ``src`` into a copy of ``input`` at ``index`` along ``dim`` (``reduce`` is "sum"
     or "mean")."""
-    from .creation import ones_like, zeros_like
-
     if reduce not in ("sum", "mean"):
         raise NotImplementedError(f"scatter_reduce(reduce='{reduce}') is not supported by "
                                   "gradnb yet")

@@ -10,6 +10,7 @@ ops (through ``_on`` for raw arrays), so they are differentiable again under ``c
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 from .._core.backend import get_array_module
 from .._core.graph import Node
@@ -162,6 +163,7 @@ class TransposeBackward0(Node):
     __slots__ = ("d0", "d1")
     is_view = True
     fit_grads = False  # the rule returns the input's shape itself
+    saved_attrs: ClassVar[dict] = {"dim0": "d0", "dim1": "d1"}
 
     def backward(self, g):
         if isinstance(g, Tensor):

@@ -15,6 +15,7 @@ from . import elementwise as ew
 from . import indexing as ix
 from ._common import Tensor, wrap
 from .reductions import _return_type, return_types
+from .shape import stack
 
 __all__ = ["argsort", "kthvalue", "msort", "nanmedian", "nanquantile", "quantile", "sort",
            "topk"]
@@ -170,7 +171,6 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
         bad = (count == 0) if ignore_nan else has_nan
         v = ew.where(wrap(bad), float("nan"), v)
         results.append(v.squeeze(-1))
-    from .shape import stack
 
     out = stack(results, 0)
     if keepdim and input.dim():

@@ -15,6 +15,7 @@ from ...ops import dual
 from ...ops._common import binary_operands
 from ._fused import Tensor, const_like
 from .activation import log_softmax
+from .linear import linear
 
 __all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "linear_cross_entropy", "mse_loss",
            "nll_loss"]
@@ -288,7 +289,6 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
         raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
     w = linear_weight.reshape(-1, in_features)
     b = None if linear_bias is None else linear_bias.reshape(-1)
-    from .linear import linear
 
     logits = linear(input, w, b).reshape(*logits_shape)
     return cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None

@@ -14,6 +14,8 @@ from ..._core.grad_mode import no_grad
 from ..._core.tensor import Tensor
 from ...ops import elementwise
 from .normalization import batch_norm, layer_norm
+from .pooling import avg_pool2d, avg_pool3d
+from .resample import pad
 
 __all__ = ["group_norm", "instance_norm", "local_response_norm", "rms_norm"]
 
@@ -102,9 +104,6 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
                         k: float = 1.0) -> Tensor:
     """``x / (k + alpha * mean of x^2 over the ``size`` neighbouring channels)^beta``."""
-    from .pooling import avg_pool2d, avg_pool3d
-    from .resample import pad
-
     if input.ndim < 3:
         raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} "
                          "dimensions)")

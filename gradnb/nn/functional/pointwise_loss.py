@@ -14,6 +14,7 @@ from ..._core.tensor import Tensor
 from ...ops import elementwise
 from ...ops.creation import full_like
 from .loss import _check_reduction, _reduce
+from .pointwise import softplus
 
 __all__ = [
     "binary_cross_entropy", "gaussian_nll_loss", "huber_loss", "kl_div", "l1_loss",
@@ -119,7 +120,6 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
                      reduction: str = "mean") -> Tensor:
     """``log(1 + exp(-y x))`` for labels ``y`` in {-1, 1}."""
     _check_reduction(reduction)
-    from .pointwise import softplus
 
     return _reduce(softplus(-target * input), reduction)
 

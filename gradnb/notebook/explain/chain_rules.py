@@ -10,6 +10,8 @@ A test walks every :class:`~gradnb.autograd.graph.Node` subclass and fails if on
 
 from __future__ import annotations
 
+__all__ = ["RULES", "rule_for"]
+
 #: Node class name -> the rule in one line.
 RULES: dict[str, str] = {
     # arithmetic
@@ -188,7 +190,6 @@ RULES: dict[str, str] = {
     "SincBackward0": "self: grad * (cos(pi x) - sinc(x)) / x (0 at x = 0)",
     "SlogdetBackward0": "self: grad_logabsdet * inv(self).mT (the sign has no gradient)",
     "SpecialEntrBackward0": "self: -grad * (log(self) + 1)",
-    "TensorRule": "the op's derivative rule, written in tensor ops",
     "ZeroGradBackward": "self: zeros (the op is flat)",
     # engine and user code
     "AccumulateGrad": "adds grad into the leaf's .grad",
