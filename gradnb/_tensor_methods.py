@@ -11,6 +11,7 @@ from ._core.tensor import Tensor
 from .autograd import engine
 from .ops import (
     arithmetic,
+    complex,
     creation,
     elementwise,
     indexing,
@@ -30,6 +31,7 @@ from .ops import (
     softmax,
     sorting,
     special_functions,
+    spectral,
     statistics,
     tensor_api,
 )
@@ -39,7 +41,7 @@ __all__ = ["FAMILIES"]
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine,
             pointwise, matrices, joining, sorting, linalg_decompositions, linalg_householder,
             linalg_lu, linalg_norms, special_functions, scans, statistics, regions, tensor_api,
-            softmax)
+            softmax, complex, spectral)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():

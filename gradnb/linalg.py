@@ -1,6 +1,4 @@
-"""``gradnb.linalg``: PyTorch's ``torch.linalg`` namespace (real dtypes)."""
-
-
+"""``gradnb.linalg``: PyTorch's ``torch.linalg`` namespace."""
 
 from __future__ import annotations
 
@@ -35,6 +33,7 @@ from .ops.linalg_decompositions import (
 from .ops.linalg_decompositions import linalg_cholesky as cholesky
 from .ops.linalg_decompositions import linalg_cross as cross
 from .ops.linalg_decompositions import linalg_svd as svd
+from .ops.linalg_eig import eig, eigvals
 from .ops.linalg_householder import householder_product
 from .ops.linalg_lu import linalg_lu as lu
 from .ops.linalg_lu import linalg_lu_solve as lu_solve
@@ -48,7 +47,9 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "householder_product",
     "inv",

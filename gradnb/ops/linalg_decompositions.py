@@ -1,7 +1,7 @@
 """Linear algebra beyond products: inverse, determinants, solves, Cholesky, QR, symmetric
 eigendecomposition, SVD, matrix exponential, pseudo-inverse, matrix norms (real dtypes).
 
-Each primitive pairs a NumPy forward with a ``TensorRule`` derivative written with gradnb ops,
+Each primitive pairs a NumPy forward with a derivative written with gradnb ops (``on_tensors``),
 including the primitives themselves (the derivative of ``inv`` uses ``inv``'s output, that of
 ``matrix_exp`` is a ``matrix_exp``), so gradients of every order come for free. The formulas
 are PyTorch's (``FunctionsManual.cpp``).
@@ -14,12 +14,16 @@ import math
 
 import numpy as np
 
+from .._core import dtype as _dtype
+from .._core.graph import OUTPUT, Node, Output
+from .._core.record import record
 from . import elementwise as ew
 from . import linalg as la
 from . import matrices as mx
 from . import reductions as red
+from ._args import scalar_type_name, wrap_dim
 from ._common import Tensor, wrap
-from ._rule import TensorRule, attach
+from .creation import eye, zeros, zeros_like
 from .shape import cat, stack
 
 __all__ = [
@@ -48,18 +52,23 @@ def _mT(x: Tensor) -> Tensor:
     return x.transpose(-2, -1)
 
 
-def _eye_like(A: Tensor, n: int) -> Tensor:
-    from .creation import eye
+def _mH(x: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dimensions (the transpose for real tensors)."""
+    return x.transpose(-2, -1).conj()
 
+
+def _eye_like(A: Tensor, n: int) -> Tensor:
     return eye(n, dtype=A.dtype, device=A.device)
 
 
 # -- inverse, determinants ----------------------------------------------------------------------
-class LinalgInvExBackward0(TensorRule):
+class LinalgInvExBackward0(Node):
     __slots__ = ()
+    on_tensors = True
+    saves = (OUTPUT,)
 
-    def rule(self, saved, g):
-        (inv_a,) = saved
+    def backward(self, g):
+        (inv_a,) = self.saved(g)
         inv_t = _mT(inv_a)
         return (-la.matmul(la.matmul(inv_t, g), inv_t),)
 
@@ -73,17 +82,19 @@ def inv(A: Tensor) -> Tensor:
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.inv: The diagonal element 1 is zero, the inversion could not "
                            "be completed because the input matrix is singular.") from None
-    return attach(LinalgInvExBackward0, (A,), out, save=(0,))
+    return record(LinalgInvExBackward0, (A,), out)
 
 
 inverse = inv
 
 
-class LinalgDetBackward0(TensorRule):
+class LinalgDetBackward0(Node):
     __slots__ = ()
+    on_tensors = True
+    saves = (0, OUTPUT)
 
-    def rule(self, saved, g):
-        A, d = saved
+    def backward(self, g):
+        A, d = self.saved(g)
         return ((g * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A)),)
 
 
@@ -92,14 +103,16 @@ def det(A: Tensor) -> Tensor:
     _square(A, "det")
     _float(A, "det")
     out = np.asarray(np.linalg.det(A._data))
-    return attach(LinalgDetBackward0, (A,), out, save=(A, 0))
+    return record(LinalgDetBackward0, (A,), out)
 
 
-class SlogdetBackward0(TensorRule):
+class SlogdetBackward0(Node):
     __slots__ = ()
+    on_tensors = True
+    saves = (0,)
 
-    def rule(self, saved, g_sign, g_logabs):
-        (A,) = saved
+    def backward(self, g_sign, g_logabs):
+        (A,) = self.saved_as(Tensor)
         if g_logabs is None:
             return (None,)
         return (g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(inv(A)),)
@@ -113,7 +126,7 @@ def slogdet(A: Tensor):
     _square(A, "slogdet")
     _float(A, "slogdet")
     sign, logabs = np.linalg.slogdet(A._data)
-    s, la_ = attach(SlogdetBackward0, (A,), (np.asarray(sign), np.asarray(logabs)), save=(A,))
+    s, la_ = record(SlogdetBackward0, (A,), (np.asarray(sign), np.asarray(logabs)))
     return _slogdet_result(s, la_)
 
 
@@ -124,16 +137,18 @@ def logdet(A: Tensor) -> Tensor:
 
 
 # -- solves ------------------------------------------------------------------------------------
-class LinalgSolveBackward0(TensorRule):
+class LinalgSolveBackward0(Node):
     __slots__ = ("vector",)
+    on_tensors = True
+    saves = (0, OUTPUT)
 
-    def rule(self, saved, g):
-        A, X = saved
-        gB = solve(_mT(A), g)
+    def backward(self, g):
+        A, X = self.saved(g)
+        gB = solve(_mH(A), g)
         if self.vector:
-            gA = -gB.unsqueeze(-1) * X.unsqueeze(-2)
+            gA = -gB.unsqueeze(-1) * X.conj().unsqueeze(-2)
         else:
-            gA = -la.matmul(gB, _mT(X))
+            gA = -la.matmul(gB, _mH(X))
         return gA, gB
 
 
@@ -146,7 +161,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     if not left:
         return _mT(solve(_mT(A), _mT(B)))
     _square(A, "solve")
-    _float(A, "solve")
+    if not A.dtype.is_complex:
+        _float(A, "solve")
     vector = _is_vector_rhs(A, B)
     a, b = A._data, B._data
     dtype = np.result_type(a, b)
@@ -160,7 +176,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
                            "singular.") from None
-    return attach(LinalgSolveBackward0, (A, B), out, save=(A, 0), vector=vector)
+    return record(LinalgSolveBackward0, (A, B), out, attrs={"vector": vector})
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
@@ -187,11 +203,13 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
 
 
 # -- Cholesky ------------------------------------------------------------------------------------
-class LinalgCholeskyExBackward0(TensorRule):
+class LinalgCholeskyExBackward0(Node):
     __slots__ = ("upper",)
+    on_tensors = True
+    saves = (OUTPUT,)
 
-    def rule(self, saved, g):
-        (L,) = saved
+    def backward(self, g):
+        (L,) = self.saved(g)
         if self.upper:
             L, g = _mT(L), _mT(g)
         phi = mx.tril(la.matmul(_mT(L), g))
@@ -211,7 +229,7 @@ def _cholesky(A: Tensor, upper: bool, name: str) -> Tensor:
                            "input is not positive-definite.") from None
     if upper:
         L = np.swapaxes(L, -1, -2).copy()
-    return attach(LinalgCholeskyExBackward0, (A,), L, save=(0,), upper=upper)
+    return record(LinalgCholeskyExBackward0, (A,), L, attrs={"upper": upper})
 
 
 def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
@@ -251,15 +269,18 @@ def _qr_square_backward(Q, R, gQ, gR):
     return solve_triangular(_mT(R), gA, upper=False, left=False)
 
 
-class LinalgQrBackward0(TensorRule):
+class LinalgQrBackward0(Node):
     __slots__ = ("mode",)
+    on_tensors = True
+    saves = (OUTPUT, Output(1))
+    saved_names = ("Q", "R")
 
-    def rule(self, saved, *grads):
+    def backward(self, *grads):
         if self.mode == "r":  # R is the only output
             raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
                                "when mode='r'. Please use linalg.qr(A, mode='reduced') if you "
                                "are going to differentiate through linalg.qr.")
-        Q, R = saved
+        Q, R = self.saved_as(Tensor)
         gQ, gR = grads
         m, n = Q.shape[-2], R.shape[-1]
         if self.mode == "complete" and m > n:
@@ -294,8 +315,9 @@ def qr(A: Tensor, mode: str = "reduced"):
     q, r = np.linalg.qr(A._data, mode="complete" if mode == "complete" else "reduced")
     if mode == "r":  # R stays in the graph; its backward says why it cannot run
         q = np.zeros((0,), dtype=r.dtype)
-        return _qr_result(wrap(q), attach(LinalgQrBackward0, (A,), r, mode=mode))
-    Q, R = attach(LinalgQrBackward0, (A,), (q, r), save=(0, 1), mode=mode)
+        return _qr_result(wrap(q), record(LinalgQrBackward0, (A,), r, save=(),
+                                          attrs={"mode": mode}))
+    Q, R = record(LinalgQrBackward0, (A,), (q, r), attrs={"mode": mode})
     return _qr_result(Q, R)
 
 
@@ -305,11 +327,13 @@ def torch_qr(input: Tensor, some: bool = True):
 
 
 # -- symmetric eigendecomposition ---------------------------------------------------------------
-class LinalgEighBackward0(TensorRule):
+class LinalgEighBackward0(Node):
     __slots__ = ()
+    on_tensors = True
+    saves = (OUTPUT, Output(1))
 
-    def rule(self, saved, gL, gV):
-        L, V = saved
+    def backward(self, gL, gV):
+        L, V = self.saved_as(Tensor)
         if gV is None:
             inner = mx.diag_embed(gL)
         else:
@@ -333,7 +357,7 @@ def eigh(A: Tensor, UPLO: str = "L"):
     _square(A, "eigh")
     _float(A, "eigh")
     w, v = np.linalg.eigh(A._data, UPLO=UPLO)
-    L, V = attach(LinalgEighBackward0, (A,), (w, v), save=(0, 1))
+    L, V = record(LinalgEighBackward0, (A,), (w, v))
     return _eigh_result(L, V)
 
 
@@ -343,11 +367,13 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
 
 
 # -- SVD -----------------------------------------------------------------------------------------
-class LinalgSvdBackward0(TensorRule):
+class LinalgSvdBackward0(Node):
     __slots__ = ("full_matrices",)
+    on_tensors = True
+    saves = (OUTPUT, Output(1), Output(2))
 
-    def rule(self, saved, gU, gS, gVh):
-        U, S, Vh = saved
+    def backward(self, gU, gS, gVh):
+        U, S, Vh = self.saved_as(Tensor)
         k = S.shape[-1]
         if self.full_matrices and (gU is not None or gVh is not None):
             U, Vh = U[..., :, :k], Vh[..., :k, :]
@@ -390,8 +416,8 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver=None):
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
     _float(A, "svd")
     u, s, vh = np.linalg.svd(A._data, full_matrices=full_matrices)
-    U, S, Vh = attach(LinalgSvdBackward0, (A,), (u, s, vh), save=(0, 1, 2),
-                      full_matrices=full_matrices)
+    U, S, Vh = record(LinalgSvdBackward0, (A,), (u, s, vh),
+                      attrs={"full_matrices": full_matrices})
     return _svd_result(U, S, Vh)
 
 
@@ -404,31 +430,32 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
     """``torch.svd``: ``(U, S, V)`` (``V``, not ``Vh``)."""
     U, S, Vh = linalg_svd(input, full_matrices=not some)
     if not compute_uv:
-        from .creation import zeros_like
-
         return _torch_svd_result(zeros_like(U), S, zeros_like(_mT(Vh)))
     return _torch_svd_result(U, S, _mT(Vh))
 
 
-class LinalgPinvBackward0(TensorRule):
+class LinalgPinvBackward0(Node):
     """PyTorch's ``pinv_backward``: the derivative of the pseudo-inverse as a matrix function,
     which holds for rank-deficient input too (there the SVD's derivative is undefined)."""
 
     __slots__ = ()
+    on_tensors = True
+    saves = (0, OUTPUT)
+    saved_names = ("self", "result")
 
-    def rule(self, saved, g):
-        A, pinvA = saved
+    def backward(self, g):
+        A, pinvA = self.saved(g)
         m, n = A.shape[-2], A.shape[-1]
-        pinvAh, gh = _mT(pinvA), _mT(g)
+        pinvAh, gh = _mH(pinvA), _mH(g)
         if m <= n:
             K = la.matmul(gh, pinvA)
             KpinvAh = la.matmul(K, pinvAh)
-            return (-_mT(la.matmul(pinvA, K)) + KpinvAh
+            return (-_mH(la.matmul(pinvA, K)) + KpinvAh
                     - la.matmul(la.matmul(A, pinvA), KpinvAh)
                     + la.matmul(la.matmul(pinvAh, pinvA), gh - la.matmul(K, A)),)
         K = la.matmul(pinvA, gh)
         pinvAhK = la.matmul(pinvAh, K)
-        return (-_mT(la.matmul(K, pinvA))
+        return (-_mH(la.matmul(K, pinvA))
                 + la.matmul(la.matmul(gh - la.matmul(A, K), pinvA), pinvAh)
                 + pinvAhK - la.matmul(la.matmul(pinvAhK, pinvA), A),)
 
@@ -452,7 +479,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     """The Moore-Penrose pseudo-inverse (singular values below the tolerance dropped)."""
     if A.dim() < 2 or not A.dtype.is_floating_point:
         shape = ", ".join(str(s) for s in A.shape)
-        raise RuntimeError(f"linalg.pinv({red._scalar_type_name(A._data.dtype)}{{[{shape}]}}): "
+        raise RuntimeError(f"linalg.pinv({scalar_type_name(A._data.dtype)}{{[{shape}]}}): "
                            "expected a tensor with 2 or more dimensions of float, double, cfloat "
                            "or cdouble types")
     a = A._data
@@ -463,7 +490,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
         rtol = default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
     atol = 0.0 if atol is None else atol
     out = _pinv_array(a, atol, rtol, hermitian).astype(a.dtype, copy=False)
-    return attach(LinalgPinvBackward0, (A,), out, save=(A, 0))
+    return record(LinalgPinvBackward0, (A,), out)
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
@@ -490,13 +517,15 @@ def _expm(a: np.ndarray) -> np.ndarray:
     return out
 
 
-class LinalgMatrixExpBackward0(TensorRule):
+class LinalgMatrixExpBackward0(Node):
     """The gradient is the top-right block of ``exp([[A^T, G], [0, A^T]])``."""
 
     __slots__ = ()
+    on_tensors = True
+    saves = (0,)
 
-    def rule(self, saved, g):
-        (A,) = saved
+    def backward(self, g):
+        (A,) = self.saved(g)
         n = A.shape[-1]
         At = _mT(A)
         top = cat([At, g], -1)
@@ -508,15 +537,13 @@ class LinalgMatrixExpBackward0(TensorRule):
 def matrix_exp(A: Tensor) -> Tensor:
     """The matrix exponential."""
     _square(A, "matrix_exp")
-    return attach(LinalgMatrixExpBackward0, (A,), _expm(A._data), save=(A,))
+    return record(LinalgMatrixExpBackward0, (A,), _expm(A._data))
 
 
 def matrix_power(A: Tensor, n: int) -> Tensor:
     """``A @ A @ ... @ A`` (``n`` times; the inverse's power for negative ``n``)."""
     _square(A, "matrix_power")
     if n == 0:  # the identity, still in A's graph (with a zero gradient), as in PyTorch
-        from .._core import dtype as _dtype
-        from .creation import zeros
 
         never = zeros(tuple(A.shape), dtype=_dtype.bool, device=A.device)
         return ew.where(never, A, _eye_like(A, A.shape[-1]).expand(*A.shape))
@@ -631,6 +658,12 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
 
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """``linalg.cross``: the cross product along ``dim`` (default the last)."""
+    if input.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = wrap_dim(dim, input.dim())
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
     return cross(input, other, dim)
 
 
@@ -735,8 +768,8 @@ _ex_result = collections.namedtuple("ex", ["result", "info"])
 
 
 TENSOR_METHODS = {
-    "mH": property(_mT, doc="The last two dimensions swapped (conjugated for complex)."),
-    "H": property(lambda self: self.t(), doc="The transpose of a matrix (conjugated)."),
+    "mH": property(_mH, doc="The last two dimensions swapped (conjugated for complex)."),
+    "H": property(lambda self: _mH(self) if self.dim() == 2 else self.t(), doc="The conjugate transpose of a matrix."),
     "cholesky": cholesky, "cholesky_inverse": cholesky_inverse, "cholesky_solve": cholesky_solve,
     "det": det, "inverse": inverse, "logdet": logdet, "matrix_exp": matrix_exp,
     "matrix_power": matrix_power, "pinverse": pinverse, "slogdet": slogdet, "svd": svd,

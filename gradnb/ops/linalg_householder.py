@@ -10,10 +10,11 @@ the products themselves, as PyTorch's are.
 
 from __future__ import annotations
 
+from .._core.graph import Node
+from .._core.record import record
 from . import linalg as la
 from . import matrices as mx
 from ._common import Tensor
-from ._rule import TensorRule, attach
 from .creation import eye
 
 __all__ = ["orgqr", "ormqr"]
@@ -38,13 +39,13 @@ def _apply(V: Tensor, tau: Tensor, C: Tensor, order, left: bool) -> Tensor:
     return C
 
 
-class LinalgHouseholderProductBackward0(TensorRule):
+class LinalgHouseholderProductBackward0(Node):
     """No reflectors (``tau`` empty): the output is the identity, in the graph with no
     gradient for either input, as PyTorch leaves it."""
 
     __slots__ = ()
 
-    def rule(self, saved, g):
+    def backward(self, g):
         return None, None
 
 
@@ -76,7 +77,7 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     start = eye(m, n, dtype=A.dtype, device=A.device)
     if k == 0:
         identity = start.expand(*A.shape)._data.copy()
-        return attach(LinalgHouseholderProductBackward0, (A, tau), identity)
+        return record(LinalgHouseholderProductBackward0, (A, tau), identity)
     return _apply(_reflectors(A), tau, start, reversed(range(k)), left=True)
 
 

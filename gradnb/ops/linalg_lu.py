@@ -18,13 +18,14 @@ import collections
 
 import numpy as np
 
+from .._core.graph import OUTPUT, Node
+from .._core.record import record
 from . import linalg as la
 from . import matrices as mx
+from ._args import scalar_type_name
 from ._common import Tensor, wrap
-from ._rule import TensorRule, attach
 from .creation import eye
 from .linalg_decompositions import solve_triangular
-from .reductions import _scalar_type_name
 from .shape import cat
 
 __all__ = ["lu", "lu_solve", "lu_unpack"]
@@ -91,14 +92,17 @@ def _unpack(LU: Tensor):
     return L, U
 
 
-class LinalgLuFactorExBackward0(TensorRule):
+class LinalgLuFactorExBackward0(Node):
     """PyTorch's ``lu_factor_ex_backward``: ``linalg_lu_backward`` of the unpacked factors,
     with the gradient of ``LU`` split into that of ``L`` (strictly lower) and ``U``."""
 
     __slots__ = ("P",)
+    on_tensors = True
+    saves = (OUTPUT,)
+    saved_names = ("LU",)
 
-    def rule(self, saved, g):
-        (LU,) = saved
+    def backward(self, g):
+        (LU,) = self.saved(g)
         m, n = LU.shape[-2], LU.shape[-1]
         k = min(m, n)
         L, U = _unpack(LU)
@@ -127,7 +131,7 @@ def _check_lu_input(A: Tensor, name: str) -> None:
                            f"[{', '.join(str(s) for s in A.shape)}] instead")
     if not A.dtype.is_floating_point:
         raise NotImplementedError(f"\"lu_cpu\" not implemented for "
-                                  f"'{_scalar_type_name(A._data.dtype)}'")
+                                  f"'{scalar_type_name(A._data.dtype)}'")
 
 
 def _raise_singular(info: np.ndarray, name: str) -> None:
@@ -154,7 +158,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):
     if check_errors:
         _raise_singular(info, "linalg.lu_factor_ex")
     P = _permutation(pivots, a.shape[-2], a.dtype)
-    LU = attach(LinalgLuFactorExBackward0, (A,), lu_, save=(0,), P=P)
+    LU = record(LinalgLuFactorExBackward0, (A,), lu_, attrs={"P": P})
     return _lu_factor_ex_result(LU, wrap(pivots), wrap(info))
 
 
