@@ -264,14 +264,17 @@ def remainder(input, other) -> Tensor:
 
 
 class SincBackward0(TensorRule):
+    """PyTorch's ``sinc_backward``: ``g (pi x cos(pi x) - sin(pi x)) / (pi x^2)``, zero where
+    ``pi x^2`` is; its own derivative there is NaN (``0 * inf``), as in PyTorch."""
+
     __slots__ = ()
 
     def rule(self, saved, g):
         (x,) = saved
-        zero = x == 0
-        px = math.pi * ew.where(zero, 1.0, x)
-        d = (ew.cos(px) * px - ew.sin(px)) / (px * ew.where(zero, 1.0, x))
-        return (g * ew.where(zero, 0.0, d),)
+        px = x * math.pi
+        den = x * x * math.pi
+        out = g * (px * ew.cos(px) - ew.sin(px)) / den
+        return (ew.where(den == 0, 0.0, out),)
 
 
 def sinc(input: Tensor) -> Tensor:

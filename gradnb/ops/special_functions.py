@@ -279,7 +279,12 @@ class ErfcxBackward0(TensorRule):
         return (g * (2 * x * y - 2 / math.sqrt(math.pi)),)
 
 
+_INV_SQRT_PI = 0.56418958354775628694807945156
+
+
 def _erfcx_array(x):
+    """``exp(x^2) erfc(x)``; far out (``x > 50``) PyTorch's own continued fractions, so that
+    ``2 x erfcx(x) - 2 / sqrt(pi)`` (the derivative) cancels to the same value as in PyTorch."""
     x = np.asarray(x, dtype=np.float64)
     with np.errstate(all="ignore"):
         erfc = np.vectorize(math.erfc, otypes=[np.float64])(x) if x.size else x
@@ -287,7 +292,10 @@ def _erfcx_array(x):
         inv = 1.0 / (x * x)
         asym = (1.0 / (x * math.sqrt(math.pi))) * (1 - 0.5 * inv * (1 - 1.5 * inv * (
             1 - 2.5 * inv * (1 - 3.5 * inv * (1 - 4.5 * inv)))))
-        return np.where(x > 25, asym, direct)
+        x2 = x * x
+        fraction = _INV_SQRT_PI * (x2 * (x2 + 4.5) + 2) / (x * (x2 * (x2 + 5) + 3.75))
+        far = np.where(x > 5e7, _INV_SQRT_PI / x, fraction)
+        return np.where(x > 50, far, np.where(x > 25, asym, direct))
 
 
 def erfcx(input: Tensor) -> Tensor:
