@@ -22,18 +22,20 @@ EDGES = [0.0, -0.0, 1e-300, -1e-300, -0.5, 0.75, 30.0, -30.0, 800.0, -800.0, 1e1
 
 
 def second_order(lib, fn, inputs, seed=0):
-    """Every input's gradient of ``sum(w * fn(*inputs))`` (``create_graph=True``), then every
-    input's gradient of ``sum(v * those)``, for fixed random ``w`` and ``v``."""
+    """Every input's gradient of ``sum(w * fn(*inputs))`` (``create_graph=True``), then the
+    gradient of ``sum(v * those)`` in every input and in ``w``, for random ``w`` and ``v``."""
     rng = np.random.default_rng(seed)
     leaves = [lib.tensor(a, dtype=lib.float64, requires_grad=True) for a in inputs]
     out = fn(*leaves)
-    w = lib.tensor(rng.normal(size=tuple(out.shape)), dtype=lib.float64)
-    grads = lib.autograd.grad((out * w).sum(), leaves, create_graph=True)
+    w = lib.tensor(rng.normal(size=tuple(out.shape)), dtype=lib.float64, requires_grad=True)
+    grads = lib.autograd.grad(out, leaves, w, create_graph=True)
     total = sum((g * lib.tensor(rng.normal(size=tuple(g.shape)), dtype=lib.float64)).sum()
                 for g in grads)
-    second = lib.autograd.grad(total, leaves, allow_unused=True)
+    targets = [*leaves, w]
+    second = lib.autograd.grad(total, targets, allow_unused=True)
     return ([g.detach().numpy() for g in grads],
-            [np.zeros(a.shape) if s is None else s.numpy() for a, s in zip(inputs, second)])
+            [np.zeros(tuple(t.shape)) if s is None else s.numpy()
+             for t, s in zip(targets, second)])
 
 
 def assert_second_order_matches(torch, fn_of, inputs, equal_nan=False):
@@ -58,3 +60,23 @@ def test_activation_second_order_matches_torch_at_edges(torch, name):
     fn = ACTIVATIONS[name]
     assert_second_order_matches(torch, lambda f: lambda x: fn(f, x), [np.array(EDGES)],
                                 equal_nan=True)
+
+
+EMBEDDING_INDEX = np.array([[0, 2, 2], [4, 1, 0]])
+
+
+@pytest.mark.parametrize("padding_idx", [None, 2])
+def test_embedding_gradgradcheck(padding_idx):
+    idx = gradnb.tensor(EMBEDDING_INDEX)
+    w = gradnb.randn(5, 3, dtype=gradnb.float64, requires_grad=True)
+    assert gradgradcheck(lambda t: F.embedding(idx, t, padding_idx=padding_idx), (w,))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("padding_idx", [None, 2])
+def test_embedding_second_order_matches_torch(torch, padding_idx):
+    def fn_of(f):
+        lib = torch if f is torch.nn.functional else gradnb
+        return lambda w: f.embedding(lib.tensor(EMBEDDING_INDEX), w, padding_idx=padding_idx)
+
+    assert_second_order_matches(torch, fn_of, [np.random.default_rng(1).normal(size=(5, 3))])

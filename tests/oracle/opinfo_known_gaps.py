@@ -77,7 +77,6 @@ KNOWN_GAPS = {
     "nn.functional.alpha_dropout": "missing: no gradnb.nn.functional.alpha_dropout yet (the nn family)",
     "nn.functional.feature_alpha_dropout.with_train": "missing: no gradnb.nn.functional.feature_alpha_dropout yet (the nn family)",
     "nn.functional.feature_alpha_dropout.without_train": "missing: no gradnb.nn.functional.feature_alpha_dropout yet (the nn family)",
-    "nn.functional.embedding": "error: backward raises RuntimeError: double backward through Em...",
     "nn.functional.embedding_bag": "missing: no gradnb.nn.functional.embedding_bag yet (the nn family)",
     "nn.functional.multi_head_attention_forward": "missing: no gradnb.nn.functional.multi_head_attention_forward yet (the nn family)",
     "nn.functional.grid_sample": "missing: no gradnb.nn.functional.grid_sample yet (the nn family)",
