@@ -80,3 +80,90 @@ def test_embedding_second_order_matches_torch(torch, padding_idx):
         return lambda w: f.embedding(lib.tensor(EMBEDDING_INDEX), w, padding_idx=padding_idx)
 
     assert_second_order_matches(torch, fn_of, [np.random.default_rng(1).normal(size=(5, 3))])
+
+
+CONV2D = [
+    {},
+    {"stride": 2, "padding": 1},
+    {"stride": (2, 1), "dilation": (1, 2)},
+    {"padding": "same", "dilation": 2},
+    {"groups": 2, "stride": 2},
+]
+
+
+def _conv2d_inputs(kwargs, batch=2):
+    rng = np.random.default_rng(2)
+    groups = kwargs.get("groups", 1)
+    return [rng.normal(size=(batch, 4, 5, 6)), rng.normal(size=(2 * groups, 4 // groups, 3, 2)),
+            rng.normal(size=(2 * groups,))]
+
+
+@pytest.mark.parametrize("kwargs", CONV2D, ids=str)
+def test_conv2d_gradgradcheck(kwargs):
+    x, w, b = (gradnb.tensor(a, requires_grad=True) for a in _conv2d_inputs(kwargs, batch=1))
+    assert gradgradcheck(lambda x, w, b: F.conv2d(x, w, b, **kwargs), (x, w, b))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("kwargs", CONV2D, ids=str)
+def test_conv2d_second_order_matches_torch(torch, kwargs):
+    assert_second_order_matches(
+        torch, lambda f: lambda x, w, b: f.conv2d(x, w, b, **kwargs), _conv2d_inputs(kwargs))
+
+
+# (name, input shape, weight shape, kwargs): every other convolution is built on conv2d.
+CONVS = [
+    ("conv1d", (2, 2, 7), (3, 2, 3), {"stride": 2, "padding": 1}),
+    ("conv3d", (1, 1, 3, 3, 2), (2, 1, 2, 2, 2), {"stride": (2, 1, 1), "padding": 1}),
+    ("conv_transpose1d", (2, 2, 4), (2, 3, 3), {"stride": 2, "output_padding": 1}),
+    ("conv_transpose2d", (1, 4, 3, 3), (4, 1, 2, 3),
+     {"stride": 2, "padding": 1, "groups": 2, "dilation": (1, 2)}),
+    ("conv_transpose3d", (1, 1, 2, 2, 1), (1, 2, 2, 2, 2), {"stride": 2}),
+]
+
+
+def _conv_inputs(name, in_shape, w_shape, kwargs):
+    """Input, weight and bias (one per output channel) for ``name``."""
+    rng = np.random.default_rng(3)
+    transposed = name.startswith("conv_transpose")
+    out_channels = w_shape[1] * kwargs.get("groups", 1) if transposed else w_shape[0]
+    return [rng.normal(size=in_shape), rng.normal(size=w_shape), rng.normal(size=(out_channels,))]
+
+
+@pytest.mark.parametrize(("name", "in_shape", "w_shape", "kwargs"), CONVS, ids=str)
+def test_conv_gradgradcheck(name, in_shape, w_shape, kwargs):
+    x, w, b = (gradnb.tensor(a, requires_grad=True)
+               for a in _conv_inputs(name, in_shape, w_shape, kwargs))
+    fn = getattr(F, name)
+    assert gradgradcheck(lambda x, w, b: fn(x, w, b, **kwargs), (x, w, b))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(("name", "in_shape", "w_shape", "kwargs"), CONVS, ids=str)
+def test_conv_second_order_matches_torch(torch, name, in_shape, w_shape, kwargs):
+    assert_second_order_matches(
+        torch, lambda f: lambda x, w, b: getattr(f, name)(x, w, b, **kwargs),
+        _conv_inputs(name, in_shape, w_shape, kwargs))
+
+
+POOLS = [
+    ("max_pool1d", (2, 2, 7), {"kernel_size": 3, "stride": 2, "padding": 1}),
+    ("max_pool2d", (2, 2, 5, 5), {"kernel_size": 2}),
+    ("max_pool2d", (1, 2, 5, 5), {"kernel_size": 3, "stride": 1, "padding": 1}),
+    ("max_pool2d", (1, 1, 5, 6), {"kernel_size": 2, "stride": 2, "ceil_mode": True,
+                                  "dilation": (1, 2)}),
+    ("max_pool3d", (1, 2, 3, 4, 4), {"kernel_size": 2, "stride": (1, 2, 2)}),
+]
+
+
+@pytest.mark.parametrize(("name", "shape", "kwargs"), POOLS, ids=str)
+def test_max_pool_gradgradcheck(name, shape, kwargs):
+    x = gradnb.tensor(np.random.default_rng(5).normal(size=shape), requires_grad=True)
+    assert gradgradcheck(lambda t: getattr(F, name)(t, **kwargs), (x,))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(("name", "shape", "kwargs"), POOLS, ids=str)
+def test_max_pool_second_order_matches_torch(torch, name, shape, kwargs):
+    assert_second_order_matches(torch, lambda f: lambda t: getattr(f, name)(t, **kwargs),
+                                [np.random.default_rng(5).normal(size=shape)])

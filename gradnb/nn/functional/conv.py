@@ -1,8 +1,10 @@
 """conv2d (im2col + one matrix product) and max_pool2d, on NCHW arrays.
 
 Both read their sliding windows through a strided view of the (padded) input, so gathering the
-windows is a single copy and no Python loop runs over output positions. Their backward passes
-run on raw arrays only (double backward through them is refused with a clear error).
+windows is a single copy and no Python loop runs over output positions. conv2d's first-order
+backward runs on raw arrays; under ``create_graph=True`` its gradients are built as
+convolutions (``conv_grad.py``). max_pool2d's backward is a ``scatter_add`` of tensors, so it is
+differentiable too.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import numpy as np
 from ..._core.backend import get_array_module
 from ..._core.graph import Node, const
 from ..._core.record import record
-from ._fused import Tensor, first_order_only, index_add_at
+from ...ops._rule import TensorRule
+from ...ops.creation import zeros
+from ._fused import Tensor
 
 __all__ = ["conv2d", "max_pool2d"]
 
@@ -63,8 +67,13 @@ class ConvolutionBackward0(Node):
     __slots__ = ("dilation", "groups", "in_shape", "out_hw", "pads", "stride", "w_shape")
 
     def backward(self, g):
-        first_order_only(self, g)
         x, w = self.saved(g)
+        if isinstance(g, Tensor):
+            # create_graph=True: the same gradients as differentiable convolutions (a module
+            # that builds on this one, hence imported here).
+            from .conv_grad import conv2d_grads
+
+            return conv2d_grads(self, g, x, w)
         xp = get_array_module(g)
         n, c, h, wd = self.in_shape
         o, cg, kh, kw = self.w_shape
@@ -145,24 +154,21 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
                          "in_shape": x.shape, "w_shape": w.shape, "out_hw": (oh, ow)})
 
 
-class MaxPool2DWithIndicesBackward0(Node):
+class MaxPool2DWithIndicesBackward0(TensorRule):
     """Each window's gradient goes to the element that was its maximum (summed where windows
-    overlap)."""
+    overlap): a ``scatter_add`` into zeros, so under ``create_graph=True`` its own derivative
+    gathers the maxima's places back (PyTorch's ``max_pool_double_backward``)."""
 
     __slots__ = ("in_shape", "pads")
 
-    def backward(self, g):
-        first_order_only(self, g)
-        (flat_index,) = self.saved(g)
-        xp = get_array_module(g)
+    def rule(self, saved, g):
+        (flat_index,) = saved
         n, c, h, w = self.in_shape
         top, bottom, left, right = self.pads
         hp, wp = h + top + bottom, w + left + right
-        grad = xp.zeros((n * c, hp * wp), dtype=g.dtype)
-        rows = xp.arange(n * c).reshape(-1, 1)
-        index_add_at(grad, (rows, flat_index.reshape(n * c, -1)), g.reshape(n * c, -1))
-        grad = grad.reshape(n, c, hp, wp)[:, :, top:top + h, left:left + w]
-        return (grad,)
+        grad = zeros(n * c, hp * wp, dtype=g.dtype, device=g.device)
+        grad = grad.scatter_add(1, flat_index.reshape(n * c, -1), g.reshape(n * c, -1))
+        return (grad.reshape(n, c, hp, wp)[:, :, top:top + h, left:left + w],)
 
 
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
