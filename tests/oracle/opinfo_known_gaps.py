@@ -37,7 +37,6 @@ KNOWN_GAPS = {
     "nn.functional.max_unpool3d": "missing: no gradnb.nn.functional.max_unpool3d yet (the nn family)",
     "nn.functional.max_unpool3d.grad": "missing: no gradnb.nn.functional.max_unpool3d yet (the nn family)",
     "torch.ops.aten._safe_softmax.default": "missing: gradnb has no torch.ops.aten._safe_softma...",
-    "nn.functional.scaled_dot_product_attention": "partial: forward: at (0, 0, 0) torch -8.5209...",
     "nn.functional.triplet_margin_loss": "missing: no gradnb.nn.functional.triplet_margin_loss yet (the nn family)",
     "nn.functional.triplet_margin_with_distance_loss": "missing: no gradnb.nn.functional.triplet_margin_with_distance_loss yet (the nn family)",
     "nextafter": "missing: gradnb has no nextafter",
