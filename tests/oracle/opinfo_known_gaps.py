@@ -40,7 +40,6 @@ KNOWN_GAPS = {
     "nn.functional.triplet_margin_loss": "missing: no gradnb.nn.functional.triplet_margin_loss yet (the nn family)",
     "nn.functional.triplet_margin_with_distance_loss": "missing: no gradnb.nn.functional.triplet_margin_with_distance_loss yet (the nn family)",
     "nextafter": "missing: gradnb has no nextafter",
-    "nn.functional.batch_norm": "partial: forward raises ValueError: expected 2D or 3D input (g...",
     "mode": "missing: gradnb has no mode",
     "ormqr": "missing: no LU/Householder factorizations (NumPy has none; needs its own kernel)",
     "qr": "partial: the derivative of qr for wide matrices (rows < columns) is not written yet",
