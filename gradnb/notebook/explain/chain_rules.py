@@ -57,6 +57,9 @@ RULES: dict[str, str] = {
     "SigmoidBackward0": "self: grad * result * (1 - result)",
     "ReluBackward0": "self: grad where result > 0, else 0",
     "GeluBackward0": "self: grad * (Phi(self) + self * phi(self))",
+    "EluBackward0": "self: grad * scale where self > 0, else grad * scale * alpha * exp(self)",
+    "CeluBackward0": "self: grad where self > 0, else grad * exp(self / alpha)",
+    "MishBackward0": "self: grad * (t + self * sigmoid(self) * (1 - t**2)), t = tanh(softplus(self))",
     "ErfBackward0": "self: grad * 2 / sqrt(pi) * exp(-self**2)",
     # reductions
     "SumBackward0": "self: grad expanded to self's shape",
