@@ -7,7 +7,7 @@ would turn the zero gradient of that branch into NaN. At the kinks the branch Py
 derivative takes is the one selected here (``x > 0`` picks the positive side, as torch does).
 
 The ELU family and mish are primitives whose derivative is PyTorch's formula written in gradnb
-ops (a ``TensorRule``): their second derivatives then agree with PyTorch's where a composition's
+ops (``on_tensors`` nodes): their second derivatives then agree with PyTorch's where a composition's
 would not (ELU's at 0, where PyTorch's first derivative takes the exponential side but its
 second is zero; mish's NaN where ``exp(x)`` overflows).
 """
@@ -17,9 +17,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.backend import get_array_module
+from ..._core.graph import Node
+from ..._core.record import record
 from ..._core.tensor import Tensor
 from ...ops import elementwise
-from ...ops._rule import TensorRule, attach
+from ...ops.creation import rand
 from .activation import softmax
 
 __all__ = [
@@ -42,15 +44,17 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     return _w(input > 0, input, input * negative_slope)
 
 
-class EluBackward0(TensorRule):
+class EluBackward0(Node):
     """PyTorch's ``elu_backward``: slope ``scale`` above 0, ``input_scale * alpha * scale *
     exp(input_scale x)`` at and below 0; the slope's own derivative is taken only strictly
     below 0 (``elu_double_backward``), so the second derivative at 0 is zero."""
 
     __slots__ = ("alpha", "input_scale", "scale")
+    on_tensors = True
+    saves = (0,)
 
-    def rule(self, saved, g):
-        (x,) = saved
+    def backward(self, g):
+        (x,) = self.saved(g)
         negative = elementwise.where(x < 0, x, 0.0) * self.input_scale
         slope = elementwise.exp(negative) * (self.input_scale * self.alpha * self.scale)
         return (g * elementwise.where(x <= 0, slope, self.scale),)
@@ -66,8 +70,8 @@ def _elu(cls, input: Tensor, alpha: float, scale: float, input_scale: float) -> 
     xp = get_array_module(x)
     with np.errstate(all="ignore"):
         out = xp.where(x > 0, x * scale, xp.expm1(x * input_scale) * (alpha * scale))
-    return attach(cls, (input,), out.astype(x.dtype, copy=False), save=(input,),
-                  alpha=alpha, scale=scale, input_scale=input_scale)
+    return record(cls, (input,), out.astype(x.dtype, copy=False),
+                  attrs={"alpha": alpha, "scale": scale, "input_scale": input_scale})
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -96,14 +100,16 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     return _w(scaled > threshold, input, smooth)
 
 
-class MishBackward0(TensorRule):
+class MishBackward0(Node):
     """PyTorch's ``infinitely_differentiable_mish_backward``: ``g (t + x sigmoid(x) (1 - t^2))``
     with ``t = tanh(log1p(exp(x)))``."""
 
     __slots__ = ()
+    on_tensors = True
+    saves = (0,)
 
-    def rule(self, saved, g):
-        (x,) = saved
+    def backward(self, g):
+        (x,) = self.saved(g)
         t = elementwise.tanh(elementwise.log1p(elementwise.exp(x)))
         return (g * (t + x * elementwise.sigmoid(x) * (1 - t * t)),)
 
@@ -114,7 +120,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     xp = get_array_module(x)
     with np.errstate(all="ignore"):
         out = x * xp.tanh(xp.log1p(xp.exp(x)))
-    return attach(MishBackward0, (input,), out.astype(x.dtype, copy=False), save=(input,))
+    return record(MishBackward0, (input,), out.astype(x.dtype, copy=False))
 
 
 def softsign(input: Tensor) -> Tensor:
@@ -181,7 +187,6 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         return leaky_relu(input, (lower + upper) / 2)
-    from ...ops.creation import rand
 
     slope = rand(*input.shape, dtype=input.dtype) * (upper - lower) + lower
     return _w(input >= 0, input, input * slope)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..._core.backend import get_array_module
-from ..._core.graph import const
-from ...ops._rule import TensorRule, attach
+from ..._core.graph import Node, const
+from ..._core.record import record
 from ...ops.creation import zeros
 from ...sparse import SparseTensor
 from ._fused import Tensor
@@ -12,7 +12,7 @@ from ._fused import Tensor
 __all__ = ["embedding", "one_hot"]
 
 
-class EmbeddingBackward0(TensorRule):
+class EmbeddingBackward0(Node):
     """The gradient of each looked-up row is added back to its row of the table: a dense
     ``(num_embeddings, dim)`` tensor (an ``index_add`` into zeros, so under ``create_graph=True``
     its own derivative gathers the rows back), or with ``sparse=True`` a ``SparseTensor`` holding
@@ -21,9 +21,10 @@ class EmbeddingBackward0(TensorRule):
 
     __slots__ = ("num_weights", "padding_idx", "sparse")
     fit_grads = False  # the rule returns the weight's shape itself
+    on_tensors = True
 
-    def rule(self, saved, g):
-        (indices,) = saved
+    def backward(self, g):
+        (indices,) = self.saved(g)
         dim = g.shape[-1]
         rows = indices.reshape(-1)
         grads = g.reshape(-1, dim)
@@ -42,6 +43,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
               norm_type: float = 2.0, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Tensor:
     """Look up rows of ``weight`` (``num_embeddings x dim``) at the integer ``input``."""
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
     if max_norm is not None or scale_grad_by_freq:
         raise NotImplementedError("embedding: max_norm and scale_grad_by_freq are not supported")
     idx = input._data
@@ -55,8 +58,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     if idx.size and (idx.min() < -num or idx.max() >= num):
         raise IndexError("index out of range in self")
     out = weight._data[idx]
-    return attach(EmbeddingBackward0, (weight,), out, save=(const(idx % num),), num_weights=num,
-                  padding_idx=padding_idx, sparse=sparse)
+    return record(EmbeddingBackward0, (weight,), out, save=lambda: (const(idx % num),),
+                  attrs={"num_weights": num, "padding_idx": padding_idx, "sparse": sparse})
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
