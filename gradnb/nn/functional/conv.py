@@ -15,6 +15,7 @@ from ..._core.backend import get_array_module
 from ..._core.graph import Node, const
 from ..._core.record import record
 from ...ops.creation import zeros
+from ...ops.shape import cat
 from ._fused import Tensor
 from .conv_checks import check_conv
 from .pool_checks import check_pool_input, check_pool_output, check_pool_window
@@ -70,11 +71,7 @@ class ConvolutionBackward0(Node):
     def backward(self, g):
         x, w = self.saved(g)
         if isinstance(g, Tensor):
-            # create_graph=True: the same gradients as differentiable convolutions (a module
-            # that builds on this one, hence imported here).
-            from .conv_grad import conv2d_grads
-
-            return conv2d_grads(self, g, x, w)
+            return _grads_on_tensors(self, g, x, w)
         xp = get_array_module(g)
         n, c, h, wd = self.in_shape
         o, cg, kh, kw = self.w_shape
@@ -154,6 +151,67 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     return record(ConvolutionBackward0, (input, weight, bias), out, save=save,
                   attrs={"stride": stride, "dilation": dilation, "pads": pads, "groups": groups,
                          "in_shape": x.shape, "w_shape": w.shape, "out_hw": (oh, ow)})
+
+
+def spread(x: Tensor, dim: int, stride: int, length: int | None = None) -> Tensor:
+    """``stride - 1`` zeros between consecutive entries along ``dim``, cut (or zero-extended, by
+    less than ``stride``) to ``length`` (default: ending at the last entry)."""
+    size = x.shape[dim]
+    length = (size - 1) * stride + 1 if length is None else length
+    if (stride == 1 and length == size) or size == 0:
+        return x
+    x = x.unsqueeze(dim + 1)
+    shape = list(x.shape)
+    shape[dim + 1] = stride - 1
+    x = cat([x, zeros(*shape, dtype=x.dtype, device=x.device)], dim + 1)
+    shape = list(x.shape)
+    x = x.reshape(*shape[:dim], size * stride, *shape[dim + 2:])
+    return x.narrow(dim, 0, length)
+
+
+def _zero_pad(t: Tensor, pads) -> Tensor:
+    """``t`` (NCHW) with ``(top, bottom, left, right)`` rows and columns of zeros around it."""
+    top, bottom, left, right = pads
+    n, c, _, w = t.shape
+
+    def z(*shape):
+        return zeros(*shape, dtype=t.dtype, device=t.device)
+
+    t = cat([z(n, c, top, w), t, z(n, c, bottom, w)], 2)
+    return cat([z(n, c, t.shape[2], left), t, z(n, c, t.shape[2], right)], 3)
+
+
+def _grads_on_tensors(node, g: Tensor, x, w) -> tuple:
+    """conv2d's gradients as convolutions of tensors (``create_graph=True``), so they record
+    and every higher order follows (PyTorch's ``_convolution_double_backward``): the input's
+    is the transposed convolution of ``g`` with the weight, the weight's a convolution of the
+    input with ``g`` (batch and channels swapped, stride and dilation trading places)."""
+    n, _, h, wd = node.in_shape
+    o, cg, kh, kw = node.w_shape
+    groups, (sh, sw), (dh, dw) = node.groups, node.stride, node.dilation
+    top, bottom, left, right = node.pads
+    hp, wp = h + top + bottom, wd + left + right
+    oh, ow = node.out_hw
+    gx = gw = gb = None
+    if node.needs(0):
+        # g spread stride apart over the padded input's extent (rows past the last window get
+        # nothing), fully correlated with the flipped weight, in/out channels swapped per group
+        spread_g = spread(spread(g, 2, sh, hp - dh * (kh - 1)), 3, sw, wp - dw * (kw - 1))
+        wt = w.reshape(groups, o // groups, cg, kh, kw).transpose(1, 2)
+        wt = wt.reshape(groups * cg, o // groups, kh, kw).flip((2, 3))
+        full = conv2d(spread_g, wt, None, 1, (dh * (kh - 1), dw * (kw - 1)), (dh, dw), groups)
+        gx = full[:, :, top:top + h, left:left + wd]
+    if node.needs(1):
+        xpad = _zero_pad(x, node.pads) if any(node.pads) else x
+        xs = xpad.reshape(n, groups, cg, hp, wp).permute(2, 1, 0, 3, 4)
+        xs = xs.reshape(cg, groups * n, hp, wp)
+        gs = g.reshape(n, groups, o // groups, oh, ow).permute(1, 2, 0, 3, 4)
+        gs = gs.reshape(o, n, oh, ow)
+        corr = conv2d(xs, gs, None, (dh, dw), 0, (sh, sw), groups)
+        gw = corr[:, :, :kh, :kw].transpose(0, 1)
+    if len(node.next_functions) > 2 and node.needs(2):
+        gb = g.sum((0, 2, 3))
+    return gx, gw, gb
 
 
 class MaxPool2DWithIndicesBackward0(Node):
