@@ -70,6 +70,7 @@ from .ops.pointwise import *
 from .ops.reductions import *
 from .ops.regions import *
 from .ops.scans import *
+from .ops.scatter_reductions import *
 from .ops.shape import *
 from .ops.softmax import *
 from .ops.sorting import *

@@ -23,6 +23,7 @@ from .ops import (
     reductions,
     regions,
     scans,
+    scatter_reductions,
     shape,
     softmax,
     sorting,
@@ -35,7 +36,7 @@ __all__ = ["FAMILIES"]
 
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine,
             pointwise, matrices, joining, sorting, linalg_decompositions, special_functions,
-            scans, statistics, regions, tensor_api, softmax)
+            scans, statistics, regions, tensor_api, softmax, scatter_reductions)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():

@@ -384,29 +384,46 @@ def _along_dim_key(data, idx, dim: int, xp):
 
 
 class GatherBackward0(Node):
-    __slots__ = ("in_shape", "key")
+    """``g`` added at the gathered positions into zeros; a 0-d input or index is read as one of
+    shape ``(1,)`` (``work_shape``, ``index_shape``), as PyTorch does."""
+
+    __slots__ = ("in_shape", "index_shape", "key", "work_shape")
 
     def backward(self, g):
-        return (scatter_into_zeros(self.in_shape, self.key, g),)
+        if self.key is None:  # an empty index reads nothing
+            if isinstance(g, Tensor):
+                return (zeros(self.in_shape, dtype=g.dtype, device=g.device),)
+            return (get_array_module(g).zeros(self.in_shape, dtype=g.dtype),)
+        g = g.reshape(self.index_shape)
+        return (scatter_into_zeros(self.work_shape, self.key, g).reshape(self.in_shape),)
 
 
 def gather(input: Tensor, dim: int, index, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j] = input[index[i][j]][j]`` (for ``dim=0``); repeated indices add up in the
-    gradient."""
+    gradient. An empty index gives an empty result without any check; a 0-d input or index
+    counts as one-dimensional."""
     data = input._data
     xp = get_array_module(data)
     idx = _index_array(index, "gather", xp)
     dim = _wrap_dim(dim, data.ndim)
-    if idx.ndim != data.ndim:
+    work = data.reshape(data.shape or (1,))
+    idx_work = idx.reshape(idx.shape or (1,))
+    if idx.size == 0:
+        return record(GatherBackward0, (input,), xp.zeros(idx.shape, dtype=data.dtype),
+                      attrs={"in_shape": data.shape, "index_shape": idx_work.shape,
+                             "work_shape": work.shape, "key": None})
+    if idx_work.ndim != work.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    for d, (n, m) in enumerate(zip(idx.shape, data.shape)):
+    for d, (n, m) in enumerate(zip(idx_work.shape, work.shape)):
         if d != dim and n > m:
             raise RuntimeError(f"Size does not match at dimension {d} expected index "
                                f"{list(idx.shape)} to be no larger than self {list(data.shape)} "
                                f"apart from dimension {dim}")
-    _check_bounds(idx, data.shape[dim] if data.ndim else 1, dim, RuntimeError)
-    key = _along_dim_key(data, idx, dim, xp)
-    return record(GatherBackward0, (input,), data[key], attrs={"in_shape": data.shape, "key": key})
+    _check_bounds(idx_work, work.shape[dim], dim, RuntimeError)
+    key = _along_dim_key(work, idx_work, dim, xp)
+    return record(GatherBackward0, (input,), work[key].reshape(idx.shape),
+                  attrs={"in_shape": data.shape, "index_shape": idx_work.shape,
+                         "work_shape": work.shape, "key": key})
 
 
 def _scatter_checks(op: str, data, idx, dim, src=None) -> None:

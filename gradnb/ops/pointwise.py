@@ -17,11 +17,12 @@ from .._core.backend import get_array_module
 from . import elementwise as ew
 from ._common import Tensor, as_tensor_operand, binary_operands
 from ._rule import TensorRule, attach
+from .indexing import scalar_type_name
 
 __all__ = [
     "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asinh",
     "atan2", "atanh", "copysign", "deg2rad", "erfc", "erfinv", "float_power", "fmax", "fmin",
-    "fmod", "frac", "hypot", "ldexp", "lerp", "logaddexp", "logaddexp2", "logit", "nan_to_num",
+    "fmod", "frac", "hypot", "ldexp", "lerp", "logaddexp", "logaddexp2", "logit", "nan_to_num", "nextafter",
     "positive", "rad2deg", "remainder", "rsub", "sgn", "sinc", "square", "xlogy",
 ]
 
@@ -225,6 +226,26 @@ def copysign(input: Tensor, other) -> Tensor:
     return attach(CopysignBackward0, (a, None), np.copysign(a._data, b._data), save=(a, 0))
 
 
+class NextafterBackward0(TensorRule):
+    """One step to the next float moves by a negligible amount: ``input`` passes ``g`` through
+    and ``other`` gets nothing, as in PyTorch."""
+
+    __slots__ = ()
+
+    def rule(self, saved, g):
+        return g, None
+
+
+def nextafter(input: Tensor, other) -> Tensor:
+    """The next floating-point value after ``input`` towards ``other``."""
+    promoted = binary_operands(input, other)[2]
+    if promoted.dtype.kind not in "fc":
+        name = scalar_type_name(promoted.dtype)
+        raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{name}\'')
+    a, b = _pair(input, other)
+    return attach(NextafterBackward0, (a, b), np.nextafter(a._data, b._data))
+
+
 class FmodBackward0(TensorRule):
     """d/da = 1; d/db = -(a / b rounded toward zero, or down for remainder)."""
 
@@ -375,7 +396,7 @@ TENSOR_METHODS = {
         "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
         "asinh", "atan2", "atanh", "copysign", "deg2rad", "erfc", "erfinv", "float_power",
         "fmax", "fmin", "fmod", "frac", "hypot", "ldexp", "lerp", "logaddexp", "logaddexp2",
-        "logit", "nan_to_num", "positive", "rad2deg", "remainder", "sgn", "sinc", "square",
+        "logit", "nan_to_num", "nextafter", "positive", "rad2deg", "remainder", "sgn", "sinc", "square",
         "xlogy",
     ]
 }

@@ -514,3 +514,20 @@ def test_observers_see_the_nodes_of_writes():
         y[1].mul_(2.0)
     assert recorder.names[:2] == ["MulBackward0", "CopySlices"]
     assert recorder.names[-2:] == ["CopySlices", "AsStridedBackward0"]
+
+
+@pytest.mark.parametrize("in_shape, index_shape", [((), (1,)), ((3,), ()), ((), ()), ((5,), (2, 0))])
+def test_gather_reads_0d_as_1d_and_skips_checks_for_an_empty_index(torch, in_shape, index_shape):
+    data = np.arange(1.0, 1.0 + np.prod(in_shape)).reshape(in_shape)
+    index = np.zeros(index_shape, dtype=np.int64)
+    x = gradnb.tensor(data, requires_grad=True)
+    tx = torch.tensor(data, requires_grad=True)
+    out = gradnb.gather(x, 0, gradnb.tensor(index))
+    t_out = torch.gather(tx, 0, torch.tensor(index))
+    assert tuple(out.shape) == tuple(t_out.shape)
+    np.testing.assert_array_equal(out.detach().numpy(), t_out.detach().numpy())
+    (out * 2).sum().backward()
+    (t_out * 2).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+    with pytest.raises(RuntimeError, match="Index tensor must have the same number of dimensions"):
+        gradnb.gather(gradnb.zeros(()), 0, gradnb.zeros((2, 2), dtype=gradnb.int64))
