@@ -34,6 +34,7 @@ __all__ = [
     "masked_fill",
     "masked_select",
     "nonzero",
+    "put",
     "scatter",
     "scatter_add",
     "select",
@@ -357,6 +358,33 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
     else:
         out[key] = v
     return record(IndexPutBackward0, (input, vt), out, attrs={"key": key, "accumulate": accumulate})
+
+
+def put(input: Tensor, index, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` with ``source`` written (or, with ``accumulate``, added) at the flat
+    positions ``index``, as if ``input`` were one-dimensional."""
+    data = input._data
+    xp = get_array_module(data)
+    idx = _raw(index, xp)
+    if idx.dtype != np.int64:
+        raise RuntimeError("put_(): Expected a long tensor for index, but got "
+                           f"{scalar_type_name(idx.dtype)}")
+    if source.dtype != input.dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {scalar_type_name(data.dtype)} and source.dtype = "
+                           f"{scalar_type_name(source._data.dtype)}")
+    if idx.size != source._data.size:
+        raise IndexError("put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source._data.size}, "
+                         f"index.numel() = {idx.size}")
+    flat_index = idx.reshape(-1)
+    bad = flat_index[(flat_index >= data.size) | (flat_index < -data.size)]
+    if bad.size:
+        raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of "
+                         f"{data.size} elements.")
+    flat = index_put(input.reshape(-1), (flat_index % max(data.size, 1),), source.reshape(-1),
+                     accumulate=accumulate)
+    return flat.reshape(data.shape)
 
 
 # -- gather / scatter ----------------------------------------------------------------------------
@@ -713,5 +741,5 @@ TENSOR_METHODS = {
     "select": select, "gather": gather, "scatter": scatter,
     "scatter_add": scatter_add, "index_select": index_select, "index_add": index_add,
     "index_put": index_put, "masked_fill": masked_fill, "masked_select": masked_select,
-    "nonzero": nonzero, "take_along_dim": take_along_dim,
+    "nonzero": nonzero, "put": put, "take_along_dim": take_along_dim,
 }
