@@ -190,11 +190,13 @@ class LogaddexpBackward0(TensorRule):
     __slots__ = ("base2",)
 
     def rule(self, saved, g):
+        # PyTorch's ``g / (1 + exp(other - self))`` (base 2 for logaddexp2), literally: where an
+        # operand is infinite its second derivative is NaN there, as torch's is
         a, b = saved
-        scale = math.log(2.0) if self.base2 else 1.0
-        wa = ew.sigmoid((a - b) * scale)
-        wa = ew.where(a == b, 0.5, wa)  # both inf: the limit, not NaN
-        return g * wa, g * (1 - wa)
+        power = ew.exp2 if self.base2 else ew.exp
+        wa = 1 / (1 + power(b - a))
+        wb = 1 / (1 + power(a - b))
+        return g * ew.where(a == b, 0.5, wa), g * ew.where(a == b, 0.5, wb)
 
 
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:

@@ -113,23 +113,6 @@ KNOWN_GAPS = {
     "linalg.lu_solve": "missing: no LU/Householder factorizations (NumPy has none; needs its own kernel)",
     "linalg.pinv.singular": "partial: pinv through the SVD differs from torch's rank-deficient pinv derivative",
     "special.erfcx": "second order: second-order gradient: at (90,) torch -4.5401605787553646e-...",
-    "masked.sum": "missing: gradnb has no torch.masked reductions",
-    "masked.prod": "missing: gradnb has no torch.masked reductions",
-    "masked.cumsum": "missing: gradnb has no torch.masked reductions",
-    "masked.cumprod": "missing: gradnb has no torch.masked reductions",
-    "masked.amax": "missing: gradnb has no torch.masked reductions",
-    "masked.amin": "missing: gradnb has no torch.masked reductions",
-    "masked.mean": "missing: gradnb has no torch.masked reductions",
-    "masked.median": "missing: gradnb has no torch.masked reductions",
-    "masked.norm": "missing: gradnb has no torch.masked reductions",
-    "masked.var": "missing: gradnb has no torch.masked reductions",
-    "masked.std": "missing: gradnb has no torch.masked reductions",
-    "masked.softmax": "missing: gradnb has no torch.masked reductions",
-    "masked.log_softmax": "missing: gradnb has no torch.masked reductions",
-    "masked.softmin": "missing: gradnb has no torch.masked reductions",
-    "masked.normalize": "missing: gradnb has no torch.masked reductions",
-    "masked.logaddexp": "missing: gradnb has no torch.masked reductions",
-    "masked.logsumexp": "missing: gradnb has no torch.masked reductions",
 }
 
 # Entries whose error_inputs gradnb does not all raise as torch does (type and message).
