@@ -76,6 +76,7 @@ from .ops.softmax import *
 from .ops.sorting import *
 from .ops.special_functions import *
 from .ops.statistics import *
+from .ops.strided import *
 from .ops.tensor_api import *
 
 for _name in ops.tensor_api.ALIASED:  # axis=/keepdims= beside dim=/keepdim=, as in PyTorch

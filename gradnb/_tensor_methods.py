@@ -29,6 +29,7 @@ from .ops import (
     sorting,
     special_functions,
     statistics,
+    strided,
     tensor_api,
 )
 
@@ -36,7 +37,8 @@ __all__ = ["FAMILIES"]
 
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine,
             pointwise, matrices, joining, sorting, linalg_decompositions, special_functions,
-            scans, statistics, regions, tensor_api, softmax, scatter_reductions)
+            scans, statistics, regions, tensor_api, softmax, scatter_reductions,
+            strided)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():
