@@ -608,24 +608,6 @@ def _norm_order(p, dim):
     return float(p)
 
 
-def _nuclear_norm(input: Tensor, dim, keepdim: bool, dtype) -> Tensor:
-    """``norm(p='nuc')``: the sum of singular values over a 2-d ``dim`` (a 2-d input without
-    one)."""
-    # The SVD lives in a family that builds on this one: imported here, when first needed.
-    from .linalg_decompositions import matrix_norm
-
-    if dim is None:
-        if input.dim() != 2:
-            raise RuntimeError("Expected a tensor with 2 dimensions, but got a "
-                               f"{input.dim()} dimensions tensor instead.")
-        dim = (0, 1)
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    if len(dims) != 2:
-        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
-                           + " ".join(str(d) for d in dims))
-    return matrix_norm(input, "nuc", dims, keepdim, dtype=dtype)
-
-
 class LinalgVectorNormBackward0(Node):
     """Gradient of a vector p-norm; 0 (PyTorch's subgradient) where the norm is 0."""
 
@@ -677,8 +659,6 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     >>> gradnb.tensor([3., 4.]).norm()
     tensor(5.)
     """
-    if p == "nuc":
-        return _nuclear_norm(input, dim, keepdim, dtype)
     order = _norm_order(p, dim)
     data = _as_dtype(input._data, dtype)
     _require_float(data, "linalg.vector_norm: Expected a floating point or complex tensor as "
