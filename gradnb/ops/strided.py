@@ -65,10 +65,12 @@ def _check_geometry(size, stride, offset: int, storage_size: int, itemsize: int)
                            f"{storage_size * itemsize}")
 
 
-class AsStridedBackward0(Node):
+class AsStridedStorageBackward(Node):
     """``g`` added into zeros of the storage at the output's positions, then the input's entries
-    read back from there."""
+    read back from there (PyTorch's ``AsStridedBackward0``; gradnb's class of that name
+    regenerates views written in place)."""
 
+    torch_name = "AsStridedBackward0"
     __slots__ = ("input_positions", "output_positions", "storage_size")
     is_view = True
     fit_grads = False  # the rule returns the input's shape itself
@@ -89,7 +91,7 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
     _check_geometry(size, stride, offset, flat.size, data.itemsize)
     out = xp.lib.stride_tricks.as_strided(flat[offset:] if flat.size else flat, shape=size,
                                           strides=tuple(s * data.itemsize for s in stride))
-    return record(AsStridedBackward0, (input,), out,
+    return record(AsStridedStorageBackward, (input,), out,
                   attrs={"storage_size": flat.size,
                          "output_positions": _positions(xp, size, stride, offset),
                          "input_positions": input_positions})
