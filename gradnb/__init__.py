@@ -10,6 +10,8 @@ IPython, ipywidgets or matplotlib.
 # the op families publish themselves through their ``__all__`` (star imports).
 # ruff: noqa: F401
 
+import importlib
+
 from . import (
     _tensor_methods,  # binds ops as Tensor methods
     autograd,
@@ -18,6 +20,8 @@ from ._core.backend import device
 from ._core.default_device import get_default_device, set_default_device
 from ._core.dtype import (
     bool,
+    cdouble,
+    cfloat,
     complex64,
     complex128,
     double,
@@ -57,6 +61,7 @@ from .autograd.grad_mode import (
     set_grad_enabled,
 )
 from .ops.arithmetic import *
+from .ops.complex import *
 from .ops.creation import *
 from .ops.elementwise import *
 from .ops.indexing import *
@@ -75,6 +80,7 @@ from .ops.shape import *
 from .ops.softmax import *
 from .ops.sorting import *
 from .ops.special_functions import *
+from .ops.spectral import *
 from .ops.statistics import *
 from .ops.strided import *
 from .ops.tensor_api import *
@@ -87,14 +93,22 @@ __version__ = "0.1.0"
 
 # PyTorch's namespace (gradnb.nn.Linear, gradnb.optim.SGD, gradnb.save, ...) without paying for
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
-_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg",
+_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft",
                  "special", "func", "masked"}
-_LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse"}
+_LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse",
+               # nn.functional ops that PyTorch also offers at the top level
+               "alpha_dropout": "nn.functional", "channel_shuffle": "nn.functional",
+               "constant_pad_nd": "nn.functional.resample",
+               "feature_alpha_dropout": "nn.functional", "pdist": "nn.functional",
+               "grid_sampler": "nn.functional.grid_sample",
+               "grid_sampler_2d": "nn.functional.grid_sample",
+               "grid_sampler_3d": "nn.functional.grid_sample",
+               "native_batch_norm": "nn.functional.native_norms",
+               "native_group_norm": "nn.functional.native_norms",
+               "native_layer_norm": "nn.functional.native_norms"}
 
 
 def __getattr__(name: str):
-    import importlib
-
     if name in _LAZY_MODULES:
         return importlib.import_module(f".{name}", __name__)
     if name in _LAZY_NAMES:
@@ -108,6 +122,7 @@ def __dir__():
 
 def load_ipython_extension(ipython) -> None:
     """``%load_ext gradnb``: register the notebook toolkit (magics, tensor HTML, memory log)."""
+    # The toolkit (IPython, matplotlib) loads only with ``%load_ext`` (import time).
     from .notebook import load_ipython_extension as load_toolkit
 
     load_toolkit(ipython)
@@ -115,6 +130,6 @@ def load_ipython_extension(ipython) -> None:
 
 def unload_ipython_extension(ipython) -> None:
     """``%unload_ext gradnb``: remove what ``%load_ext gradnb`` registered."""
-    from .notebook import unload_ipython_extension as unload_toolkit
+    from .notebook import unload_ipython_extension as unload_toolkit  # loaded by load (above)
 
     unload_toolkit(ipython)

@@ -21,7 +21,8 @@ import numpy as np
 
 from ._core import backend as _backend
 from ._core import dtype as _dtype
-from ._core.tensor import Tensor
+from ._core.tensor import Size, Tensor
+from .ops.creation import tensor
 
 __all__ = ["SparseTensor", "sparse_coo_tensor"]
 
@@ -30,7 +31,7 @@ def _add_at(target, index, values) -> None:
     if type(target) is np.ndarray:
         np.add.at(target, index, values)
     else:
-        import cupyx
+        import cupyx  # optional (GPU only): imported where a CuPy array is met
 
         cupyx.scatter_add(target, index, values)
 
@@ -67,8 +68,6 @@ class SparseTensor:
     @property
     def shape(self):
         """The dense shape this tensor stands for."""
-        from ._core.tensor import Size
-
         return Size(self._shape)
 
     def size(self, dim: int | None = None):
@@ -262,8 +261,6 @@ class SparseTensor:
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
                       is_coalesced: bool | None = None) -> SparseTensor:
     """Build a sparse COO tensor from ``indices`` (``sparse_dim x nnz``) and ``values``."""
-    from .ops.creation import tensor
-
     idx_t = indices if isinstance(indices, Tensor) else tensor(indices, dtype=_dtype.int64)
     val_t = values if isinstance(values, Tensor) else tensor(values, dtype=dtype)
     if dtype is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 from .._core.grad_mode import (
     enable_grad,
     inference_mode,
@@ -61,7 +63,6 @@ __all__ = [
 
 def __getattr__(name: str):
     # These build on the tensor and the ops, which import this package: they load on first use.
-    import importlib
 
     if name == "functional":
         return importlib.import_module(f"{__name__}.functional")

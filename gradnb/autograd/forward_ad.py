@@ -41,9 +41,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .. import ops
 from .._core import events
 from .._core.grad_mode import enable_grad
 from .._core.graph import Node, link
+from .engine import _fit, grad
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level",
            "make_dual", "unpack_dual"]
@@ -192,9 +194,6 @@ def _tangent_at(fn, output_nr: int, level) -> object:
 def _propagate(node, outputs, tangents) -> tuple:
     """The output tangents of ``node`` by the double-vjp trick; ``outputs`` lists the
     ``(output_nr, shape, dtype, device)`` of its differentiable outputs."""
-    from .. import ops
-    from .engine import _fit, grad
-
     us = [None] * node.num_outputs
     for nr, shape, dtype, device in outputs:
         if dtype.is_floating_point or dtype.is_complex:
@@ -214,7 +213,10 @@ def _propagate(node, outputs, tangents) -> tuple:
             if g is None or t is None or t.numel() == 0:
                 continue  # an empty input contributes exactly 0 (even where J^T u is nan)
             g = _fit(g, meta, True) if meta is not None else g
-            term = (g * t.to(dtype=g.dtype)).sum()
+            if g._data.dtype.kind == "c":  # Re<g, t>: its gradient in u is J t for complex too
+                term = (g.conj() * t.to(dtype=g.dtype)).real.sum()
+            else:
+                term = (g * t.to(dtype=g.dtype)).sum()
             total = term if total is None else total + term
     wanted = [u for u in us if u is not None]
     create_graph = any(t is not None and t.requires_grad for t in tangents)

@@ -15,7 +15,8 @@ True
 
 from __future__ import annotations
 
-from .._core.tensor import Tensor
+from .._core.tensor import FACTORY_REQUIRES_GRAD_MESSAGE, Tensor
+from ..ops.creation import empty
 
 __all__ = ["Variable"]
 
@@ -30,9 +31,7 @@ class Variable(metaclass=_VariableMeta):
 
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
         if data is None:
-            from ..ops.creation import empty
-
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-        return data.detach().requires_grad_(requires_grad)
+        return data.detach()._set_requires_grad(requires_grad, FACTORY_REQUIRES_GRAD_MESSAGE)

@@ -23,6 +23,7 @@ IPython, and is loaded only by ``%load_ext gradnb``.
 from __future__ import annotations
 
 from gradnb.autograd.trace import Trace
+from gradnb.notebook import extension
 from gradnb.notebook.explain import WatchedTrace, watching, why
 from gradnb.notebook.grad_flow import GradFlow
 from gradnb.notebook.grad_table import GradTable
@@ -55,13 +56,9 @@ def graph_trace() -> WatchedTrace:
 
 def load_ipython_extension(ipython) -> None:
     """Called by ``%load_ext gradnb``: register magics, tensor HTML and the memory log."""
-    from gradnb.notebook import extension
-
     extension.load(ipython)
 
 
 def unload_ipython_extension(ipython) -> None:
     """Called by ``%unload_ext gradnb``: remove what loading registered."""
-    from gradnb.notebook import extension
-
     extension.unload(ipython)

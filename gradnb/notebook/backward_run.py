@@ -21,6 +21,8 @@ from gradnb.notebook.explain.chain_rules import rule_for
 from gradnb.notebook.explain.watcher import watching
 from gradnb.notebook.formatting import format_shape, format_values, host_array
 
+__all__ = ["BackwardRun", "Step", "backward_problem", "watched_backward"]
+
 
 @dataclass(frozen=True)
 class Step:

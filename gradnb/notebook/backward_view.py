@@ -17,6 +17,9 @@ from gradnb.notebook.formatting import format_bytes
 from gradnb.notebook.grad_table import GradTable
 from gradnb.notebook.graph_view import GraphView
 from gradnb.notebook.naming import Names
+from gradnb.notebook.plotting import svg_image
+
+__all__ = ["BackwardView"]
 
 
 class BackwardView:
@@ -92,8 +95,6 @@ class BackwardView:
     def to_html(self, graph_svg: str | None = None) -> str:
         """The report as HTML: headline, the graph (an SVG image: sanitizers keep it), the table,
         the memory line."""
-        from gradnb.notebook.plotting import svg_image
-
         svg = self.graph_view.to_svg() if graph_svg is None else graph_svg
         return (
             '<div class="gradnb-backward">'

@@ -29,6 +29,8 @@ from gradnb.notebook.groups import assign_groups
 from gradnb.notebook.naming import Names
 from gradnb.notebook.tensors import itemsize, values
 
+__all__ = ["ROOT_LABEL", "BuiltGraph", "build_graph", "describe"]
+
 #: Shown for the root of ``%backward`` when the expression is not a plain name.
 ROOT_LABEL = "output"
 

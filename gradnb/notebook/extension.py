@@ -13,12 +13,14 @@ import warnings
 
 from gradnb._core.tensor import Tensor
 from gradnb.notebook import prompts
+from gradnb.notebook.explain import watch_session
 from gradnb.notebook.memory_meter import (
     has_session_log,
     session_log,
     start_session_log,
     stop_session_log,
 )
+from gradnb.notebook.tensor_html import tensor_html
 
 __all__ = ["is_loaded", "load", "session_log", "unload"]
 
@@ -37,7 +39,6 @@ def load(shell) -> None:
         return
     # Magics and HTML import IPython's display machinery: loaded only when a shell loads us.
     from gradnb.notebook.magics import GradnbMagics
-    from gradnb.notebook.tensor_html import tensor_html
 
     shell.register_magics(GradnbMagics)
     html = shell.display_formatter.formatters["text/html"]
@@ -53,8 +54,7 @@ def unload(shell) -> None:
     if not stop_session_log(shell):
         return
     prompts.unwatch(shell)
-    from gradnb.notebook.explain import watch_session
-    from gradnb.notebook.magics import GradnbMagics
+    from gradnb.notebook.magics import GradnbMagics  # loaded by ``load`` (see there)
 
     watch_session(False)
     _remove_warning_filter()

@@ -11,7 +11,22 @@ from it compare equal across runs of a notebook.
 
 from __future__ import annotations
 
+from html import escape
+
 import numpy as np
+
+__all__ = [
+    "SMALL_NUMEL",
+    "array_flags",
+    "format_bytes",
+    "format_number",
+    "format_shape",
+    "format_values",
+    "host_array",
+    "html_table",
+    "l2_norm",
+    "text_table",
+]
 
 #: Tensors with at most this many elements show their values; bigger ones a summary.
 SMALL_NUMEL = 8
@@ -91,8 +106,6 @@ def text_table(header: list[str], rows: list[list[str]]) -> str:
 
 def html_table(header: list[str], rows: list[list[str]], css_class: str) -> str:
     """A plain HTML table (cells are escaped)."""
-    from html import escape
-
     head = "".join(f"<th>{escape(h)}</th>" for h in header)
     body = "".join(
         "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows

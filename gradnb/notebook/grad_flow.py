@@ -33,7 +33,11 @@ from gradnb.notebook.formatting import (
 )
 from gradnb.notebook.memory_meter import session_log
 from gradnb.notebook.naming import Names, caller_namespace
+from gradnb.notebook.plotting import figure_svg, new_figure, svg_image
 from gradnb.notebook.tensors import grad_array, is_tensor
+from gradnb.notebook.widgets import refreshing_widget  # ipywidgets: only when asked
+
+__all__ = ["HEADER", "FlowRow", "GradFlow", "flow_row"]
 
 HEADER = ["name", "shape", "norm", "mean |g|", "max |g|", "flags"]
 
@@ -92,8 +96,6 @@ class GradFlow:
 
     def plot_svg(self) -> str:
         """Max and mean |grad| per parameter as bars on a log scale (inline SVG)."""
-        from gradnb.notebook.plotting import figure_svg, new_figure
-
         rows = [r for r in self.rows if r.max_abs is not None]
         figure, axes = new_figure(max(4.0, 0.45 * len(rows) + 2.0), 3.0)
         positions = list(range(len(rows)))
@@ -113,7 +115,6 @@ class GradFlow:
         """Plot and table."""
         if not self.rows:
             return f"<p>{escape(self.text())}</p>"
-        from gradnb.notebook.plotting import svg_image
 
         plot = (svg_image(self.plot_svg(), "gradient flow")
                 if any(r.max_abs is not None for r in self.rows) else "")
@@ -129,8 +130,6 @@ class GradFlow:
 
     def widget(self):
         """An HTML widget that redraws after every backward call (needs ``%load_ext``)."""
-        from gradnb.notebook.widgets import refreshing_widget  # ipywidgets: only when asked
-
         return refreshing_widget(lambda: self.refreshed().to_html(), session_log())
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:

@@ -14,6 +14,8 @@ from gradnb.autograd.trace import Trace
 from gradnb.notebook.formatting import format_number, format_shape, l2_norm
 from gradnb.notebook.tensors import values
 
+__all__ = ["GradPrint", "fingerprint", "leaf_grads"]
+
 
 @dataclass(frozen=True)
 class GradPrint:

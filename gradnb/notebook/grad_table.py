@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from html import escape
 
 from gradnb.notebook.formatting import (
     array_flags,
@@ -28,6 +29,8 @@ from gradnb.notebook.formatting import (
 )
 from gradnb.notebook.naming import Names, caller_namespace
 from gradnb.notebook.tensors import dtype_name, grad_array
+
+__all__ = ["HEADER", "NO_GRAD", "GradRow", "GradTable", "grad_row"]
 
 HEADER = ["name", "shape", "dtype", "grad", "norm", "flags", "update"]
 NO_GRAD = "None"
@@ -97,8 +100,6 @@ class GradTable:
 
     def to_html(self) -> str:
         """The table as an HTML fragment."""
-        from html import escape
-
         caption = f"<p><b>{escape(self.title)}</b></p>" if self.title else ""
         if not self.rows:
             return caption + "<p>No tensors that require grad.</p>"

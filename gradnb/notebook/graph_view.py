@@ -22,11 +22,15 @@ from gradnb.notebook.build import BuiltGraph
 from gradnb.notebook.formatting import format_bytes
 from gradnb.notebook.grad_print import GradPrint, leaf_grads
 from gradnb.notebook.graphmodel import Graph
+from gradnb.notebook.interactive import interactive_html
 from gradnb.notebook.layout import Layout, layout_graph
 from gradnb.notebook.naming import Names, caller_namespace
 from gradnb.notebook.render_dot import to_dot
 from gradnb.notebook.render_svg import to_svg
 from gradnb.notebook.tensors import is_tensor
+from gradnb.notebook.widgets import svg_widget
+
+__all__ = ["TEXT_OP_LINES", "GraphView", "graph_text"]
 
 #: text/plain lists at most this many ops, then says how many more there are.
 TEXT_OP_LINES = 12
@@ -104,16 +108,12 @@ class GraphView:
 
     def widget(self):
         """An ipywidgets HTML widget showing the SVG (for layouts with other widgets)."""
-        from gradnb.notebook.widgets import svg_widget
-
         return svg_widget(self.to_svg())
 
     def to_html(self, svg: str | None = None) -> str:
         """Self-contained interactive HTML (zoom, pan, fold groups, hover details) whose
         fallback, where scripts do not run, is the SVG (``svg``, default :meth:`to_svg`) as an
         image; see :mod:`gradnb.notebook.interactive`."""
-        from gradnb.notebook.interactive import interactive_html
-
         return interactive_html(self.to_svg() if svg is None else svg, self.graph, self.layout)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:

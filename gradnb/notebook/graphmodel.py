@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+__all__ = ["EDGE_KINDS", "HIGHLIGHTS", "NODE_KINDS", "Graph", "GraphEdge", "GraphNode"]
+
 #: What a node stands for. ``summary`` nodes are made only by the layout when it collapses
 #: a big graph; they are the only nodes allowed a negative id.
 NODE_KINDS: tuple[str, ...] = (

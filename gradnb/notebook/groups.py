@@ -19,6 +19,8 @@ from gradnb.autograd.trace import ModuleCall, Trace
 from gradnb.notebook.graphmodel import Graph
 from gradnb.notebook.naming import Names
 
+__all__ = ["assign_groups", "call_labels"]
+
 
 def call_labels(trace: Trace, names: Names) -> dict[int, str]:
     """A label for every module call in ``trace`` (keyed by :attr:`ModuleCall.call`)."""

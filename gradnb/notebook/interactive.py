@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from gradnb.notebook.graphmodel import Graph
 from gradnb.notebook.layout import Layout, chain_label
 
+__all__ = ["CHAIN_GROUP_MIN", "FOLD_FIRST_ABOVE", "Group", "graph_groups", "interactive_html"]
+
 #: Graphs with more drawn boxes than this start with their top-level groups folded.
 FOLD_FIRST_ABOVE = 40
 #: The shortest run of single-input, single-output ops that becomes a foldable chain group.

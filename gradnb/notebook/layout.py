@@ -36,6 +36,22 @@ from dataclasses import dataclass, field
 
 from gradnb.notebook.graphmodel import Graph, GraphEdge, GraphNode
 
+__all__ = [
+    "CHAR_WIDTH_EM",
+    "LABEL_FONT_PX",
+    "SUBLABEL_FONT_PX",
+    "Box",
+    "EdgeRoute",
+    "Layout",
+    "LayoutOptions",
+    "assign_layers",
+    "box_size",
+    "chain_label",
+    "clip_text",
+    "collapse",
+    "layout_graph",
+]
+
 #: Font sizes the renderer uses; the layout sizes boxes from them.
 LABEL_FONT_PX = 12.0
 SUBLABEL_FONT_PX = 10.5

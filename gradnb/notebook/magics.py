@@ -38,6 +38,8 @@ from gradnb.notebook.torch_adapter.why import explain_torch
 from gradnb.notebook.trace_diff import TraceDiff
 from gradnb.notebook.widgets import LiveGraph, WithStaticForm, widgets_available
 
+__all__ = ["GradnbMagics"]
+
 
 def _unquote(text: str) -> str:
     """``"expr"`` or ``'expr'`` -> ``expr`` (IPython's argument splitter keeps the quotes)."""
@@ -252,6 +254,7 @@ class GradnbMagics(Magics):
         args = self._parse(self.backward, " ".join(["_", *flags]))
         check, run_backward = backward_problem, watched_backward
         if torch_adapter.is_torch_tensor(root):
+            # Imports torch: loaded only once a torch tensor is met (import time).
             from gradnb.notebook.torch_adapter import backward as torch_backward
 
             check, run_backward = torch_backward.backward_problem, torch_backward.watched_backward

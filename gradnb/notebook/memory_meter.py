@@ -16,7 +16,21 @@ from html import escape
 from gradnb.autograd import events, memory
 from gradnb.autograd.memory import BackwardReport
 from gradnb.notebook.formatting import format_bytes, html_table, text_table
+from gradnb.notebook.plotting import figure_svg, new_figure, svg_image
 from gradnb.notebook.prompts import running_prompt
+from gradnb.notebook.widgets import refreshing_widget
+
+__all__ = [
+    "HEADER",
+    "TABLE_ROWS",
+    "MemoryEntry",
+    "MemoryLog",
+    "MemoryMeter",
+    "has_session_log",
+    "session_log",
+    "start_session_log",
+    "stop_session_log",
+]
 
 HEADER = ["call", "cell", "nodes", "freed", "released", "retained"]
 
@@ -146,8 +160,6 @@ class MemoryMeter:
     def plot_svg(self) -> str:
         """Freed, released and retained bytes per call, side by side on a log scale (so 4 B
         shows next to 4,000 B), each call labelled by the cell that ran it (inline SVG)."""
-        from gradnb.notebook.plotting import figure_svg, new_figure
-
         figure, axes = new_figure()
         calls = list(range(len(self.entries)))
         series = (("freed", "#6a9e3a", "freed"), ("released", "#e08a1e",
@@ -170,8 +182,6 @@ class MemoryMeter:
 
     def to_html(self) -> str:
         """Headline, plot and table."""
-        from gradnb.notebook.plotting import svg_image
-
         table = html_table(HEADER, self._rows(), "gradnb-memory") if self.entries else ""
         plot = svg_image(self.plot_svg(), "memory per backward call") if self.entries else ""
         return (f'<div class="gradnb-memory-meter"><p><b>{escape(self.headline())}</b></p>'
@@ -179,8 +189,6 @@ class MemoryMeter:
 
     def widget(self):
         """An HTML widget that redraws after every backward call (needs ``%load_ext``)."""
-        from gradnb.notebook.widgets import refreshing_widget
-
         return refreshing_widget(lambda: MemoryMeter(self.log).to_html(), self.log)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:

@@ -20,6 +20,8 @@ from collections.abc import Iterator, Mapping
 
 from gradnb.notebook.tensors import is_tensor, node_key, output_nr
 
+__all__ = ["Names", "caller_namespace"]
+
 _IPYTHON_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython"})
 
 

@@ -8,6 +8,8 @@ nbval runs them, is not counted at all). A ``pre_run_cell`` callback, registered
 
 from __future__ import annotations
 
+__all__ = ["running_prompt", "unwatch", "watch"]
+
 _prompts: dict[int, int] = {}  # id(shell) -> prompt number of the cell running now
 _callbacks: dict[int, object] = {}  # id(shell) -> its pre_run_cell callback
 

@@ -25,6 +25,8 @@ from gradnb.notebook.render_svg import (
     SAVED_EDGE_COLOUR,
 )
 
+__all__ = ["to_dot"]
+
 _TENSOR_KINDS = frozenset({"leaf_grad", "leaf", "saved", "output"})
 
 

@@ -30,6 +30,21 @@ from gradnb.notebook.layout import (
     layout_graph,
 )
 
+__all__ = [
+    "CUT_EDGE_COLOUR",
+    "EDGE_COLOUR",
+    "FONT_FAMILY",
+    "HIGHLIGHT_STYLES",
+    "NODE_STYLES",
+    "PATH_EDGE_COLOUR",
+    "PATH_HIGHLIGHTS",
+    "SAVED_EDGE_COLOUR",
+    "SUBTEXT_COLOUR",
+    "TEXT_COLOUR",
+    "NodeStyle",
+    "to_svg",
+]
+
 
 @dataclass(frozen=True)
 class NodeStyle:

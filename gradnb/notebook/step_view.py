@@ -27,6 +27,9 @@ from gradnb.notebook.backward_run import Step
 from gradnb.notebook.backward_view import BackwardView
 from gradnb.notebook.formatting import format_bytes, format_shape, html_table, text_table
 from gradnb.notebook.render_svg import to_svg
+from gradnb.notebook.widgets import step_widget
+
+__all__ = ["STEP_HEADER", "Frame", "StepThrough"]
 
 STEP_HEADER = ["step", "node", "rule", "gradient in", "gradients out", "saved freed"]
 
@@ -206,8 +209,6 @@ class StepThrough:
 
     def widget(self):
         """The live form: ``Play`` and a slider over the frames, the graph and the step."""
-        from gradnb.notebook.widgets import step_widget
-
         return step_widget(self)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:

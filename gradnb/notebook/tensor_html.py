@@ -16,6 +16,8 @@ from html import escape
 from gradnb.notebook.formatting import format_number, format_shape
 from gradnb.notebook.tensors import dtype_name, values
 
+__all__ = ["MAX_COLUMNS", "MAX_NUMEL", "tensor_html"]
+
 #: Largest tensor (elements) and widest row shown as an HTML table.
 MAX_NUMEL = 64
 MAX_COLUMNS = 16

@@ -18,6 +18,8 @@ from gradnb._core.tensor import Tensor
 from gradnb.notebook import torch_objects
 from gradnb.notebook.formatting import host_array
 
+__all__ = ["dtype_name", "grad_array", "is_tensor", "itemsize", "node_key", "output_nr", "values"]
+
 
 def is_tensor(value: object) -> bool:
     """Whether ``value`` is a gradnb tensor or a torch tensor (``issubclass(type(...))``, not

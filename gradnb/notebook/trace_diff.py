@@ -31,6 +31,8 @@ from gradnb.notebook.build import describe
 from gradnb.notebook.graph_view import GraphView
 from gradnb.notebook.graphmodel import Graph, GraphNode
 
+__all__ = ["TEXT_CHANGE_LINES", "Change", "TraceDiff", "diff"]
+
 #: The text form lists at most this many changes, then says how many more there are.
 TEXT_CHANGE_LINES = 20
 

@@ -8,8 +8,20 @@ never as output updates, so a saved notebook's outputs stay comparable.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
+
+__all__ = [
+    "LIVE_INTERVAL_S",
+    "WIDGET_MIME",
+    "LiveGraph",
+    "WithStaticForm",
+    "refreshing_widget",
+    "step_widget",
+    "svg_widget",
+    "widgets_available",
+]
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
@@ -47,7 +59,7 @@ class WithStaticForm:
 
 def svg_widget(svg: str):
     """An ipywidgets ``HTML`` showing ``svg`` (the SVG keeps its labels and ``data-`` marks)."""
-    import ipywidgets
+    import ipywidgets  # optional and slow to import: only when a widget is shown
 
     return ipywidgets.HTML(value=svg)
 
@@ -60,7 +72,7 @@ class LiveGraph:
     """
 
     def __init__(self, render: Callable[[], str], interval: float = LIVE_INTERVAL_S) -> None:
-        import ipywidgets
+        import ipywidgets  # optional and slow to import: only when a widget is shown
 
         self.render = render
         self.interval = interval
@@ -103,7 +115,7 @@ class LiveGraph:
 def step_widget(stepper):
     """``Play`` + slider over a :class:`~gradnb.notebook.step_view.StepThrough`'s frames,
     above the graph of the current frame and the gradients of its node."""
-    import ipywidgets
+    import ipywidgets  # optional and slow to import: only when a widget is shown
 
     # The slider counts frames from 1, as the captions ("step 1/5") do.
     last = stepper.frame_count
@@ -138,7 +150,7 @@ def refreshing_widget(render: Callable[[], str], log):
     spends more than a third of the time drawing); once the cell is over the widget shows the
     final state.
     """
-    import ipywidgets
+    import ipywidgets  # optional and slow to import: only when a widget is shown
 
     widget = ipywidgets.HTML(value=render())
     if log is not None:
@@ -180,7 +192,5 @@ class _Throttled:
 
 
 def _running_shell():
-    import sys
-
     ipython = sys.modules.get("IPython")
     return ipython.get_ipython() if ipython is not None else None

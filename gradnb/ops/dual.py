@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from .._core.backend import get_array_module, sum_to
 from .._core.tensor import Tensor
+from .creation import zeros_like as tzeros
 
 __all__ = [
     "abs",
+    "conj",
     "cos",
     "data",
     "exp",
@@ -59,6 +61,15 @@ sign = _unary("sign")
 abs = _unary("abs")
 
 
+def conj(x):
+    """The complex conjugate of ``x``; ``x`` itself when it is real (the common case, free)."""
+    if isinstance(x, Tensor):
+        return x.conj() if x._data.dtype.kind == "c" else x
+    if getattr(x, "dtype", None) is not None:
+        return get_array_module(x).conj(x) if x.dtype.kind == "c" else x
+    return x.conjugate() if isinstance(x, complex) else x
+
+
 def where(cond, a, b):
     """Select ``a`` where ``cond`` else ``b`` (``cond`` is always a raw boolean array or tensor)."""
     if isinstance(a, Tensor):
@@ -72,8 +83,6 @@ def where(cond, a, b):
 def zeros_like(x):
     """Zeros of ``x``'s shape and dtype (a gradient that is zero even where ``x`` is inf)."""
     if isinstance(x, Tensor):
-        from .creation import zeros_like as tzeros
-
         return tzeros(x)
     return get_array_module(x).zeros_like(x)
 

@@ -1,7 +1,9 @@
 """Elementwise math: exp/log/trig/activations, clamp, maximum/minimum, where, comparisons.
 
 Each derivative sits right below its function. Unary rules save either the input or the output
-(whichever the derivative is cheaper in), never both.
+(whichever the derivative is cheaper in), never both. For complex inputs PyTorch's gradient of a
+holomorphic ``f`` is ``g * conj(f'(z))``: those rules conjugate what they saved first (a no-op
+for real tensors).
 """
 
 from __future__ import annotations
@@ -15,10 +17,13 @@ from .._core.backend import get_array_module
 from .._core.graph import OUTPUT, Node
 from .._core.record import record, wrap
 from . import dual
+from ._args import check_tensor_only, check_tensor_or_number
 from ._common import Tensor, binary_operands
+from .complex import complex_sgn, sgn_array
 
 __all__ = [
     "abs",
+    "absolute",
     "acos",
     "allclose",
     "asin",
@@ -37,6 +42,7 @@ __all__ = [
     "exp",
     "exp2",
     "expm1",
+    "fix",
     "floor",
     "ge",
     "gt",
@@ -80,13 +86,22 @@ def _float_data(x: Tensor):
     return d
 
 
+# Functions bounded and smooth on every float (NaN and inf included): they raise no
+# floating-point error, so they skip ``np.errstate``, which costs more than the ufunc on a
+# small array.
+_NEVER_WARN = frozenset((np.tanh, np.arctan))
+
+
 def _float_math(x: Tensor, ufunc):
     """``ufunc`` (a NumPy ufunc) on ``x`` promoted to float; CuPy arrays use CuPy's namesake.
     The NumPy float case, by far the most common, goes straight to the ufunc."""
     d = x._data
-    with np.errstate(all="ignore"):  # log(0), exp(1000): PyTorch is silent
-        if type(d) is np.ndarray and d.dtype.kind == "f":
+    if type(d) is np.ndarray and d.dtype.kind == "f":
+        if ufunc in _NEVER_WARN:
             return ufunc(d)
+        with np.errstate(all="ignore"):  # log(0), exp(1000): PyTorch is silent
+            return ufunc(d)
+    with np.errstate(all="ignore"):
         return getattr(get_array_module(d), ufunc.__name__)(_float_data(x))
 
 
@@ -97,9 +112,11 @@ def _xp(x: Tensor):
 class ExpBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * y,)
 
 
@@ -111,9 +128,11 @@ def exp(input: Tensor) -> Tensor:
 class Exp2Backward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * y * math.log(2.0),)
 
 
@@ -124,9 +143,11 @@ def exp2(input: Tensor) -> Tensor:
 class Expm1Backward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * (y + 1),)
 
 
@@ -137,9 +158,11 @@ def expm1(input: Tensor) -> Tensor:
 class LogBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / x,)
 
 
@@ -151,9 +174,11 @@ def log(input: Tensor) -> Tensor:
 class Log2Backward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / (x * math.log(2.0)),)
 
 
@@ -164,9 +189,11 @@ def log2(input: Tensor) -> Tensor:
 class Log10Backward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / (x * math.log(10.0)),)
 
 
@@ -177,9 +204,11 @@ def log10(input: Tensor) -> Tensor:
 class Log1PBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / (x + 1),)
 
 
@@ -190,9 +219,11 @@ def log1p(input: Tensor) -> Tensor:
 class SqrtBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g / (2 * y),)
 
 
@@ -203,9 +234,11 @@ def sqrt(input: Tensor) -> Tensor:
 class RsqrtBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * -0.5 * y * y * y,)
 
 
@@ -218,9 +251,11 @@ def rsqrt(input: Tensor) -> Tensor:
 class SinBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g * dual.cos(x),)
 
 
@@ -231,9 +266,11 @@ def sin(input: Tensor) -> Tensor:
 class CosBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (-g * dual.sin(x),)
 
 
@@ -244,9 +281,11 @@ def cos(input: Tensor) -> Tensor:
 class TanBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * (1 + y * y),)
 
 
@@ -257,9 +296,11 @@ def tan(input: Tensor) -> Tensor:
 class TanhBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * (1 - y * y),)
 
 
@@ -270,9 +311,11 @@ def tanh(input: Tensor) -> Tensor:
 class SinhBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g * (dual.exp(x) + dual.exp(-x)) * 0.5,)
 
 
@@ -283,9 +326,11 @@ def sinh(input: Tensor) -> Tensor:
 class CoshBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g * (dual.exp(x) - dual.exp(-x)) * 0.5,)
 
 
@@ -296,9 +341,11 @@ def cosh(input: Tensor) -> Tensor:
 class AsinBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / dual.sqrt(1 - x * x),)
 
 
@@ -309,9 +356,11 @@ def asin(input: Tensor) -> Tensor:
 class AcosBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (-g / dual.sqrt(1 - x * x),)
 
 
@@ -322,9 +371,11 @@ def acos(input: Tensor) -> Tensor:
 class AtanBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / (1 + x * x),)
 
 
@@ -335,9 +386,11 @@ def atan(input: Tensor) -> Tensor:
 class SigmoidBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * y * (1 - y),)
 
 
@@ -354,6 +407,7 @@ def sigmoid(input: Tensor) -> Tensor:
 class ReluBackward0(Node):
     __slots__ = ()
     saves = (OUTPUT,)
+    saved_names = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -370,14 +424,20 @@ def relu(input: Tensor) -> Tensor:
 class AbsBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
+        if dual.data(x).dtype.kind == "c":  # d|z| is the (differentiable) direction z / |z|
+            return (g * (complex_sgn(x) if isinstance(x, Tensor) else sgn_array(x)),)
         return (g * _sign_array(dual.data(x)),)
 
 
 def abs(input: Tensor) -> Tensor:
     return record(AbsBackward0, (input,), _xp(input).abs(input._data))
+
+
+absolute = abs  # PyTorch's alias: same op, same AbsBackward0
 
 
 class SignBackward0(Node):
@@ -403,6 +463,7 @@ def sign(input: Tensor) -> Tensor:
 class ErfBackward0(Node):
     __slots__ = ()
     saves = (0,)
+    saved_names = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -431,6 +492,7 @@ def _zero_grad_unary(name: str, numpy_name: str | None = None):
 floor, FloorBackward0 = _zero_grad_unary("floor")
 ceil, CeilBackward0 = _zero_grad_unary("ceil")
 trunc, TruncBackward0 = _zero_grad_unary("trunc")
+fix = trunc  # PyTorch's alias: same op, same TruncBackward0
 _round_half_even, RoundBackward0 = _zero_grad_unary("round")
 
 
@@ -470,7 +532,7 @@ class ClampMaxBackward0(ClampBackward1):
 def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
     """Limit values to ``[min, max]`` (either bound may be None; bounds may be tensors)."""
     if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError("gradnb.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         # where, not maximum/minimum: a tie (x == min) gives the whole gradient to x, and NaN
         # in x stays NaN, as in PyTorch
@@ -499,10 +561,12 @@ clip = clamp
 
 
 def clamp_min(input: Tensor, min) -> Tensor:
+    check_tensor_or_number("clamp_min", input, min, other="min")
     return clamp(input, min=min, _cls=ClampMinBackward0)
 
 
 def clamp_max(input: Tensor, max) -> Tensor:
+    check_tensor_or_number("clamp_max", input, max, other="max")
     return clamp(input, max=max, _cls=ClampMaxBackward0)
 
 
@@ -518,6 +582,7 @@ class MaximumBackward0(Node):
     saves = (0, 1)
     pack_order = (1, 0)
     pick_b = False
+    saved_names = ("self", "other")
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -537,6 +602,7 @@ class MinimumBackward0(MaximumBackward0):
 
 
 def _extremum(cls, np_name, input, other):
+    check_tensor_only(np_name, input, other)
     ta, tb, a, b = binary_operands(input, other)
     return record(cls, (ta, tb), getattr(get_array_module(a), np_name)(a, b), operands=(a, b))
 
@@ -658,7 +724,8 @@ TENSOR_METHODS = {
     "__abs__": abs, "abs": abs, "exp": exp, "exp2": exp2, "expm1": expm1, "log": log, "log2": log2, "log10": log10,
     "log1p": log1p, "sqrt": sqrt, "rsqrt": rsqrt, "sin": sin, "cos": cos, "tan": tan, "tanh": tanh, "sinh": sinh,
     "cosh": cosh, "asin": asin, "acos": acos, "atan": atan, "sigmoid": sigmoid, "relu": relu, "sign": sign, "erf": erf,
-    "floor": floor, "ceil": ceil, "trunc": trunc, "round": round,
+    "floor": floor, "ceil": ceil, "trunc": trunc, "fix": fix, "round": round,
+    "absolute": absolute,
     "clamp": clamp, "clip": clamp, "clamp_min": clamp_min, "clamp_max": clamp_max,
     "maximum": maximum, "minimum": minimum, "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
     "equal": equal, "allclose": allclose, "isclose": isclose,

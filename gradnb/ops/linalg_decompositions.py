@@ -1,7 +1,7 @@
 """Linear algebra beyond products: inverse, determinants, solves, Cholesky, QR, symmetric
 eigendecomposition, SVD, matrix exponential, pseudo-inverse, matrix norms (real dtypes).
 
-Each primitive pairs a NumPy forward with a ``TensorRule`` derivative written with gradnb ops,
+Each primitive pairs a NumPy forward with a derivative written with gradnb ops (``on_tensors``),
 including the primitives themselves (the derivative of ``inv`` uses ``inv``'s output, that of
 ``matrix_exp`` is a ``matrix_exp``), so gradients of every order come for free. The formulas
 are PyTorch's (``FunctionsManual.cpp``).
@@ -14,12 +14,17 @@ import math
 
 import numpy as np
 
+from .._core import dtype as _dtype
+from .._core.graph import OUTPUT, Node, Output
+from .._core.record import record
 from . import elementwise as ew
 from . import linalg as la
 from . import matrices as mx
 from . import reductions as red
+from ._args import wrap_dim
 from ._common import Tensor, wrap
-from ._rule import TensorRule, attach
+from .creation import eye, zeros, zeros_like
+from .shape import cat, stack
 
 __all__ = [
     "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet",
@@ -47,18 +52,23 @@ def _mT(x: Tensor) -> Tensor:
     return x.transpose(-2, -1)
 
 
-def _eye_like(A: Tensor, n: int) -> Tensor:
-    from .creation import eye
+def _mH(x: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dimensions (the transpose for real tensors)."""
+    return x.transpose(-2, -1).conj()
 
+
+def _eye_like(A: Tensor, n: int) -> Tensor:
     return eye(n, dtype=A.dtype, device=A.device)
 
 
 # -- inverse, determinants ----------------------------------------------------------------------
-class LinalgInvExBackward0(TensorRule):
+class LinalgInvExBackward0(Node):
     __slots__ = ()
+    on_tensors = True
+    saves = (OUTPUT,)
 
-    def rule(self, saved, g):
-        (inv_a,) = saved
+    def backward(self, g):
+        (inv_a,) = self.saved(g)
         inv_t = _mT(inv_a)
         return (-la.matmul(la.matmul(inv_t, g), inv_t),)
 
@@ -72,17 +82,19 @@ def inv(A: Tensor) -> Tensor:
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.inv: The diagonal element 1 is zero, the inversion could not "
                            "be completed because the input matrix is singular.") from None
-    return attach(LinalgInvExBackward0, (A,), out, save=(0,))
+    return record(LinalgInvExBackward0, (A,), out)
 
 
 inverse = inv
 
 
-class LinalgDetBackward0(TensorRule):
+class LinalgDetBackward0(Node):
     __slots__ = ()
+    on_tensors = True
+    saves = (0, OUTPUT)
 
-    def rule(self, saved, g):
-        A, d = saved
+    def backward(self, g):
+        A, d = self.saved(g)
         return ((g * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A)),)
 
 
@@ -91,14 +103,16 @@ def det(A: Tensor) -> Tensor:
     _square(A, "det")
     _float(A, "det")
     out = np.asarray(np.linalg.det(A._data))
-    return attach(LinalgDetBackward0, (A,), out, save=(A, 0))
+    return record(LinalgDetBackward0, (A,), out)
 
 
-class SlogdetBackward0(TensorRule):
+class SlogdetBackward0(Node):
     __slots__ = ()
+    on_tensors = True
+    saves = (0,)
 
-    def rule(self, saved, g_sign, g_logabs):
-        (A,) = saved
+    def backward(self, g_sign, g_logabs):
+        (A,) = self.saved_as(Tensor)
         if g_logabs is None:
             return (None,)
         return (g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(inv(A)),)
@@ -112,7 +126,7 @@ def slogdet(A: Tensor):
     _square(A, "slogdet")
     _float(A, "slogdet")
     sign, logabs = np.linalg.slogdet(A._data)
-    s, la_ = attach(SlogdetBackward0, (A,), (np.asarray(sign), np.asarray(logabs)), save=(A,))
+    s, la_ = record(SlogdetBackward0, (A,), (np.asarray(sign), np.asarray(logabs)))
     return _slogdet_result(s, la_)
 
 
@@ -123,16 +137,18 @@ def logdet(A: Tensor) -> Tensor:
 
 
 # -- solves ------------------------------------------------------------------------------------
-class LinalgSolveBackward0(TensorRule):
+class LinalgSolveBackward0(Node):
     __slots__ = ("vector",)
+    on_tensors = True
+    saves = (0, OUTPUT)
 
-    def rule(self, saved, g):
-        A, X = saved
-        gB = solve(_mT(A), g)
+    def backward(self, g):
+        A, X = self.saved(g)
+        gB = solve(_mH(A), g)
         if self.vector:
-            gA = -gB.unsqueeze(-1) * X.unsqueeze(-2)
+            gA = -gB.unsqueeze(-1) * X.conj().unsqueeze(-2)
         else:
-            gA = -la.matmul(gB, _mT(X))
+            gA = -la.matmul(gB, _mH(X))
         return gA, gB
 
 
@@ -145,7 +161,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     if not left:
         return _mT(solve(_mT(A), _mT(B)))
     _square(A, "solve")
-    _float(A, "solve")
+    if not A.dtype.is_complex:
+        _float(A, "solve")
     vector = _is_vector_rhs(A, B)
     a, b = A._data, B._data
     dtype = np.result_type(a, b)
@@ -159,7 +176,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
                            "singular.") from None
-    return attach(LinalgSolveBackward0, (A, B), out, save=(A, 0), vector=vector)
+    return record(LinalgSolveBackward0, (A, B), out, attrs={"vector": vector})
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
@@ -186,11 +203,13 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
 
 
 # -- Cholesky ------------------------------------------------------------------------------------
-class LinalgCholeskyExBackward0(TensorRule):
+class LinalgCholeskyExBackward0(Node):
     __slots__ = ("upper",)
+    on_tensors = True
+    saves = (OUTPUT,)
 
-    def rule(self, saved, g):
-        (L,) = saved
+    def backward(self, g):
+        (L,) = self.saved(g)
         if self.upper:
             L, g = _mT(L), _mT(g)
         phi = mx.tril(la.matmul(_mT(L), g))
@@ -210,7 +229,7 @@ def _cholesky(A: Tensor, upper: bool, name: str) -> Tensor:
                            "input is not positive-definite.") from None
     if upper:
         L = np.swapaxes(L, -1, -2).copy()
-    return attach(LinalgCholeskyExBackward0, (A,), L, save=(0,), upper=upper)
+    return record(LinalgCholeskyExBackward0, (A,), L, attrs={"upper": upper})
 
 
 def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
@@ -236,11 +255,13 @@ def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
 
 
 # -- QR ------------------------------------------------------------------------------------------
-class LinalgQrBackward0(TensorRule):
+class LinalgQrBackward0(Node):
     __slots__ = ("mode",)
+    on_tensors = True
+    saves = (OUTPUT, Output(1))
 
-    def rule(self, saved, gQ, gR):
-        Q, R = saved
+    def backward(self, gQ, gR):
+        Q, R = self.saved_as(Tensor)
         m, n = Q.shape[-2], R.shape[-1]
         if m < n:
             raise RuntimeError("The derivative of linalg.qr is not implemented when mode='complete'"
@@ -270,8 +291,8 @@ def qr(A: Tensor, mode: str = "reduced"):
     q, r = np.linalg.qr(A._data, mode="complete" if mode == "complete" else "reduced")
     if mode == "r":
         q = np.zeros((0,), dtype=r.dtype)
-        return _qr_result(wrap(q), attach(LinalgQrBackward0, (), r))
-    Q, R = attach(LinalgQrBackward0, (A,), (q, r), save=(0, 1), mode=mode)
+        return _qr_result(wrap(q), record(LinalgQrBackward0, (), r))
+    Q, R = record(LinalgQrBackward0, (A,), (q, r), attrs={"mode": mode})
     return _qr_result(Q, R)
 
 
@@ -281,11 +302,13 @@ def torch_qr(input: Tensor, some: bool = True):
 
 
 # -- symmetric eigendecomposition ---------------------------------------------------------------
-class LinalgEighBackward0(TensorRule):
+class LinalgEighBackward0(Node):
     __slots__ = ()
+    on_tensors = True
+    saves = (OUTPUT, Output(1))
 
-    def rule(self, saved, gL, gV):
-        L, V = saved
+    def backward(self, gL, gV):
+        L, V = self.saved_as(Tensor)
         if gV is None:
             inner = mx.diag_embed(gL)
         else:
@@ -309,7 +332,7 @@ def eigh(A: Tensor, UPLO: str = "L"):
     _square(A, "eigh")
     _float(A, "eigh")
     w, v = np.linalg.eigh(A._data, UPLO=UPLO)
-    L, V = attach(LinalgEighBackward0, (A,), (w, v), save=(0, 1))
+    L, V = record(LinalgEighBackward0, (A,), (w, v))
     return _eigh_result(L, V)
 
 
@@ -319,11 +342,13 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
 
 
 # -- SVD -----------------------------------------------------------------------------------------
-class LinalgSvdBackward0(TensorRule):
+class LinalgSvdBackward0(Node):
     __slots__ = ("full_matrices",)
+    on_tensors = True
+    saves = (OUTPUT, Output(1), Output(2))
 
-    def rule(self, saved, gU, gS, gVh):
-        U, S, Vh = saved
+    def backward(self, gU, gS, gVh):
+        U, S, Vh = self.saved_as(Tensor)
         k = S.shape[-1]
         if self.full_matrices and (gU is not None or gVh is not None):
             U, Vh = U[..., :, :k], Vh[..., :k, :]
@@ -366,8 +391,8 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver=None):
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
     _float(A, "svd")
     u, s, vh = np.linalg.svd(A._data, full_matrices=full_matrices)
-    U, S, Vh = attach(LinalgSvdBackward0, (A,), (u, s, vh), save=(0, 1, 2),
-                      full_matrices=full_matrices)
+    U, S, Vh = record(LinalgSvdBackward0, (A,), (u, s, vh),
+                      attrs={"full_matrices": full_matrices})
     return _svd_result(U, S, Vh)
 
 
@@ -380,8 +405,6 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
     """``torch.svd``: ``(U, S, V)`` (``V``, not ``Vh``)."""
     U, S, Vh = linalg_svd(input, full_matrices=not some)
     if not compute_uv:
-        from .creation import zeros_like
-
         return _torch_svd_result(zeros_like(U), S, zeros_like(_mT(Vh)))
     return _torch_svd_result(U, S, _mT(Vh))
 
@@ -427,15 +450,15 @@ def _expm(a: np.ndarray) -> np.ndarray:
     return out
 
 
-class LinalgMatrixExpBackward0(TensorRule):
+class LinalgMatrixExpBackward0(Node):
     """The gradient is the top-right block of ``exp([[A^T, G], [0, A^T]])``."""
 
     __slots__ = ()
+    on_tensors = True
+    saves = (0,)
 
-    def rule(self, saved, g):
-        from .shape import cat
-
-        (A,) = saved
+    def backward(self, g):
+        (A,) = self.saved(g)
         n = A.shape[-1]
         At = _mT(A)
         top = cat([At, g], -1)
@@ -447,15 +470,13 @@ class LinalgMatrixExpBackward0(TensorRule):
 def matrix_exp(A: Tensor) -> Tensor:
     """The matrix exponential."""
     _square(A, "matrix_exp")
-    return attach(LinalgMatrixExpBackward0, (A,), _expm(A._data), save=(A,))
+    return record(LinalgMatrixExpBackward0, (A,), _expm(A._data))
 
 
 def matrix_power(A: Tensor, n: int) -> Tensor:
     """``A @ A @ ... @ A`` (``n`` times; the inverse's power for negative ``n``)."""
     _square(A, "matrix_power")
     if n == 0:  # the identity, still in A's graph (with a zero gradient), as in PyTorch
-        from .._core import dtype as _dtype
-        from .creation import zeros
 
         never = zeros(tuple(A.shape), dtype=_dtype.bool, device=A.device)
         return ew.where(never, A, _eye_like(A, A.shape[-1]).expand(*A.shape))
@@ -550,8 +571,6 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
 def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     """The 3-D cross product along ``dim`` (the first dimension of size 3 when None, as the
     deprecated ``torch.cross``)."""
-    from .shape import stack
-
     a, b = (t.expand(*np.broadcast_shapes(tuple(input.shape), tuple(other.shape)))
             for t in (input, other))
     if dim is None:
@@ -569,13 +588,17 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
 
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """``linalg.cross``: the cross product along ``dim`` (default the last)."""
+    if input.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = wrap_dim(dim, input.dim())
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
     return cross(input, other, dim)
 
 
 def vander(x: Tensor, *, N=None) -> Tensor:
     """The Vandermonde matrix ``[1, x, x**2, ...]`` (increasing powers) of the last dimension."""
-    from .shape import stack
-
     if x.dim() == 0:
         x = x.reshape(1)
     n = x.shape[-1] if N is None else N
@@ -586,6 +609,8 @@ def vander(x: Tensor, *, N=None) -> Tensor:
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     """``(solution, residuals, rank, singular_values)`` of ``min ||A X - B||`` for full-rank
     ``A``."""
+    if A.dim() < 2:
+        raise RuntimeError("gradnb.linalg.lstsq: input must have at least 2 dimensions.")
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B
     At = _mT(A)
@@ -657,8 +682,8 @@ _ex_result = collections.namedtuple("ex", ["result", "info"])
 
 
 TENSOR_METHODS = {
-    "mH": property(_mT, doc="The last two dimensions swapped (conjugated for complex)."),
-    "H": property(lambda self: self.t(), doc="The transpose of a matrix (conjugated)."),
+    "mH": property(_mH, doc="The last two dimensions swapped (conjugated for complex)."),
+    "H": property(lambda self: _mH(self) if self.dim() == 2 else self.t(), doc="The conjugate transpose of a matrix."),
     "cholesky": cholesky, "cholesky_inverse": cholesky_inverse, "cholesky_solve": cholesky_solve,
     "det": det, "inverse": inverse, "logdet": logdet, "matrix_exp": matrix_exp,
     "matrix_power": matrix_power, "pinverse": pinverse, "slogdet": slogdet, "svd": svd,

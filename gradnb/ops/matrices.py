@@ -11,12 +11,15 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
+from .._core.graph import Node
+from .._core.record import record
 from . import elementwise as ew
 from . import linalg as la
 from . import reductions as red
 from . import shape as sh
 from ._common import Tensor, check_same_device
-from ._rule import TensorRule, attach
+from .creation import zeros
+from .joining import meshgrid
 
 __all__ = [
     "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addr", "baddbmm", "block_diag",
@@ -48,12 +51,11 @@ def _diagonal_index(shape, offset, dim1, dim2):
     return rows, cols
 
 
-class DiagonalBackward0(TensorRule):
+class DiagonalBackward0(Node):
     __slots__ = ("dims", "offset", "shape")
+    on_tensors = True
 
-    def rule(self, saved, g):
-        from .creation import zeros
-
+    def backward(self, g):
         base = zeros(self.shape, dtype=g.dtype, device=g.device)
         return (diagonal_scatter(base, g, self.offset, *self.dims),)
 
@@ -65,8 +67,8 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     out = get_array_module(input._data).diagonal(input._data, offset, d1, d2).copy()
-    return attach(DiagonalBackward0, (input,), out, offset=offset, dims=(d1, d2),
-                  shape=tuple(input.shape))
+    return record(DiagonalBackward0, (input,), out,
+                  attrs={"offset": offset, "dims": (d1, d2), "shape": tuple(input.shape)})
 
 
 def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
@@ -74,12 +76,11 @@ def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) 
     return diagonal(input, offset, dim1, dim2).clone()
 
 
-class DiagonalScatterBackward0(TensorRule):
+class DiagonalScatterBackward0(Node):
     __slots__ = ("dims", "offset")
+    on_tensors = True
 
-    def rule(self, saved, g):
-        from .creation import zeros
-
+    def backward(self, g):
         src_shape = diagonal(g, self.offset, *self.dims).shape
         zero = zeros(src_shape, dtype=g.dtype, device=g.device)
         return (diagonal_scatter(g, zero, self.offset, *self.dims),
@@ -101,13 +102,11 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
                            f"= {list(src.shape)}, slice size = {list(expected)}")
     moved = xp.moveaxis(out, (d1, d2), (-2, -1))
     moved[..., rows, cols] = src._data.astype(out.dtype, copy=False)
-    return attach(DiagonalScatterBackward0, (input, src), out, offset=offset, dims=(d1, d2))
+    return record(DiagonalScatterBackward0, (input, src), out, attrs={"offset": offset, "dims": (d1, d2)})
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Tensors whose diagonals (in the plane ``(dim1, dim2)``) are the last dim of ``input``."""
-    from .creation import zeros
-
     n = input.shape[-1] + abs(offset)
     nd = input.dim() + 1
     d1, d2 = _wrap(dim1, nd), _wrap(dim2, nd)
@@ -157,12 +156,10 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 
 def block_diag(*tensors: Tensor) -> Tensor:
     """A block-diagonal matrix of 0-, 1- or 2-D tensors."""
-    from .creation import zeros
-
     blocks = []
     for i, t in enumerate(tensors):
         if t.dim() > 2:
-            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. "
+            raise RuntimeError(f"gradnb.block_diag: Input tensors must have 2 or fewer dimensions. "
                                f"Input {i} has {t.dim()} dimensions")
         blocks.append(t.reshape(1, -1) if t.dim() < 2 else t)
     if not blocks:
@@ -237,7 +234,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor:
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future "
                            "release addcdiv will perform a true division of tensor1 and tensor2. "
                            "The historic addcdiv behavior can be implemented as (input + value * "
-                           "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs "
+                           "gradnb.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs "
                            "and as (input + value * tensor1 / tensor2) for float inputs. The "
                            "future addcdiv behavior is just the latter implementation: (input + "
                            "value * tensor1 / tensor2), for all dtypes.")
@@ -316,7 +313,6 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     """All combinations of the elements of 1-D tensors, as rows."""
     if len(tensors) == 1:
         return tensors[0]
-    from .joining import meshgrid
 
     grids = meshgrid(*tensors, indexing="ij")
     return sh.stack([g.reshape(-1) for g in grids], 1)
@@ -373,10 +369,12 @@ def _distinct(op: Tensor, sub: str) -> tuple[Tensor, str]:
     return op, sub
 
 
-class EinsumBackward(TensorRule):
+class EinsumBackward(Node):
     __slots__ = ("out", "sizes", "subs")
+    on_tensors = True
 
-    def rule(self, saved, g):
+    def backward(self, g):
+        saved = self.saved(g)
         grads = []
         for k, sub in enumerate(self.subs):
             if not self.needs(k):
@@ -414,8 +412,8 @@ def _einsum_core(ops, subs, out):
     result = xp.asarray(result)
     if result.dtype != dtype:
         result = result.astype(dtype)
-    return attach(EinsumBackward, tuple(ops), result, save=tuple(ops), subs=list(subs), out=out,
-                  sizes=sizes)
+    return record(EinsumBackward, tuple(ops), result, save=tuple(ops),
+                  attrs={"subs": list(subs), "out": out, "sizes": sizes})
 
 
 def einsum(equation: str, *operands) -> Tensor:

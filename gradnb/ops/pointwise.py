@@ -2,7 +2,7 @@
 fmin/fmax, nan_to_num, inverse hyperbolics, erfc/erfinv.
 
 Ops built from differentiable gradnb ops need no derivative of their own; the others pair a
-NumPy forward with a ``TensorRule`` derivative right below it. Masked branches use ``where`` on a
+NumPy forward with a derivative written in gradnb ops (``on_tensors``) right below it. Masked branches use ``where`` on a
 "safe" operand so that no NaN or inf from the unused branch reaches a gradient.
 """
 
@@ -14,9 +14,11 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
+from .._core.graph import OUTPUT, Node
+from .._core.record import record
 from . import elementwise as ew
+from ._args import check_tensor_only, check_tensor_or_number, reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
-from ._rule import TensorRule, attach
 from .indexing import scalar_type_name
 
 __all__ = [
@@ -74,12 +76,17 @@ def positive(input: Tensor) -> Tensor:
 
 
 def sgn(input: Tensor) -> Tensor:
-    """The sign (for real tensors the same as ``sign``)."""
+    """The sign: ``sign`` for real tensors, ``z / |z|`` (0 at 0) for complex ones."""
+    if input._data.dtype.kind == "c":
+        from .complex import complex_sgn
+
+        return complex_sgn(input)
     return ew.sign(input)
 
 
 def rsub(input, other, *, alpha=1) -> Tensor:
     """``other - alpha * input``."""
+    check_tensor_or_number("rsub", input, other)
     return other - alpha * input if alpha != 1 else other - input
 
 
@@ -104,17 +111,17 @@ def lerp(input: Tensor, end, weight) -> Tensor:
     return input + weight * (end - input)
 
 
-class FracBackward0(TensorRule):
+class FracBackward0(Node):
     __slots__ = ()
 
-    def rule(self, saved, g):
+    def backward(self, g):
         return (g,)
 
 
 def frac(input: Tensor) -> Tensor:
     """The fractional part, ``input - trunc(input)`` (gradient 1)."""
     d = input._data
-    return attach(FracBackward0, (input,), _quiet(lambda a: a - np.trunc(a), d))
+    return record(FracBackward0, (input,), _quiet(lambda a: a - np.trunc(a), d))
 
 
 def deg2rad(input: Tensor) -> Tensor:
@@ -140,16 +147,19 @@ def float_power(input, exponent) -> Tensor:
 
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum that ignores NaN (ties go to ``input``)."""
+    check_tensor_only("fmax", input, other)
     return ew.where((input >= other) | ew.isnan(other), input, other)
 
 
 def fmin(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum that ignores NaN (ties go to ``input``)."""
+    check_tensor_only("fmin", input, other)
     return ew.where((input <= other) | ew.isnan(other), input, other)
 
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """``sqrt(input**2 + other**2)``."""
+    check_tensor_only("hypot", input, other)
     return ew.sqrt(input * input + other * other)
 
 
@@ -167,32 +177,38 @@ def nan_to_num(input: Tensor, nan=0.0, posinf=None, neginf=None) -> Tensor:
 
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """``input * 2 ** other``."""
+    check_tensor_only("ldexp", input, other)
     return _float(input) * ew.exp2(_float(_operand(other, input)))
 
 
 # -- rules -----------------------------------------------------------------------------------
-class Atan2Backward0(TensorRule):
+class Atan2Backward0(Node):
     __slots__ = ()
+    on_tensors = True
+    saves = (0, 1)
 
-    def rule(self, saved, g):
-        y, x = saved
+    def backward(self, g):
+        y, x = self.saved(g)
         r2 = x * x + y * y
         return g * x / r2, -g * y / r2
 
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
     """The angle of ``(other, input)``, i.e. ``atan(input / other)`` in the right quadrant."""
+    check_tensor_only("atan2", input, other)
     y, x = _pair(input, other)
-    return attach(Atan2Backward0, (y, x), _quiet(np.arctan2, y._data, x._data), save=(y, x))
+    return record(Atan2Backward0, (y, x), _quiet(np.arctan2, y._data, x._data))
 
 
-class LogaddexpBackward0(TensorRule):
+class LogaddexpBackward0(Node):
     __slots__ = ("base2",)
+    on_tensors = True
+    saves = (0, 1)
 
-    def rule(self, saved, g):
+    def backward(self, g):
         # PyTorch's ``g / (1 + exp(other - self))`` (base 2 for logaddexp2), literally: where an
         # operand is infinite its second derivative is NaN there, as torch's is
-        a, b = saved
+        a, b = self.saved(g)
         power = ew.exp2 if self.base2 else ew.exp
         wa = 1 / (1 + power(b - a))
         wb = 1 / (1 + power(a - b))
@@ -201,40 +217,46 @@ class LogaddexpBackward0(TensorRule):
 
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     """``log(exp(input) + exp(other))`` without overflow."""
+    check_tensor_only("logaddexp", input, other)
     a, b = _pair(input, other)
-    return attach(LogaddexpBackward0, (a, b), _quiet(np.logaddexp, a._data, b._data),
-                  save=(a, b), base2=False)
+    return record(LogaddexpBackward0, (a, b), _quiet(np.logaddexp, a._data, b._data),
+                  attrs={"base2": False})
 
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """``log2(2**input + 2**other)`` without overflow."""
+    check_tensor_only("logaddexp2", input, other)
     a, b = _pair(input, other)
-    return attach(LogaddexpBackward0, (a, b), _quiet(np.logaddexp2, a._data, b._data),
-                  save=(a, b), base2=True)
+    return record(LogaddexpBackward0, (a, b), _quiet(np.logaddexp2, a._data, b._data),
+                  attrs={"base2": True})
 
 
-class CopysignBackward0(TensorRule):
+class CopysignBackward0(Node):
     __slots__ = ()
+    on_tensors = True
+    saves = (0, OUTPUT)
 
-    def rule(self, saved, g):
-        a, out = saved
+    def backward(self, g):
+        a, out = self.saved(g)
         ratio = ew.where(a == 0, 0.0, out / ew.where(a == 0, 1.0, a))
         return g * ratio, None
 
 
 def copysign(input: Tensor, other) -> Tensor:
     """``|input|`` with the sign of ``other``."""
+    check_tensor_or_number("copysign", input, other)
     a, b = _pair(input, other)
-    return attach(CopysignBackward0, (a, None), np.copysign(a._data, b._data), save=(a, 0))
+    return record(CopysignBackward0, (a, None), np.copysign(a._data, b._data))
 
 
-class NextafterBackward0(TensorRule):
+class NextafterBackward0(Node):
     """One step to the next float moves by a negligible amount: ``input`` passes ``g`` through
     and ``other`` gets nothing, as in PyTorch."""
 
     __slots__ = ()
+    on_tensors = True
 
-    def rule(self, saved, g):
+    def backward(self, g):
         return g, None
 
 
@@ -245,16 +267,18 @@ def nextafter(input: Tensor, other) -> Tensor:
         name = scalar_type_name(promoted.dtype)
         raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{name}\'')
     a, b = _pair(input, other)
-    return attach(NextafterBackward0, (a, b), np.nextafter(a._data, b._data))
+    return record(NextafterBackward0, (a, b), np.nextafter(a._data, b._data))
 
 
-class FmodBackward0(TensorRule):
+class FmodBackward0(Node):
     """d/da = 1; d/db = -(a / b rounded toward zero, or down for remainder)."""
 
     __slots__ = ("floor",)
+    on_tensors = True
+    saves = (0, 1)
 
-    def rule(self, saved, g):
-        a, b = saved
+    def backward(self, g):
+        a, b = self.saved(g)
         q = a / b
         q = (ew.floor(q) if self.floor else ew.trunc(q)).detach()
         return g, -g * q
@@ -272,12 +296,13 @@ def _modulo(a, b, floor):
     fn = xp.remainder if floor else xp.fmod
     out = _quiet(fn, ta._data, tb._data)
     if integral:
-        return attach(FmodBackward0, (), out)
-    return attach(FmodBackward0, (ta, tb), out, save=(ta, tb), floor=floor)
+        return record(FmodBackward0, (), out)
+    return record(FmodBackward0, (ta, tb), out, attrs={"floor": floor})
 
 
 def fmod(input, other) -> Tensor:
     """The remainder of ``input / other`` rounded toward zero (C's ``fmod``)."""
+    check_tensor_or_number("fmod", input, other)
     return _modulo(input, other, floor=False)
 
 
@@ -286,11 +311,13 @@ def remainder(input, other) -> Tensor:
     return _modulo(input, other, floor=True)
 
 
-class SincBackward0(TensorRule):
+class SincBackward0(Node):
     __slots__ = ()
+    on_tensors = True
+    saves = (0,)
 
-    def rule(self, saved, g):
-        (x,) = saved
+    def backward(self, g):
+        (x,) = self.saved(g)
         zero = x == 0
         px = math.pi * ew.where(zero, 1.0, x)
         d = (ew.cos(px) * px - ew.sin(px)) / (px * ew.where(zero, 1.0, x))
@@ -300,16 +327,18 @@ class SincBackward0(TensorRule):
 def sinc(input: Tensor) -> Tensor:
     """``sin(pi x) / (pi x)``, 1 at 0."""
     x = _float(input)
-    return attach(SincBackward0, (x,), _quiet(np.sinc, x._data), save=(x,))
+    return record(SincBackward0, (x,), _quiet(np.sinc, x._data))
 
 
-class InverseHyperbolicBackward(TensorRule):
+class InverseHyperbolicBackward(Node):
     """asinh: 1/sqrt(x^2+1); acosh: 1/sqrt(x^2-1); atanh: 1/(1-x^2)."""
 
     __slots__ = ("kind",)
+    on_tensors = True
+    saves = (0,)
 
-    def rule(self, saved, g):
-        (x,) = saved
+    def backward(self, g):
+        (x,) = self.saved(g)
         if self.kind == "asinh":
             return (g / ew.sqrt(x * x + 1),)
         if self.kind == "acosh":
@@ -320,8 +349,8 @@ class InverseHyperbolicBackward(TensorRule):
 def _inverse_hyperbolic(kind, ufunc):
     def fn(input: Tensor) -> Tensor:
         x = _float(input)
-        return attach(InverseHyperbolicBackward, (x,), _quiet(ufunc, x._data), save=(x,),
-                      kind=kind)
+        return record(InverseHyperbolicBackward, (x,), _quiet(ufunc, x._data),
+                      attrs={"kind": kind})
 
     fn.__name__ = kind
     fn.__doc__ = f"Elementwise {kind}."
@@ -335,11 +364,13 @@ arcsinh, arccosh, arctanh = asinh, acosh, atanh
 arcsin, arccos, arctan, arctan2 = ew.asin, ew.acos, ew.atan, atan2
 
 
-class ErfcBackward0(TensorRule):
+class ErfcBackward0(Node):
     __slots__ = ()
+    on_tensors = True
+    saves = (0,)
 
-    def rule(self, saved, g):
-        (x,) = saved
+    def backward(self, g):
+        (x,) = self.saved(g)
         return (g * (-2.0 / math.sqrt(math.pi)) * ew.exp(-(x * x)),)
 
 
@@ -348,14 +379,16 @@ def erfc(input: Tensor) -> Tensor:
     x = _float(input)
     d = x._data
     out = np.vectorize(math.erfc, otypes=[d.dtype])(d) if d.size else d.copy()
-    return attach(ErfcBackward0, (x,), out, save=(x,))
+    return record(ErfcBackward0, (x,), out)
 
 
-class ErfinvBackward0(TensorRule):
+class ErfinvBackward0(Node):
     __slots__ = ()
+    on_tensors = True
+    saves = (OUTPUT,)
 
-    def rule(self, saved, g):
-        (y,) = saved
+    def backward(self, g):
+        (y,) = self.saved(g)
         return (g * (math.sqrt(math.pi) / 2) * ew.exp(y * y),)
 
 
@@ -390,7 +423,7 @@ def erfinv(input: Tensor) -> Tensor:
     x = _float(input)
     d = x._data
     out = _erfinv_array(d.astype(np.float64)).astype(d.dtype) if d.size else d.copy()
-    return attach(ErfinvBackward0, (x,), out, save=(0,))
+    return record(ErfinvBackward0, (x,), out)
 
 
 TENSOR_METHODS = {
@@ -403,4 +436,4 @@ TENSOR_METHODS = {
     ]
 }
 TENSOR_METHODS["__mod__"] = remainder
-TENSOR_METHODS["__rmod__"] = lambda self, other: remainder(other, self)
+TENSOR_METHODS["__rmod__"] = reflected("__rmod__", lambda self, other: remainder(other, self))

@@ -1,6 +1,6 @@
 """Writing into regions of a copy: select_scatter, slice_scatter, index_fill, index_copy,
 masked_scatter, fill; and the small forms torch keeps for real
-tensors (conj, resolve_conj/neg, real), sum_to_size, frexp, renorm, combinations.
+tensors (resolve_neg), sum_to_size, frexp, renorm, combinations.
 
 ``select_scatter``/``slice_scatter`` share one primitive (write ``src`` at a basic-index key;
 its derivative reads and writes that key again); the others compose ``where``, ``gather``,
@@ -15,28 +15,30 @@ import itertools
 import numpy as np
 
 from .._core.backend import get_array_module
+from .._core.graph import Node
+from .._core.record import record
 from . import dual
 from . import elementwise as ew
 from . import indexing as ix
 from . import reductions as red
 from . import shape as sh
+from ._args import reflected, scalar_type_name
 from ._common import Tensor, as_tensor_operand, wrap
-from ._rule import TensorRule, attach
+from .creation import zeros_like
 
 __all__ = [
-    "combinations", "conj", "conj_physical", "fill", "frexp", "index_copy", "index_fill",
-    "masked_scatter", "real", "renorm", "resolve_conj", "resolve_neg",
+    "combinations", "fill", "frexp", "index_copy", "index_fill",
+    "masked_scatter", "renorm", "resolve_neg",
     "select_scatter", "slice_scatter", "unsafe_chunk",
     "unsafe_split", "zero_",
 ]
 
 
-class RegionScatterBackward(TensorRule):
+class RegionScatterBackward(Node):
     __slots__ = ("key",)
+    on_tensors = True
 
-    def rule(self, saved, g):
-        from .creation import zeros_like
-
+    def backward(self, g):
         part = g[self.key]
         return _region_scatter(g, zeros_like(part), self.key), part
 
@@ -48,7 +50,7 @@ def _region_scatter(input: Tensor, src: Tensor, key) -> Tensor:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(region.shape)}")
     out[key] = src._data
-    return attach(RegionScatterBackward, (input, src), out, key=key)
+    return record(RegionScatterBackward, (input, src), out, attrs={"key": key})
 
 
 def _key(ndim: int, dim: int, index) -> tuple:
@@ -97,8 +99,6 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` with the slices of ``source`` at ``index`` along ``dim``."""
-    from .creation import zeros_like
-
     mask = _dim_mask(input, dim, index)
     kept = ew.where(mask, 0, input)
     if input.dim() == 0:
@@ -108,6 +108,9 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """``input`` with the elements of ``source``, in order, where ``mask`` is True."""
+    if mask.dtype.name != "bool":
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{scalar_type_name(mask.dtype)}")
     m = np.broadcast_to(mask._data, np.broadcast_shapes(mask._data.shape, input._data.shape))
     shape = m.shape
     flat = m.reshape(-1)
@@ -137,30 +140,10 @@ def zero_(input: Tensor) -> Tensor:
     return input.zero_()
 
 
-def conj(input: Tensor) -> Tensor:
-    """The complex conjugate (``input`` itself for real tensors)."""
-    return input
-
-
-def conj_physical(input: Tensor) -> Tensor:
-    """The complex conjugate as a new tensor (a copy for real tensors)."""
-    return input.clone()
-
-
-def resolve_conj(input: Tensor) -> Tensor:
-    """``input`` (gradnb has no lazy conjugation)."""
-    return input
 
 
 def resolve_neg(input: Tensor) -> Tensor:
     """``input`` (gradnb has no lazy negation)."""
-    return input
-
-
-def real(input: Tensor) -> Tensor:
-    """The real part (``input`` itself for real tensors)."""
-    if input.dtype.is_complex:
-        raise NotImplementedError("gradnb.real of complex tensors is not supported yet")
     return input
 
 
@@ -185,7 +168,7 @@ _frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
 def frexp(input: Tensor):
     """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``."""
     if not input.dtype.is_floating_point:
-        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+        raise RuntimeError("gradnb.frexp() only supports floating-point dtypes")
     _, e = np.frexp(input._data)
     exponent = wrap(e.astype(np.int32))
     return _frexp_result(input / ew.exp2(wrap(e.astype(input._data.dtype))), exponent)
@@ -193,6 +176,9 @@ def frexp(input: Tensor):
 
 def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` rescaled to it."""
+    if input.dim() < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} "
+                           "dimensions")
     d = dim % input.dim()
     others = tuple(i for i in range(input.dim()) if i != d)
     norms = red.norm(input, p, others, keepdim=True)
@@ -224,12 +210,11 @@ def unsafe_split(input: Tensor, split_size, dim: int = 0) -> tuple:
 
 
 TENSOR_METHODS = {
-    "conj": conj, "conj_physical": conj_physical, "fill": fill, "frexp": frexp,
+    "fill": fill, "frexp": frexp,
     "index_copy": index_copy, "index_fill": index_fill,
-    "masked_scatter": masked_scatter, "renorm": renorm, "resolve_conj": resolve_conj,
+    "masked_scatter": masked_scatter, "renorm": renorm,
     "resolve_neg": resolve_neg,
     "select_scatter": select_scatter, "slice_scatter": slice_scatter,
     "sum_to_size": sum_to_size, "unsafe_chunk": unsafe_chunk, "unsafe_split": unsafe_split,
-    "real": property(real, doc="The real part (the tensor itself for real dtypes)."),
-    "__rdiv__": lambda self, other: other / self,
+    "__rdiv__": reflected("__rdiv__", lambda self, other: other / self),
 }

@@ -13,12 +13,13 @@ import math
 import numpy as np
 
 from .._core.backend import get_array_module
+from .._core.graph import OUTPUT, Node
+from .._core.record import record
 from . import elementwise as ew
 from . import indexing as ix
 from . import reductions as red
 from . import shape as sh
 from ._common import Tensor, wrap
-from ._rule import TensorRule, attach
 from .reductions import _return_type, return_types
 
 __all__ = ["cummax", "cummin", "cumulative_trapezoid", "logcumsumexp", "trapezoid", "trapz"]
@@ -39,14 +40,16 @@ def _reverse_logcumsumexp(x: Tensor, d: int) -> Tensor:
     return logcumsumexp(x.flip(d), d).flip(d)
 
 
-class LogcumsumexpBackward0(TensorRule):
+class LogcumsumexpBackward0(Node):
     """``grad_x[i] = sum_{j >= i} g[j] exp(x[i] - out[j])``, split by the sign of ``g`` and
     summed in log space."""
 
     __slots__ = ("dim",)
+    on_tensors = True
+    saves = (0, OUTPUT)
 
-    def rule(self, saved, g):
-        x, out = saved
+    def backward(self, g):
+        x, out = self.saved(g)
         d = self.dim
         pos, neg = g > 0, g < 0
         log_pos = ew.where(pos, ew.log(ew.where(pos, g, 1.0)), -math.inf)
@@ -64,7 +67,7 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     data = input._data
     with np.errstate(all="ignore"):
         out = get_array_module(data).logaddexp.accumulate(data, axis=d)
-    return attach(LogcumsumexpBackward0, (input,), out, save=(input, 0), dim=d)
+    return record(LogcumsumexpBackward0, (input,), out, attrs={"dim": d})
 
 
 def _cumulative_extreme(input: Tensor, dim: int, largest: bool, result):

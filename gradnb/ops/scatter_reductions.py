@@ -16,11 +16,12 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
+from .._core.graph import OUTPUT, Node
+from .._core.record import record
 from .._core.tensor import _wrap_dim
 from . import elementwise as ew
 from . import indexing as ix
 from ._common import Tensor, wrap
-from ._rule import TensorRule, attach
 from .creation import ones_like, zeros_like
 from .inplace import apply_inplace
 
@@ -41,14 +42,16 @@ def _identity(reduce: str, dtype):
     return info.min if reduce == "amax" else info.max
 
 
-class ScatterReduceBackward0(TensorRule):
+class ScatterReduceBackward0(Node):
     """PyTorch's ``scatter_reduce_backward`` for prod, amax and amin; saved: input, src,
     result."""
 
     __slots__ = ("dim", "include_self", "index", "reduce")
+    on_tensors = True
+    saves = (0, 1, OUTPUT)
 
-    def rule(self, saved, g):
-        input, src, result = saved
+    def backward(self, g):
+        input, src, result = self.saved(g)
         dim, index = self.dim, self.index
         if self.reduce == "prod":
             g_input, g_src = self._prod(input, src, result, g)
@@ -95,9 +98,9 @@ def _reduce_into(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: st
     values = src._data.reshape(idx.shape).astype(out.dtype, copy=False)
     with np.errstate(invalid="ignore", over="ignore"):
         _UFUNCS[reduce].at(out, key, values)
-    return attach(ScatterReduceBackward0, (input, src), out.reshape(data.shape),
-                  save=(input, src, 0), dim=dim, index=index, reduce=reduce,
-                  include_self=include_self)
+    return record(ScatterReduceBackward0, (input, src), out.reshape(data.shape),
+                  attrs={"dim": dim, "index": index, "reduce": reduce,
+                         "include_self": include_self})
 
 
 def _sum_or_mean(input, dim, index, src, reduce, include_self):

@@ -9,6 +9,7 @@ so logits of any magnitude give finite results; each derivative reads only the s
 from __future__ import annotations
 
 import warnings
+from typing import ClassVar
 
 import numpy as np
 
@@ -50,6 +51,8 @@ class SoftmaxBackward0(Node):
 
     __slots__ = ("dim",)
     saves = (OUTPUT,)
+    saved_names = ("result",)
+    saved_attrs: ClassVar[dict] = {"dim": "dim"}
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -73,6 +76,8 @@ class LogSoftmaxBackward0(Node):
 
     __slots__ = ("dim",)
     saves = (OUTPUT,)
+    saved_names = ("result",)
+    saved_attrs: ClassVar[dict] = {"dim": "dim"}
 
     def backward(self, g):
         (y,) = self.saved(g)

@@ -14,7 +14,9 @@ from .._core.backend import get_array_module
 from . import elementwise as ew
 from . import indexing as ix
 from ._common import Tensor, wrap
+from ._out import accepts_out
 from .reductions import _return_type, return_types
+from .shape import stack
 
 __all__ = ["argsort", "kthvalue", "mode", "msort", "nanmedian", "nanquantile", "quantile", "sort",
            "topk"]
@@ -78,6 +80,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     return return_types.topk(values.narrow(d, 0, k), indices.narrow(d, 0, k))
 
 
+@accepts_out("kthvalue")
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     """The ``k``-th smallest element along ``dim`` (counting from 1) and its index."""
     d = _dim(dim, input.dim())
@@ -198,7 +201,6 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
         bad = (count == 0) if ignore_nan else has_nan
         v = ew.where(wrap(bad), float("nan"), v)
         results.append(v.squeeze(-1))
-    from .shape import stack
 
     out = stack(results, 0)
     if keepdim and input.dim():

@@ -15,11 +15,12 @@ import math
 import numpy as np
 
 from .._core import dtype as _dtype
+from .._core.graph import OUTPUT, Node
+from .._core.record import record
 from . import elementwise as ew
 from . import pointwise as pw
 from . import reductions as red
 from ._common import Tensor, as_tensor_operand
-from ._rule import TensorRule, attach
 
 __all__ = ["digamma", "i0", "lgamma", "mvlgamma", "polygamma"]
 
@@ -127,11 +128,13 @@ def _polygamma_array(n: int, x):
     return sign * math.factorial(n) * _zeta_array(n + 1.0, x)
 
 
-class PolygammaBackward0(TensorRule):
+class PolygammaBackward0(Node):
     __slots__ = ("n",)
+    on_tensors = True
+    saves = (0,)
 
-    def rule(self, saved, g):
-        (x,) = saved
+    def backward(self, g):
+        (x,) = self.saved(g)
         return (g * polygamma(self.n + 1, x),)
 
 
@@ -141,7 +144,7 @@ def polygamma(n: int, input: Tensor) -> Tensor:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     x = _float(input)
     out = _polygamma_array(n, x._data).astype(x._data.dtype)
-    return attach(PolygammaBackward0, (x,), out, save=(x,), n=n)
+    return record(PolygammaBackward0, (x,), out, attrs={"n": n})
 
 
 def digamma(input: Tensor) -> Tensor:
@@ -150,11 +153,13 @@ def digamma(input: Tensor) -> Tensor:
     return polygamma(0, input)
 
 
-class LgammaBackward0(TensorRule):
+class LgammaBackward0(Node):
     __slots__ = ()
+    on_tensors = True
+    saves = (0,)
 
-    def rule(self, saved, g):
-        (x,) = saved
+    def backward(self, g):
+        (x,) = self.saved(g)
         return (g * digamma(x),)
 
 
@@ -162,7 +167,7 @@ def lgamma(input: Tensor) -> Tensor:
     """``log|gamma(input)|`` (``+inf`` at the poles)."""
     x = _float(input)
     out = _lgamma_array(x._data).astype(x._data.dtype)
-    return attach(LgammaBackward0, (x,), out, save=(x,))
+    return record(LgammaBackward0, (x,), out)
 
 
 def mvlgamma(input: Tensor, p: int) -> Tensor:
@@ -219,14 +224,16 @@ def _bessel_series(order: int, x, scaled: bool):
         return total
 
 
-class BesselBackward(TensorRule):
+class BesselBackward(Node):
     """i0' = i1; i0e' = i1e - sign(x) i0e; i1' = i0 - i1/x; i1e' = i0e - i1e (sign(x) + 1/x)
     (both 1/2 at 0)."""
 
     __slots__ = ("kind",)
+    on_tensors = True
+    saves = (0, OUTPUT)
 
-    def rule(self, saved, g):
-        x, y = saved
+    def backward(self, g):
+        x, y = self.saved(g)
         if self.kind == "i0":
             return (g * i1(x),)
         if self.kind == "i0e":
@@ -243,7 +250,7 @@ def _bessel(kind: str, order: int, scaled: bool):
     def fn(input: Tensor) -> Tensor:
         x = _float(input)
         out = _bessel_series(order, x._data, scaled).astype(x._data.dtype)
-        return attach(BesselBackward, (x,), out, save=(x, 0), kind=kind)
+        return record(BesselBackward, (x,), out, attrs={"kind": kind})
 
     fn.__name__ = kind
     fn.__doc__ = f"The modified Bessel function ``{kind}``."
@@ -264,11 +271,13 @@ def xlog1py(input, other) -> Tensor:
     return ew.where(zero, 0.0, x * ew.log1p(ew.where(zero, 0.0, y)))
 
 
-class SpecialEntrBackward0(TensorRule):
+class SpecialEntrBackward0(Node):
     __slots__ = ()
+    on_tensors = True
+    saves = (0,)
 
-    def rule(self, saved, g):
-        (x,) = saved
+    def backward(self, g):
+        (x,) = self.saved(g)
         return (g * -(1 + ew.log(x)),)  # -inf at 0 and NaN below, as PyTorch's
 
 
@@ -280,7 +289,7 @@ def entr(input: Tensor) -> Tensor:
         out = np.where(d > 0, -d * np.log(np.where(d > 0, d, 1.0)),
                        np.where(d == 0, 0.0, -np.inf)).astype(d.dtype)
         out = np.where(np.isnan(d), d, out)
-    return attach(SpecialEntrBackward0, (x,), out, save=(x,))
+    return record(SpecialEntrBackward0, (x,), out)
 
 
 def ndtr(input: Tensor) -> Tensor:
@@ -288,14 +297,16 @@ def ndtr(input: Tensor) -> Tensor:
     return 0.5 * pw.erfc(_float(input) * -math.sqrt(0.5))
 
 
-class SpecialLogNdtrBackward0(TensorRule):
+class SpecialLogNdtrBackward0(Node):
     """PyTorch's formula ``g * exp(-(y + x**2 / 2)) / sqrt(2 pi)``: the pdf over the cdf taken in
     log space, exact far into the lower tail where the two underflow."""
 
     __slots__ = ()
+    on_tensors = True
+    saves = (0, OUTPUT)
 
-    def rule(self, saved, g):
-        x, y = saved
+    def backward(self, g):
+        x, y = self.saved(g)
         return (g * ew.exp(-(y + x * x / 2)) / math.sqrt(2 * math.pi),)
 
 
@@ -319,7 +330,7 @@ def log_ndtr(input: Tensor) -> Tensor:
     ``log(erfcx(-x / sqrt 2) / 2) - x**2 / 2``)."""
     x = _float(input)
     out = _log_ndtr_array(x._data).astype(x._data.dtype)
-    return attach(SpecialLogNdtrBackward0, (x,), out, save=(x, 0))
+    return record(SpecialLogNdtrBackward0, (x,), out)
 
 
 def ndtri(input: Tensor) -> Tensor:
@@ -327,11 +338,13 @@ def ndtri(input: Tensor) -> Tensor:
     return math.sqrt(2.0) * pw.erfinv(2 * _float(input) - 1)
 
 
-class ErfcxBackward0(TensorRule):
+class ErfcxBackward0(Node):
     __slots__ = ()
+    on_tensors = True
+    saves = (0, OUTPUT)
 
-    def rule(self, saved, g):
-        x, y = saved
+    def backward(self, g):
+        x, y = self.saved(g)
         return (g * (2 * x * y - 2 / math.sqrt(math.pi)),)
 
 
@@ -349,8 +362,7 @@ def _erfcx_array(x):
 def erfcx(input: Tensor) -> Tensor:
     """The scaled complementary error function ``exp(x**2) * erfc(x)``."""
     x = _float(input)
-    return attach(ErfcxBackward0, (x,), _erfcx_array(x._data).astype(x._data.dtype),
-                  save=(x, 0))
+    return record(ErfcxBackward0, (x,), _erfcx_array(x._data).astype(x._data.dtype))
 
 
 TENSOR_METHODS = {

@@ -12,8 +12,10 @@ import functools
 import numpy as np
 
 from .._core import dtype as _dtype
+from .._core.grad_mode import no_grad
 from . import shape as sh
 from ._common import Tensor
+from .creation import full, randint, tensor, zeros
 
 __all__ = [
     "BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor",
@@ -21,20 +23,12 @@ __all__ = [
 ]
 
 # Legacy type names, as ``Tensor.type()`` prints them.
-_TYPE_NAMES = {
-    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-    "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
-    "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
-    "complex128": "ComplexDoubleTensor",
-}
-_DTYPES_BY_TYPE_NAME = {v: k for k, v in _TYPE_NAMES.items()}
+_DTYPES_BY_TYPE_NAME = {v: k for k, v in _dtype._LEGACY_TYPE_NAMES.items()}
 
 
 def legacy_new(dtype, args, kwargs, device=None) -> Tensor:
     """PyTorch's legacy constructor: ``T(data)`` copies data; ``T(2, 3)`` (or a size) makes an
     uninitialised (here zero) tensor of that shape; ``T()`` an empty one."""
-    from .creation import tensor, zeros
-
     device = kwargs.pop("device", device)
     if kwargs:
         raise TypeError(f"new() received an invalid combination of arguments - got "
@@ -90,8 +84,6 @@ BoolTensor = _legacy_type("BoolTensor", "bool")
 def _new(fill):
     def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False, fill_value=None):
-        from .creation import full
-
         if len(size) == 1 and isinstance(size[0], (tuple, list)):
             size = tuple(size[0])
         value = fill if fill is not None else fill_value
@@ -111,8 +103,6 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False) -> Tensor:
     """A copy of ``data`` with this tensor's dtype and device (unless given)."""
-    from .creation import tensor
-
     if isinstance(data, Tensor):
         data = data.detach()
     return tensor(data, dtype=dtype or self.dtype, device=device or self.device,
@@ -124,7 +114,7 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
     """Without arguments, the legacy type name (``'gradnb.FloatTensor'``); with a dtype or a
     type name, a cast."""
     if dtype is None:
-        return f"gradnb.{_TYPE_NAMES.get(self.dtype.name, 'Tensor')}"
+        return f"gradnb.{_dtype.legacy_type_name(self.dtype)}"
     if isinstance(dtype, str):
         name = dtype.rsplit(".", 1)[-1]
         if name not in _DTYPES_BY_TYPE_NAME:
@@ -164,8 +154,6 @@ def data_ptr(self) -> int:
 def random_(self, from_=0, to=None, *, generator=None):
     """Fill in place with integers drawn uniformly from ``[from_, to)`` (``[0, from_)`` with one
     argument; up to the dtype's mantissa range without any)."""
-    from .creation import randint
-
     if to is None:
         if from_ == 0:
             bits = np.finfo(self._data.dtype).nmant + 1 if self.dtype.is_floating_point else (
@@ -180,8 +168,6 @@ def random_(self, from_=0, to=None, *, generator=None):
 
 
 def _no_grad():
-    from .._core.grad_mode import no_grad
-
     return no_grad()
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._core.backend import device_of, to_device
+from .._core.deepcopy import copy_attributes
 from .._core.grad_mode import enable_grad
 from .._core.hooks import RemovableHandle
 from .._core.hooks import register as _register
@@ -281,8 +282,6 @@ class Optimizer:
     def __deepcopy__(self, memo):
         """A copy with its state; copied together with its model, it steps the copy's
         parameters."""
-        from .._core.deepcopy import copy_attributes
-
         return copy_attributes(self, memo)
 
 

@@ -95,3 +95,19 @@ def test_piecewise_constant_have_zero_grad(fn):
     x = gradnb.tensor([0.3, 1.7, -2.5], requires_grad=True)
     getattr(x, fn)().sum().backward()
     assert x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize(("alias", "op"), [("absolute", "abs"), ("fix", "trunc")])
+def test_aliases_match_pytorch(torch, alias, op):
+    """``absolute``/``fix`` are PyTorch's aliases of ``abs``/``trunc``: same values, node and
+    gradient, as functions and as tensor methods."""
+    data = [-2.5, -0.5, 0.75, 3.0]
+    x = gradnb.tensor(data, dtype=gradnb.float64, requires_grad=True)
+    tx = torch.tensor(data, dtype=torch.float64, requires_grad=True)
+    y, ty = getattr(gradnb, alias)(x), getattr(torch, alias)(tx)
+    assert np.array_equal(y.detach().numpy(), ty.detach().numpy())
+    assert y.grad_fn.name() == ty.grad_fn.name()
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy())
+    assert np.array_equal(getattr(x, alias)().detach().numpy(), y.detach().numpy())

@@ -1,4 +1,4 @@
-"""Ops whose derivative is a ``TensorRule`` (written in gradnb ops): first and second order
+"""Ops whose derivative is written in gradnb ops (``Node.on_tensors``): first and second order
 against finite differences in float64."""
 
 from __future__ import annotations

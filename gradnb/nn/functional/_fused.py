@@ -41,6 +41,6 @@ def index_add_at(target, index, values) -> None:
     if type(target) is np.ndarray:
         np.add.at(target, index, values)
     else:
-        import cupyx
+        import cupyx  # optional (GPU only): imported where a CuPy array is met
 
         cupyx.scatter_add(target, index, values)

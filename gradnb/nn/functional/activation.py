@@ -30,7 +30,7 @@ def _erf(x):
     xp = get_array_module(x)
     if xp is np:
         return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
-    from cupyx.scipy.special import erf
+    from cupyx.scipy.special import erf  # optional (GPU only): imported where a CuPy array is met
 
     return erf(x)
 

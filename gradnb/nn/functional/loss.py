@@ -15,6 +15,7 @@ from ...ops import dual
 from ...ops._common import binary_operands
 from ._fused import Tensor, const_like
 from .activation import log_softmax
+from .linear import linear
 
 __all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "linear_cross_entropy", "mse_loss",
            "nll_loss"]
@@ -286,9 +287,11 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
     logits_shape = (*input.shape[:-1], num_classes, *out_features)
     if tuple(target.shape) == logits_shape and ignore_index is not None:
         raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    if linear_bias is not None and tuple(linear_bias.shape) != tuple(linear_weight.shape[:-1]):
+        raise RuntimeError(f"expected linear_bias shape {tuple(linear_weight.shape[:-1])}, got "
+                           f"{tuple(linear_bias.shape)}")
     w = linear_weight.reshape(-1, in_features)
     b = None if linear_bias is None else linear_bias.reshape(-1)
-    from .linear import linear
 
     logits = linear(input, w, b).reshape(*logits_shape)
     return cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None

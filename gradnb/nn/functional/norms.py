@@ -14,6 +14,8 @@ from ..._core.grad_mode import no_grad
 from ..._core.tensor import Tensor
 from ...ops import elementwise
 from .normalization import batch_norm, layer_norm
+from .pooling import avg_pool2d, avg_pool3d
+from .resample import pad
 
 __all__ = ["group_norm", "instance_norm", "local_response_norm", "rms_norm"]
 
@@ -38,6 +40,10 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "
             f"[*, {', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError("Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {list(weight.shape)} and normalized_shape = "
+                           f"{list(shape)}")
     if eps is None:
         eps = float(np.finfo(input.detach().numpy().dtype).eps) if input.is_floating_point() \
             else float(np.finfo(np.float32).eps)
@@ -102,9 +108,6 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
                         k: float = 1.0) -> Tensor:
     """``x / (k + alpha * mean of x^2 over the ``size`` neighbouring channels)^beta``."""
-    from .pooling import avg_pool2d, avg_pool3d
-    from .resample import pad
-
     if input.ndim < 3:
         raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} "
                          "dimensions)")

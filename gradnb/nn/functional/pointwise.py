@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..._core.tensor import Tensor
 from ...ops import elementwise
+from ...ops.creation import rand
 from .activation import softmax
 
 __all__ = [
@@ -128,7 +129,6 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         return leaky_relu(input, (lower + upper) / 2)
-    from ...ops.creation import rand
 
     slope = rand(*input.shape, dtype=input.dtype) * (upper - lower) + lower
     return _w(input >= 0, input, input * slope)

@@ -11,8 +11,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
+from ..._core import dtype as _dtype
 from ..._core import events
-from ..._core.backend import to_device
+from ..._core.backend import device as Device
+from ..._core.backend import device_of, to_device
+from ..._core.deepcopy import copy_attributes
 from ..._core.grad_mode import no_grad
 from ..._core.hooks import RemovableHandle
 from ..._core.hooks import register as _register
@@ -413,8 +416,8 @@ class Module:
             value = state_dict[key]
             if tuple(value.shape) != tuple(target.shape):
                 errors.append(f"size mismatch for {key}: copying a param with shape "
-                              f"{_torch_size(value.shape)} from checkpoint, the shape in current "
-                              f"model is {_torch_size(target.shape)}.")
+                              f"{_size_repr(value.shape)} from checkpoint, the shape in current "
+                              f"model is {_size_repr(target.shape)}.")
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: "
@@ -450,9 +453,6 @@ class Module:
 
     def to(self, *args, **kwargs) -> Module:
         """Move (``'cuda'``, ``'cpu'``) and/or cast floating-point state (``gradnb.float64``)."""
-        from ..._core import dtype as _dtype
-        from ..._core.backend import device as Device
-
         dtype = kwargs.pop("dtype", None)
         dev = kwargs.pop("device", None)
         for a in args:
@@ -523,8 +523,6 @@ class Module:
 
     def __deepcopy__(self, memo):
         """An independent copy; parameters shared inside the module stay shared."""
-        from ..._core.deepcopy import copy_attributes
-
         return copy_attributes(self, memo)
 
 
@@ -534,16 +532,14 @@ def _device_only(fn, arr):
     return out if out.dtype == arr.dtype else out.astype(arr.dtype)
 
 
-def _torch_size(shape) -> str:
-    return f"torch.Size({list(shape)})"
+def _size_repr(shape) -> str:
+    return f"gradnb.Size({list(shape)})"
 
 
 def _copy_into(target: Tensor, value) -> None:
     """``target.copy_(value)`` without recording: cast and move ``value`` to the target."""
     data = value._data if isinstance(value, Tensor) else value
     if type(data) is not type(target._data):
-        from ..._core.backend import device_of
-
         data = to_device(data, device_of(target._data))
     target._data[...] = data
     target._version[0] += 1

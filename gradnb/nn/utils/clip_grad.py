@@ -6,6 +6,7 @@ import math
 
 from ..._core.backend import get_array_module
 from ..._core.tensor import Tensor
+from ...ops.creation import tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_"]
 
@@ -43,8 +44,6 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
     grads = _grads(parameters)
     norm_type = float(norm_type)
     if not grads:
-        from ...ops.creation import tensor
-
         return tensor(0.0)
     arrays = [_array(g) for g in grads]
     xp = get_array_module(arrays[0])

@@ -13,6 +13,8 @@ from gradnb.autograd.trace import OpRecord, Trace
 from gradnb.notebook.explain.watcher import Cut, watcher
 from gradnb.notebook.graphmodel import GraphNode
 
+__all__ = ["annotate"]
+
 
 def annotate(built, trace: Trace) -> None:
     """Add source lines to ``built``'s op boxes and draw the watched cuts (see module doc)."""

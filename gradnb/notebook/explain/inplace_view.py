@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
 
-from gradnb._core.graph import _INPUT, _OUTPUT, AccumulateGrad
+from gradnb._core.graph import AccumulateGrad
 from gradnb.autograd.trace import Trace
 from gradnb.notebook.build import build_graph, describe
 from gradnb.notebook.explain.watcher import Write, watcher
@@ -22,6 +22,8 @@ from gradnb.notebook.explain.where import Where
 from gradnb.notebook.graph_view import GraphView
 from gradnb.notebook.graphmodel import GraphNode
 from gradnb.notebook.naming import Names
+
+__all__ = ["INPLACE_MESSAGE", "Culprit", "InplaceErrorView", "find_culprit", "is_inplace_error"]
 
 #: The part of PyTorch's message that identifies the error.
 INPLACE_MESSAGE = "modified by an inplace operation"
@@ -63,16 +65,11 @@ def find_culprit(root_nodes) -> Culprit | None:
         stack.extend(nxt for nxt, _ in node.next_functions if nxt is not None)
     watch = watcher()
     for node in sorted(nodes, key=lambda n: -n._seq):
-        for entry in node._saved or ():
-            if entry[0] == _INPUT and entry[1]._version[0] != entry[2]:
-                t = entry[1]
-                return Culprit(node, t, tuple(t._data.shape), t._data.dtype.name, entry[2],
-                               t._version[0], watch.where_of(node),
-                               watch.writes_to(t._version, entry[2]), t._version)
-            if entry[0] == _OUTPUT and entry[2][0] != entry[3]:
-                return Culprit(node, None, tuple(entry[1].shape), entry[1].dtype.name, entry[3],
-                               entry[2][0], watch.where_of(node),
-                               watch.writes_to(entry[2], entry[3]), entry[2])
+        stale = node.stale_saved()
+        if stale is not None:
+            t, shape, dtype, saved_version, counter = stale
+            return Culprit(node, t, tuple(shape), dtype.name, saved_version, counter[0],
+                           watch.where_of(node), watch.writes_to(counter, saved_version), counter)
     return None
 
 

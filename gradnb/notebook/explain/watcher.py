@@ -34,6 +34,20 @@ from gradnb.autograd.trace import Trace
 from gradnb.notebook.explain.where import CellNumbers, Where, user_frame
 from gradnb.notebook.formatting import format_shape, host_array
 
+__all__ = [
+    "HISTORY",
+    "ORIGINS",
+    "BackwardRecord",
+    "Blame",
+    "Cut",
+    "WatchedTrace",
+    "Watcher",
+    "Write",
+    "watch_session",
+    "watcher",
+    "watching",
+]
+
 #: How many cuts, writes and backward passes are remembered (oldest forgotten first).
 HISTORY = 256
 #: How many nodes' source lines are remembered (oldest forgotten first).

@@ -14,6 +14,8 @@ import os
 import sys
 from dataclasses import dataclass
 
+__all__ = ["CellNumbers", "Where", "caller_where", "user_frame"]
+
 # gradnb's own folder, found from this file (gradnb/notebook/explain/where.py) rather than by
 # importing the package, which would make the toolkit import itself in a circle.
 _GRADNB_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -34,6 +34,8 @@ from gradnb.notebook.explain.where import Where
 from gradnb.notebook.formatting import host_array
 from gradnb.notebook.naming import Names, caller_namespace
 
+__all__ = ["Reason", "Why", "explain", "why"]
+
 #: Nodes that only move or copy a tensor: a leaf passed through one is "no longer the leaf".
 _COPIES = frozenset({"ToCopyBackward0", "CloneBackward0", "AliasBackward0", "ViewBackward0",
                      "ReshapeAliasBackward0", "ExpandBackward0", "TBackward0"})

@@ -15,6 +15,8 @@ yes does the toolkit import the submodules that use torch:
 
 from __future__ import annotations
 
+from gradnb.autograd.trace import snapshot
+from gradnb.notebook.build import build_graph
 from gradnb.notebook.torch_objects import (
     is_torch_module,
     is_torch_tensor,
@@ -37,25 +39,23 @@ def build_graph_for(trace, names, **options):
     """Lay out ``trace`` with the shared builder, through the torch adapter when it is a torch
     trace (module groups, devices); ``options`` go to the builder."""
     if torch_loaded():
+        # The submodules that use torch load only once torch is (import time).
         from gradnb.notebook.torch_adapter.records import TorchTrace
 
         if isinstance(trace, TorchTrace):
             from gradnb.notebook.torch_adapter.graph import build_torch_graph
 
             return build_torch_graph(trace, names, **options)
-    from gradnb.notebook.build import build_graph
-
     return build_graph(trace, names, **options)
 
 
 def snapshot_of(tensors: list):
     """A trace of the graph behind ``tensors`` (all gradnb's or all torch's)."""
     if tensors and all(is_torch_tensor(t) for t in tensors):
-        from gradnb.notebook.torch_adapter.records import snapshot
+        # Uses torch: loaded only once a torch tensor is met (import time).
+        from gradnb.notebook.torch_adapter.records import snapshot as torch_snapshot
 
-        return snapshot(tensors)
-    from gradnb.autograd.trace import snapshot
-
+        return torch_snapshot(tensors)
     return snapshot(tensors)
 
 
@@ -63,6 +63,6 @@ def live_traces() -> list:
     """The recorders ``%%trace`` adds for torch code: one while torch is loaded, else none."""
     if not torch_loaded():
         return []
-    from gradnb.notebook.torch_adapter.live import LiveTorchTrace
+    from gradnb.notebook.torch_adapter.live import LiveTorchTrace  # uses torch (import time)
 
     return [LiveTorchTrace()]

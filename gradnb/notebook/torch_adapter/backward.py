@@ -20,10 +20,13 @@ import torch
 from gradnb.autograd.memory import BackwardReport
 from gradnb.notebook.backward_run import BackwardRun, Step
 from gradnb.notebook.formatting import format_bytes, format_shape, format_values
+from gradnb.notebook.memory_meter import session_log
 from gradnb.notebook.tensors import dtype_name
 from gradnb.notebook.torch_adapter.records import TorchTrace, snapshot
 from gradnb.notebook.torch_adapter.saved import graph_storages, is_released, reachable_nodes
 from gradnb.notebook.torch_objects import to_numpy
+
+__all__ = ["TorchBackwardReport", "backward_problem", "log_report", "measured", "watched_backward"]
 
 
 @dataclass
@@ -92,8 +95,6 @@ def measured(run, roots, retain_graph: bool, device: torch.device) -> TorchBackw
 
 def log_report(report: TorchBackwardReport) -> None:
     """Add ``report`` to the session's memory log (``%memory``), if the extension is loaded."""
-    from gradnb.notebook.memory_meter import session_log
-
     log = session_log()
     if log is not None:
         log.backward_finished(report)

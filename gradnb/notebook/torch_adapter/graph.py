@@ -10,6 +10,8 @@ from gradnb.notebook.build import BuiltGraph, build_graph
 from gradnb.notebook.naming import Names
 from gradnb.notebook.torch_adapter.records import TorchTrace
 
+__all__ = ["build_torch_graph"]
+
 
 def build_torch_graph(
     trace: TorchTrace,

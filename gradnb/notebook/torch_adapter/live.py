@@ -29,6 +29,8 @@ from gradnb.notebook.torch_adapter.backward import log_report, measured
 from gradnb.notebook.torch_adapter.records import TorchTrace, new_nodes
 from gradnb.notebook.torch_adapter.saved import is_released, reachable_nodes
 
+__all__ = ["LiveTorchTrace", "current_sequence_number"]
+
 
 def current_sequence_number() -> int:
     """The sequence number torch gives the next backward node made on this thread, minus one."""

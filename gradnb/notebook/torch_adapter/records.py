@@ -24,6 +24,16 @@ from dataclasses import dataclass
 from gradnb.autograd.trace import Edge, LeafRecord, OpRecord, SavedRecord, Trace
 from gradnb.notebook.tensors import dtype_name, itemsize
 
+__all__ = [
+    "STAMP",
+    "TorchLeafRecord",
+    "TorchOpRecord",
+    "TorchSavedRecord",
+    "TorchTrace",
+    "new_nodes",
+    "snapshot",
+]
+
 #: The key under which a trace marks the torch nodes it recorded (``node.metadata[STAMP]`` maps
 #: a trace's token to the record key it gave the node).
 STAMP = "gradnb.trace"
@@ -123,6 +133,7 @@ class TorchTrace(Trace):
     # -- recording ------------------------------------------------------------------------------
     def add_node(self, node, *, scope: tuple = (), output_tensors: Iterable = ()) -> int:
         """Record ``node`` (its inputs must be recorded already, or become leaves/horizon)."""
+        # ``saved`` imports torch at its top: kept out of this module's import (import time).
         from gradnb.notebook.torch_adapter.saved import is_released
 
         inputs = tuple((self.key_for_input(nxt), nr) for nxt, nr in node.next_functions
@@ -181,6 +192,7 @@ class TorchTrace(Trace):
         return key
 
     def _saved_of(self, node) -> tuple[TorchSavedRecord, ...]:
+        # ``saved`` imports torch at its top: kept out of this module's import (import time).
         from gradnb.notebook.torch_adapter.saved import saved_tensors, storage_info
 
         seen: set = set()

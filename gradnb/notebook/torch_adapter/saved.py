@@ -18,6 +18,17 @@ from functools import cache
 import torch
 from torch.multiprocessing.reductions import StorageWeakRef
 
+__all__ = [
+    "StorageInfo",
+    "StorageKey",
+    "graph_storages",
+    "is_released",
+    "reachable_nodes",
+    "saved_tensors",
+    "storage_info",
+    "storage_key",
+]
+
 #: A storage's identity while it is alive: its device and the address of its data.
 StorageKey = tuple[str, int]
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from ... import cuda
 from ...ops.creation import randint
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
@@ -230,8 +231,6 @@ class _InfiniteConstantSampler:
 
 
 def _warn_pin_memory() -> None:
-    from ... import cuda
-
     if not cuda.is_available():
         warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then "
                       "device pinned memory won't be used.", UserWarning, stacklevel=3)
