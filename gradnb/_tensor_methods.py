@@ -24,12 +24,14 @@ from .ops import (
     reductions,
     regions,
     scans,
+    scatter_reductions,
     shape,
     softmax,
     sorting,
     special_functions,
     spectral,
     statistics,
+    strided,
     tensor_api,
 )
 
@@ -38,7 +40,7 @@ __all__ = ["FAMILIES"]
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine,
             pointwise, matrices, joining, sorting, linalg_decompositions, special_functions,
             scans, statistics, regions, tensor_api, softmax, complex,
-            spectral)
+            spectral, scatter_reductions, strided)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():
