@@ -20,6 +20,8 @@ from ._core.backend import device
 from ._core.default_device import get_default_device, set_default_device
 from ._core.dtype import (
     bool,
+    cdouble,
+    cfloat,
     complex64,
     complex128,
     double,
@@ -59,6 +61,7 @@ from .autograd.grad_mode import (
     set_grad_enabled,
 )
 from .ops.arithmetic import *
+from .ops.complex import *
 from .ops.creation import *
 from .ops.elementwise import *
 from .ops.indexing import *
@@ -76,6 +79,7 @@ from .ops.shape import *
 from .ops.softmax import *
 from .ops.sorting import *
 from .ops.special_functions import *
+from .ops.spectral import *
 from .ops.statistics import *
 from .ops.tensor_api import *
 
@@ -87,9 +91,19 @@ __version__ = "0.1.0"
 
 # PyTorch's namespace (gradnb.nn.Linear, gradnb.optim.SGD, gradnb.save, ...) without paying for
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
-_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg",
+_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft",
                  "special", "func"}
-_LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse"}
+_LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse",
+               # nn.functional ops that PyTorch also offers at the top level
+               "alpha_dropout": "nn.functional", "channel_shuffle": "nn.functional",
+               "constant_pad_nd": "nn.functional.resample",
+               "feature_alpha_dropout": "nn.functional", "pdist": "nn.functional",
+               "grid_sampler": "nn.functional.grid_sample",
+               "grid_sampler_2d": "nn.functional.grid_sample",
+               "grid_sampler_3d": "nn.functional.grid_sample",
+               "native_batch_norm": "nn.functional.native_norms",
+               "native_group_norm": "nn.functional.native_norms",
+               "native_layer_norm": "nn.functional.native_norms"}
 
 
 def __getattr__(name: str):

@@ -11,6 +11,7 @@ from ._core.tensor import Tensor
 from .autograd import engine
 from .ops import (
     arithmetic,
+    complex,
     creation,
     elementwise,
     indexing,
@@ -27,6 +28,7 @@ from .ops import (
     softmax,
     sorting,
     special_functions,
+    spectral,
     statistics,
     tensor_api,
 )
@@ -35,7 +37,8 @@ __all__ = ["FAMILIES"]
 
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine,
             pointwise, matrices, joining, sorting, linalg_decompositions, special_functions,
-            scans, statistics, regions, tensor_api, softmax)
+            scans, statistics, regions, tensor_api, softmax, complex,
+            spectral)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():

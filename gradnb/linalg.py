@@ -1,10 +1,10 @@
-"""``gradnb.linalg``: PyTorch's ``torch.linalg`` namespace (real dtypes)."""
+"""``gradnb.linalg``: PyTorch's ``torch.linalg`` namespace."""
 
 
 
 from __future__ import annotations
 
-__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
+__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
 
 from .ops.linalg import matmul
 from .ops.linalg_decompositions import (
@@ -37,6 +37,7 @@ from .ops.linalg_decompositions import (
 from .ops.linalg_decompositions import linalg_cholesky as cholesky
 from .ops.linalg_decompositions import linalg_cross as cross
 from .ops.linalg_decompositions import linalg_svd as svd
+from .ops.linalg_eig import eig, eigvals
 from .ops.linalg_norms import vector_norm
 
 __all__ = [
@@ -46,7 +47,9 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "inv_ex",

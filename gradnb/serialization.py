@@ -2,7 +2,12 @@
 
 Tensors become arrays in the archive; the structure around them (nested dicts with string or
 integer keys, lists, tuples, numbers, strings, None) is stored as JSON in one more entry. Loading
-uses ``allow_pickle=False``, so a file can never run code.
+uses ``allow_pickle=False``, so a file can never run code, and reads every array's header before
+its data, as PyTorch's ``weights_only`` loader is careful to: an array is read once (a file that
+names one array many times is refused), only gradnb's dtypes load (big-endian ones are converted;
+text, structured, datetime and object arrays are refused), and arrays that inflate to more than
+``MAX_INFLATION`` times the file's compressed size (beyond ``INFLATION_FLOOR`` bytes) are refused
+before anything is decompressed.
 
 For the same reason tensors, parameters, modules and optimizers refuse ``pickle`` (a pickle runs
 code when it is loaded). For a copy in memory -- keeping the best model of a training loop --
@@ -34,6 +39,63 @@ __all__ = ["load", "save"]
 _STRUCTURE = "__gradnb_structure__"
 _FORMAT = 1
 
+# A zip bomb's arrays inflate thousands of times; real weights barely compress.
+MAX_INFLATION = 100
+INFLATION_FLOOR = 64 * 2**20
+
+
+def _array_header(archive, name: str):
+    """``(shape, dtype)`` of archive member ``name``, read from its header only."""
+    try:
+        member = archive.zip.open(f"{name}.npy")
+    except KeyError:
+        raise RuntimeError(f"gradnb.load: the file has no array {name!r}") from None
+    with member:
+        version = np.lib.format.read_magic(member)
+        read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                else np.lib.format.read_array_header_2_0)
+        shape, _, dtype = read(member)
+    return shape, dtype
+
+
+def _tensor_names(node, names: list) -> list:
+    """Every array name the structure refers to, in order (repeats included)."""
+    if isinstance(node, dict):
+        if "tensor" in node:
+            names.append(node["tensor"])
+        for value in node.values():
+            _tensor_names(value, names)
+    elif isinstance(node, list):
+        for value in node:
+            _tensor_names(value, names)
+    return names
+
+
+def _check_arrays(archive, structure) -> None:
+    """Refuse, before reading any data, what ``load`` must not read (see the module doc)."""
+    from ._core import dtype as _dtype
+
+    names = _tensor_names(structure["root"], [])
+    seen = set()
+    total = 0
+    for name in names:
+        if name in seen:
+            raise RuntimeError(f"gradnb.load: the file refers to array {name!r} more than once; "
+                               "gradnb.save writes each tensor once, so the file was not written "
+                               "by it")
+        seen.add(name)
+        shape, dtype = _array_header(archive, name)
+        if dtype.newbyteorder("=") not in _dtype._BY_NP:
+            raise RuntimeError(f"gradnb.load: array {name!r} has dtype {dtype.str!r}, which no "
+                               "gradnb tensor holds (text, structured, datetime and object "
+                               "arrays are refused)")
+        total += int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    compressed = sum(info.compress_size for info in archive.zip.infolist())
+    if total > max(INFLATION_FLOOR, MAX_INFLATION * compressed):
+        raise RuntimeError(f"gradnb.load: the arrays would take {total} bytes, more than "
+                           f"{MAX_INFLATION} times the file's {compressed} compressed bytes; "
+                           "refusing a file that inflates this much")
+
 
 def _encode(obj: Any, arrays: dict) -> Any:
     """A JSON-able description of ``obj``; tensors go to ``arrays`` and are referenced by name."""
@@ -64,6 +126,8 @@ def _encode(obj: Any, arrays: dict) -> Any:
 def _decode(node: dict, archive, device) -> Any:
     if "tensor" in node:
         data = np.array(archive[node["tensor"]])
+        if not data.dtype.isnative:
+            data = data.astype(data.dtype.newbyteorder("="))
         if device is not None and Device(device).type != "cpu":
             data = to_device(data, Device(device))
         t = Tensor._make(data)
@@ -104,4 +168,5 @@ def load(f: str | os.PathLike | BinaryIO, map_location=None, weights_only: bool 
         structure = json.loads(archive[_STRUCTURE].tobytes().decode("utf-8"))
         if structure.get("format") != _FORMAT:
             raise RuntimeError(f"gradnb.load: unknown format {structure.get('format')}")
+        _check_arrays(archive, structure)
         return _decode(structure["root"], archive, map_location)

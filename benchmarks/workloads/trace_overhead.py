@@ -1,18 +1,21 @@
-"""Workload 5a: the cost of gradnb's trace observation on the MLP step (``gradnb.autograd.graph_trace()``)."""
+"""Workload 5a: the cost of gradnb's trace observation (``gradnb.autograd.graph_trace()``, what
+``%%trace`` runs a cell under), on the MLP step and on the tiny-op chain."""
 
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.checks import compare
-from benchmarks.data import mlp_problem
+from benchmarks.data import mlp_problem, tiny_input
 from benchmarks.report import Table, failure_cell, number, ratio_with_spread
 from benchmarks.session import HarnessError, Session
 from benchmarks.systems import REFERENCE
-from benchmarks.systems.base import System, Unsupported
+from benchmarks.systems.base import Step, System, Unsupported
 from benchmarks.timing import best_seconds
-from benchmarks.workloads.mlp import TOLERANCE, check_step
+from benchmarks.workloads import mlp, tiny_ops
 
 TITLE = "5a. Toolkit: trace observation on vs off"
 SYSTEM = "gradnb"
@@ -24,21 +27,42 @@ def _trace_context(system: System) -> Any:
     return system.trace_context()
 
 
-def traced_check(system: System, layers: tuple[int, ...], batch: int) -> dict[str, Any]:
-    """Worker: loss and gradients of one step run inside ``trace()``."""
-    step = system.mlp(mlp_problem(layers, batch))
+def _mlp_step(system: System, layers: tuple[int, ...], batch: int) -> Step:
+    return system.mlp(mlp_problem(layers, batch))
+
+
+def _tiny_chain(system: System, n_ops: int) -> Step:
+    return system.tiny_chain(tiny_input(), n_ops)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One row: a workload step (built by ``make(system, **kwargs)``) timed per ``per`` units,
+    checked against the NumPy limit's ``check`` at ``tolerance``."""
+
+    label: str
+    make: Callable[..., Step]
+    kwargs: dict[str, Any]
+    per: int
+    scale: float
+    check: Callable[..., dict]
+    tolerance: float
+
+
+def traced_check(system: System, make: Callable[..., Step], **kwargs: Any) -> dict[str, Any]:
+    """Worker: the numbers of one step run inside ``trace()``."""
+    step = make(system, **kwargs)
     with _trace_context(system):
         step.run()
     return step.result()
 
 
-def time_pair(
-    system: System, layers: tuple[int, ...], batch: int, iterations: int, budget_s: float
-) -> tuple[float, float]:
-    """Worker: fastest seconds per step without and with a ``trace()`` around each step."""
+def time_pair(system: System, make: Callable[..., Step], per: int, iterations: int,
+              budget_s: float, **kwargs: Any) -> tuple[float, float]:
+    """Worker: fastest seconds per unit without and with a ``trace()`` around each step."""
     _trace_context(system)  # raises Unsupported before any timing
-    plain = system.mlp(mlp_problem(layers, batch))
-    traced = system.mlp(mlp_problem(layers, batch))
+    plain = make(system, **kwargs)
+    traced = make(system, **kwargs)
 
     def traced_run() -> None:
         with _trace_context(system):
@@ -46,53 +70,66 @@ def time_pair(
 
     off = best_seconds(plain.run, iterations=iterations, budget_s=budget_s)
     on = best_seconds(traced_run, iterations=iterations, budget_s=budget_s)
-    return off, on
+    return off / per, on / per
+
+
+def _measurements(session: Session) -> list[Measurement]:
+    settings = session.settings
+    batch = settings.mlp_batches[0]
+    n_ops = settings.tiny_ops
+    return [
+        Measurement(f"MLP step, batch {batch} (ms/step)", _mlp_step,
+                    {"layers": settings.layers, "batch": batch}, 1, 1e3, mlp.check_step,
+                    mlp.TOLERANCE),
+        Measurement(f"tiny ops, {n_ops} ops (µs/op)", _tiny_chain, {"n_ops": n_ops}, n_ops,
+                    1e6, tiny_ops.check_chain, tiny_ops.TOLERANCE),
+    ]
+
+
+def _row(session: Session, m: Measurement) -> list[str]:
+    checked = session.call(SYSTEM, traced_check, make=m.make, **m.kwargs)
+    if not checked.ok:
+        if checked.error:
+            session.note(f"gradnb: trace, {m.label}", checked)
+        return [m.label, failure_cell(checked), "", "", ""]
+    reference = session.call(REFERENCE, m.check, **m.kwargs)
+    if not reference.ok:
+        raise HarnessError(f"NumPy limit failed ({m.label}): {reference.error}")
+    verdict = compare(checked.value, reference.value, m.tolerance)
+    if not verdict.ok:
+        session.flag_wrong(TITLE, SYSTEM, verdict.describe())
+    settings = session.settings
+    pairs = []
+    for _ in range(settings.rounds):
+        outcome = session.call(SYSTEM, time_pair, make=m.make, per=m.per,
+                               iterations=settings.iterations, budget_s=settings.budget_s,
+                               **m.kwargs)
+        if not outcome.ok:
+            session.note(f"gradnb: trace timing, {m.label}", outcome)
+            return [m.label, failure_cell(outcome), "", "", verdict.describe()]
+        pairs.append(outcome.value)
+    return [
+        m.label,
+        number(statistics.median(off for off, _ in pairs) * m.scale),
+        number(statistics.median(on for _, on in pairs) * m.scale),
+        ratio_with_spread([on / off for off, on in pairs]),
+        verdict.describe(),
+    ]
 
 
 def run(session: Session) -> Table:
-    """Rounds of (off, on) pairs in gradnb's worker; the overhead table."""
-    settings = session.settings
-    batch = settings.mlp_batches[0]
-    kwargs = {"layers": settings.layers, "batch": batch}
+    """Rounds of (off, on) pairs in gradnb's worker, per measurement; the overhead table."""
     description = (
-        f"gradnb's MLP step (batch {batch}) with and without `gradnb.autograd.graph_trace()` around each "
-        "step, timed in the same round; the traced step's numbers are checked against the "
-        "NumPy limit."
+        "gradnb with and without `gradnb.autograd.graph_trace()` (what `%%trace` runs a cell "
+        "under: observation on) around each MLP step and each tiny-op chain (forward and "
+        "backward), off and on timed in the same round; the traced numbers are checked "
+        "against the NumPy limit."
     )
-    header = ["measurement", "trace off (ms/step)", "trace on (ms/step)", "on / off", "check"]
+    header = ["measurement", "trace off", "trace on", "on / off", "check"]
     table = Table(TITLE, description, header)
-    if SYSTEM not in session.systems:
-        table.rows.append(["MLP step", "n/a (gradnb not selected)", "", "", ""])
-        return table
-    checked = session.call(SYSTEM, traced_check, **kwargs)
-    if not checked.ok:
-        if checked.error:
-            session.note("gradnb: trace", checked)
-        table.rows.append(["MLP step", failure_cell(checked), "", "", ""])
-        return table
-    reference = session.call(REFERENCE, check_step, **kwargs)
-    if not reference.ok:
-        raise HarnessError(f"NumPy limit failed the MLP step: {reference.error}")
-    verdict = compare(checked.value, reference.value, TOLERANCE)
-    if not verdict.ok:
-        session.flag_wrong(TITLE, SYSTEM, verdict.describe())
-    pairs = []
-    for _ in range(settings.rounds):
-        outcome = session.call(
-            SYSTEM, time_pair, iterations=settings.iterations, budget_s=settings.budget_s, **kwargs
-        )
-        if not outcome.ok:
-            session.note("gradnb: trace timing", outcome)
-            table.rows.append(["MLP step", failure_cell(outcome), "", "", verdict.describe()])
-            return table
-        pairs.append(outcome.value)
-    table.rows.append(
-        [
-            "MLP step",
-            number(statistics.median(off for off, _ in pairs) * 1e3),
-            number(statistics.median(on for _, on in pairs) * 1e3),
-            ratio_with_spread([on / off for off, on in pairs]),
-            verdict.describe(),
-        ]
-    )
+    for m in _measurements(session):
+        if SYSTEM not in session.systems:
+            table.rows.append([m.label, "n/a (gradnb not selected)", "", "", ""])
+        else:
+            table.rows.append(_row(session, m))
     return table

@@ -7,6 +7,8 @@ import numpy as np
 __all__ = [
     "as_dtype",
     "bool",
+    "cdouble",
+    "cfloat",
     "complex64",
     "complex128",
     "dtype",
@@ -52,9 +54,12 @@ float32 = dtype("float32", np.float32)
 float = float32
 float64 = dtype("float64", np.float64)
 double = float64
-# NumPy has no bfloat16; it is not offered rather than silently aliased to another type.
+# NumPy has no bfloat16 and no complex32 (PyTorch's chalf): they are not offered rather than
+# silently aliased to another type.
 complex64 = dtype("complex64", np.complex64)
+cfloat = complex64
 complex128 = dtype("complex128", np.complex128)
+cdouble = complex128
 int8 = dtype("int8", np.int8)
 int16 = dtype("int16", np.int16)
 short = int16
@@ -68,7 +73,8 @@ bool = dtype("bool", np.bool_)
 _ALL = [float16, float32, float64, complex64, complex128, int8, int16, int32, int64, uint8, bool]
 _BY_NP = {d.np: d for d in _ALL}
 _BY_NAME = {d.name: d for d in _ALL}
-_BY_NAME.update(half=float16, float=float32, double=float64, short=int16, int=int32, long=int64)
+_BY_NAME.update(half=float16, float=float32, double=float64, short=int16, int=int32, long=int64,
+                cfloat=complex64, cdouble=complex128)
 
 _default_float = float32
 
@@ -76,6 +82,30 @@ _default_float = float32
 def get_default_dtype() -> dtype:
     """The dtype of floating-point tensors created from Python floats (``float32`` unless changed)."""
     return _default_float
+
+
+def default_complex_dtype() -> dtype:
+    """The complex dtype paired with the default float (``complex64`` for ``float32``,
+    ``complex128`` for ``float64``): what complex Python numbers and integer-complex promotion
+    give, as in PyTorch."""
+    return complex128 if _default_float is float64 else complex64
+
+
+def complex_of(np_dtype) -> np.dtype:
+    """The complex NumPy dtype with ``np_dtype``'s precision (float16 has no complex partner
+    in NumPy, so it pairs with complex64)."""
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype.kind == "c":
+        return np_dtype
+    return np.dtype(np.complex128) if np_dtype == np.float64 else np.dtype(np.complex64)
+
+
+def real_of(np_dtype) -> np.dtype:
+    """The real NumPy dtype of a complex one's parts (``np_dtype`` itself when real)."""
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype.kind == "c":
+        return np.dtype(np.float64) if np_dtype == np.complex128 else np.dtype(np.float32)
+    return np_dtype
 
 
 def set_default_dtype(d: dtype) -> None:
@@ -111,3 +141,17 @@ def as_dtype(d) -> dtype:
 def from_numpy_dtype(np_dtype) -> dtype:
     """The gradnb dtype of a NumPy array's dtype (fast path for the engine)."""
     return _BY_NP[np_dtype]
+
+
+# Legacy tensor type names (``Tensor.type()``, PyTorch's messages): ``gradnb.FloatTensor``.
+_LEGACY_TYPE_NAMES = {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+    "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+    "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
+    "complex128": "ComplexDoubleTensor",
+}
+
+
+def legacy_type_name(d) -> str:
+    """The legacy type name (``FloatTensor``) of a gradnb or NumPy dtype."""
+    return _LEGACY_TYPE_NAMES.get(getattr(d, "name", str(d)), "Tensor")

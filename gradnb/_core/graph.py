@@ -18,11 +18,13 @@ gradient's own class when backward runs on tensors (``create_graph=True``).
 from __future__ import annotations
 
 import itertools
+import re
 import weakref
 from typing import ClassVar
 
 import numpy as np
 
+from .dtype import legacy_type_name
 from .hooks import register
 
 __all__ = [
@@ -46,6 +48,7 @@ NO_EDGE = (None, 0)
 saved_attribute_reader = None
 
 _sequence = itertools.count()
+_ndarray = np.ndarray
 _RELEASED = None  # ``node._saved`` after release
 
 SECOND_BACKWARD_MESSAGE = (
@@ -53,6 +56,13 @@ SECOND_BACKWARD_MESSAGE = (
     "they have already been freed). Saved intermediate values of the graph are freed when you call "
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+INFERENCE_SAVED_MESSAGE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `gradnb.no_grad()` instead of "
+    "`gradnb.inference_mode()`."
 )
 
 # How a saved value is stored: a small tuple whose first item is its kind, so saving costs one
@@ -101,7 +111,11 @@ class Node:
 
     # Only what every node needs is a slot; hooks and metadata are rare, so they default to the
     # class attribute and land in the instance ``__dict__`` when set (recording stays cheap).
-    __slots__ = ("__dict__", "__weakref__", "_meta", "_saved", "_seq", "next_functions")
+    # The edges are kept as two flat tuples, the producer nodes (None: no gradient) and their
+    # output numbers, not as PyTorch's tuple of pairs: a pair per edge would be one more object
+    # per op for the cyclic garbage collector to walk while a graph is alive (a 100,000-op graph
+    # is walked several times as it grows). ``next_functions`` builds the pairs on demand.
+    __slots__ = ("__dict__", "__weakref__", "_meta", "_next", "_next_nr", "_saved", "_seq")
     num_outputs = 1
     runs_user_code = False  # True for nodes whose backward is user code (custom Functions)
     saves: ClassVar[tuple] = ()
@@ -128,6 +142,13 @@ class Node:
         """The node's name as PyTorch prints it, e.g. ``MulBackward0``."""
         return self.torch_name or type(self).__name__
 
+    @property
+    def next_functions(self) -> tuple:
+        """One ``(node, output_nr)`` per input: the node that made the input (its
+        ``AccumulateGrad`` for a leaf) and which of its outputs the input is; ``(None, 0)`` for
+        an input that gets no gradient."""
+        return tuple(zip(self._next, self._next_nr))
+
     def backward(self, *grad_outputs):  # pragma: no cover - every op defines it
         raise NotImplementedError
 
@@ -142,9 +163,10 @@ class Node:
         entries = self._saved
         if entries is _RELEASED:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        make = getattr(type(like), "_make", None)
-        if make is not None:
-            return [_unpack(self, entry, make) for entry in entries]
+        if type(like) is not _ndarray:  # (a failed getattr is slow: arrays skip it)
+            make = getattr(type(like), "_make", None)
+            if make is not None:
+                return [_unpack(self, entry, make) for entry in entries]
         # First-order backward: the hot path, unrolled for the common entry kinds.
         out = []
         for entry in entries:
@@ -219,7 +241,7 @@ class Node:
 
     def needs(self, i: int) -> bool:
         """Whether input ``i`` wants a gradient (PyTorch's ``needs_input_grad[i]``)."""
-        return self.next_functions[i][0] is not None
+        return self._next[i] is not None
 
     @property
     def released(self) -> bool:
@@ -292,7 +314,8 @@ class Node:
         return register(self._pre_hooks, fn)
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object #{self._seq}>"
+        # As Python prints any object, and PyTorch its nodes: the name and the address.
+        return f"<{self.name()} object at {id(self):#x}>"
 
     def __getattr__(self, name: str):
         # Only reached for names the node lacks: PyTorch's ``_saved_*`` / ``_raw_saved_*``.
@@ -312,7 +335,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable) -> None:
         self.variable = variable
-        self.next_functions = ()
+        self._next = self._next_nr = ()
         self._saved = ()
         self._meta = ()
         self._seq = next(_sequence)
@@ -357,30 +380,46 @@ def link(node, inputs, fit_grads: bool = True) -> None:
     recorded op, so the one- and two-input cases (nearly every op) are unrolled."""
     if len(inputs) == 2:
         a, b = inputs
-        a_on = a is not None and a._requires_grad
-        b_on = b is not None and b._requires_grad
-        node.next_functions = (edge(a) if a_on else NO_EDGE, edge(b) if b_on else NO_EDGE)
-        node._meta = ((a._data.shape, a._data.dtype) if a_on else None,
-                      (b._data.shape, b._data.dtype) if b_on else None) if fit_grads else None
+        if a is not None and a._requires_grad:
+            fa, ra = edge(a)
+            ma = (a._data.shape, a._data.dtype)
+        else:
+            fa, ra, ma = None, 0, None
+        if b is not None and b._requires_grad:
+            fb, rb = edge(b)
+            mb = (b._data.shape, b._data.dtype)
+        else:
+            fb, rb, mb = None, 0, None
+        node._next = (fa, fb)
+        node._next_nr = (ra, rb) if ra or rb else _ZERO_NRS[2]
+        node._meta = (ma, mb) if fit_grads else None
     elif len(inputs) == 1 and inputs[0] is not None and inputs[0]._requires_grad:
         a = inputs[0]
-        node.next_functions = (edge(a),)
+        fa, ra = edge(a)
+        node._next = (fa,)
+        node._next_nr = (ra,) if ra else _ZERO_NRS[1]
         node._meta = ((a._data.shape, a._data.dtype),) if fit_grads else None
     else:
-        on = [t is not None and t._requires_grad for t in inputs]
-        node.next_functions = tuple(edge(t) if o else NO_EDGE for t, o in zip(inputs, on))
-        node._meta = tuple((t._data.shape, t._data.dtype) if o else None
-                           for t, o in zip(inputs, on)) if fit_grads else None
+        edges = [edge(t) if t is not None and t._requires_grad else NO_EDGE for t in inputs]
+        node._next = tuple([fn for fn, _ in edges])
+        node._next_nr = tuple([nr for _, nr in edges])
+        node._meta = tuple([None if fn is None else (t._data.shape, t._data.dtype)
+                            for (fn, _), t in zip(edges, inputs)]) if fit_grads else None
     node._seq = next(_sequence)
     node._saved = ()
     if switches.anomaly is not None:
         switches.anomaly(node)
 
 
+# Output numbers of a node whose inputs all come from output 0 (nearly every node), shared.
+_ZERO_NRS = ((), (0,), (0, 0))
+
+
 def unlinked(cls, num_inputs: int):
     """A ``cls`` node with no edges (a custom Function's ctx when nothing requires grad)."""
     node = object.__new__(cls)
-    node.next_functions = (NO_EDGE,) * num_inputs
+    node._next = (None,) * num_inputs
+    node._next_nr = (0,) * num_inputs
     node._meta = None
     node._seq = -1
     node._saved = ()
@@ -422,6 +461,8 @@ def _entries(node, spec, inputs, outputs, operands) -> tuple:
 # -- saved entries ------------------------------------------------------------------------------
 def _save_input(t):
     """An input tensor, with its version, to detect later in-place edits."""
+    if t._inference:
+        raise RuntimeError(INFERENCE_SAVED_MESSAGE)
     if switches.saved_tensor_hooks:
         return _pack(t, is_output=False)
     return (_INPUT, t, t._version[0])
@@ -442,12 +483,22 @@ def _pack(t, is_output):
     return (_PACKED, pack(t), unpack, is_output, output_nr)
 
 
-def _version_error(node, t_version, saved_version, shape, dtype, output_nr):
+def _version_error(producer, t_version, saved_version, shape, dtype, output_nr):
+    """PyTorch's in-place error: the tensor as ``[gradnb.FloatTensor [2]]``, the node that
+    produced it by its short name (``Exp`` for ``ExpBackward0``; nothing for a leaf)."""
+    source = ""
+    if producer is not None:
+        short = re.sub(r"Backward\d*$", "", producer.name())
+        source = f", which is output {output_nr} of {short},"
+    hint = ("Hint: the backtrace further above can show the operation that failed to compute "
+            "its gradient. The variable in question was changed in there or anywhere later. "
+            "Good luck!" if switches.anomaly is not None else
+            "Hint: enable anomaly detection to find the operation that failed to compute its "
+            "gradient, with gradnb.autograd.set_detect_anomaly(True, check_nan=False).")
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [{dtype} {list(shape)}], which is output {output_nr} of {node.name()}, is at "
-        f"version {t_version}; expected version {saved_version} instead. Hint: the backtrace "
-        "further above can show the operation that failed to compute its gradient."
+        f"operation: [gradnb.{legacy_type_name(dtype)} {list(shape)}]{source} is at version "
+        f"{t_version}; expected version {saved_version} instead. {hint}"
     )
 
 
@@ -462,8 +513,7 @@ def check_versions(node) -> None:
         if kind == _INPUT:
             t, v = entry[1], entry[2]
             if t._version[0] != v:
-                fn = t.grad_fn
-                raise _version_error(fn or node, t._version[0], v, t._data.shape,
+                raise _version_error(t.grad_fn, t._version[0], v, t._data.shape,
                                      t._data.dtype, t._output_nr)
         elif kind == _OUTPUT and entry[2][0] != entry[3]:
             raise _version_error(node, entry[2][0], entry[3], entry[1].shape, entry[1].dtype,
@@ -505,7 +555,9 @@ def _entry_array(entry):
         return entry[1]
     if kind == _CONST:
         value = entry[1]
-        return value if hasattr(value, "nbytes") and hasattr(value, "base") else None
+        # A NumPy scalar (a constant operand such as ``np.float64(2.0)``) is no buffer to count.
+        return value if hasattr(value, "nbytes") and hasattr(value, "base") \
+            and not isinstance(value, np.generic) else None
     packed = entry[1]
     if hasattr(packed, "_data"):
         return packed._data

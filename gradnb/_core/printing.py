@@ -1,8 +1,8 @@
 """Tensor printing that matches PyTorch's ``repr``/``str`` byte for byte.
 
 A port of PyTorch's ``torch/_tensor_str.py`` (BSD-3-Clause, Copyright (c) Meta Platforms,
-Inc. and affiliates), reduced to what dense NumPy-backed tensors need: no complex, sparse,
-quantized, nested or meta tensors. Where PyTorch writes ``dtype=torch.float64`` we write
+Inc. and affiliates), reduced to what dense NumPy-backed tensors need: no sparse, quantized,
+nested or meta tensors. Where PyTorch writes ``dtype=torch.float64`` we write
 ``dtype=gradnb.float64``; everything else is identical, including PyTorch's quirks (the
 width of a column ignores zeros and non-finite values, so ``-0.`` or ``nan`` may stick out).
 
@@ -168,6 +168,21 @@ class _Formatter:
         return (self.max_width - len(text)) * " " + text
 
 
+class _ComplexFormatter:
+    """PyTorch's pair of formatters for complex tensors: real and imaginary parts each get
+    their own notation and width; an element prints as ``real+imagj``."""
+
+    def __init__(self, sample: np.ndarray) -> None:
+        self.real = _Formatter(sample.real)
+        self.imag = _Formatter(sample.imag)
+        self.max_width = self.real.max_width + self.imag.max_width + 1  # the "j"
+
+    def format(self, value: complex) -> str:
+        real = self.real.format(value.real)
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        return real + imag if imag[0] in "+-" else real + "+" + imag
+
+
 def _summarized(array: np.ndarray) -> np.ndarray:
     """Keep only the elements a summarized print shows, so they alone set the format."""
     edge = PRINT_OPTS.edgeitems
@@ -225,7 +240,8 @@ def _nested_str(array: np.ndarray, indent: int, summarize: bool, formatter: _For
 
 def _contents_str(array: np.ndarray, indent: int) -> str:
     summarize = array.size > PRINT_OPTS.threshold
-    formatter = _Formatter(_summarized(array) if summarize else array)
+    sample = _summarized(array) if summarize else array
+    formatter = _ComplexFormatter(sample) if array.dtype.kind == "c" else _Formatter(sample)
     return _nested_str(array, indent, summarize, formatter)
 
 
@@ -276,7 +292,8 @@ def format_tensor(
     else:
         if not PRINT_OPTS.edgeitems:
             own.append(f"size={tuple(array.shape)}")
-        if dtype_name not in (default_dtype_name, "int64", "bool"):
+        default_complex = "complex128" if default_dtype_name == "float64" else "complex64"
+        if dtype_name not in (default_dtype_name, default_complex, "int64", "bool"):
             own.append(dtype_suffix)
         contents = _contents_str(array, indent)
     own += [s for s in suffixes if not s.startswith("device=")]

@@ -69,7 +69,11 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
     else:
         on = False
     if not on:
-        return into if into is not None else _outputs(cls, inputs, data, None)
+        if into is not None:
+            return into
+        if type(data) is _ndarray and not cls.is_view:  # the common case, without a call
+            return _make(data)
+        return _outputs(cls, inputs, data, None)
     for t in inputs:  # only views carry a version to compare; everything else skips fast
         if t is not None and t._grad_fn_version is not None \
                 and t._grad_fn_version != t._version[0]:
@@ -79,7 +83,12 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
     if attrs is not None:
         for name, value in attrs.items():
             setattr(node, name, value)
-    outputs = _outputs(cls, inputs, data, node) if into is None else _rebase(into, node)
+    if into is not None:
+        outputs = _rebase(into, node)
+    elif type(data) is _ndarray and not cls.is_view:  # the common case, without a call
+        outputs = _make(data, True, node)
+    else:
+        outputs = _outputs(cls, inputs, data, node)
     spec = cls.saves if save is None else save() if callable(save) else save
     if spec:
         keep_saved(node, spec, inputs, outputs, operands)

@@ -42,6 +42,12 @@ class Size(tuple):
         return n
 
 
+# PyTorch's words when a factory, ``nn.Parameter`` or ``Variable`` is asked for an integer
+# tensor that requires grad (``requires_grad_()`` and the attribute word it differently).
+FACTORY_REQUIRES_GRAD_MESSAGE = ("Only Tensors of floating point and complex dtype can require "
+                                 "gradients")
+
+
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it.
 
@@ -111,10 +117,17 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:
-        self.requires_grad_(flag)
+        self._set_requires_grad(flag, "only Tensors of floating point and complex dtype can "
+                                      "require gradients")
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place on a leaf; returns ``self``."""
+        # PyTorch words each way in differently (a factory's requires_grad=True, the attribute,
+        # this method); the check is the same.
+        return self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can "
+                                                      "require gradients")
+
+    def _set_requires_grad(self, requires_grad: bool, dtype_message: str) -> Tensor:
         if self.grad_fn is not None:
             if requires_grad:
                 return self
@@ -124,7 +137,7 @@ class Tensor:
                 "var_no_grad = var.detach()."
             )
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError(dtype_message)
         self._requires_grad = bool(requires_grad)
         return self
 

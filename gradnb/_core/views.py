@@ -98,6 +98,12 @@ def rebase_view(view, base, positions) -> None:
 def positions_in_base(view, base):
     """For each entry of the array ``view`` (a view into ``base``'s memory), its flat C-order
     position in ``base``, found from byte offsets so that any strided view works."""
+    if view.dtype != base.dtype:
+        # A real or imaginary part of a complex tensor: its entries are halves of the base's,
+        # which a CopySlices / AsStrided gradient cannot address. Refuse rather than be wrong.
+        raise RuntimeError("gradnb does not support in-place writes through the real or "
+                           "imaginary part (real, imag, view_as_real, view_as_complex) of a "
+                           "tensor that has autograd history; write into a copy instead")
     xp = get_array_module(base)
     offsets = _byte_offsets(view, xp) + (_address(view) - _address(base))
     itemsize = base.itemsize

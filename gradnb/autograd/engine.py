@@ -5,7 +5,7 @@ One iterative loop, no recursion, in four phases, each a short function:
 1. validate and seed (``backward``/``grad``, ``_root_grads``): roots, seed gradients, inputs;
 2. discover (``_discover``): the graph reachable from the roots, counting for each node how many
    edges point at it, and checking it can run (nothing freed, nothing modified in place);
-3. execute (``_execute``, ``_send``): nodes from a ready heap ordered newest-first (PyTorch's
+3. execute (``_execute``): nodes from a ready heap ordered newest-first (PyTorch's
    order), each exactly once, when every consumer of its outputs has run; gradients are summed
    per node input as they arrive and dropped as soon as the node consumed them;
 4. release and report (``_release_and_report``): held-back leaf gradients, freed memory, events.
@@ -55,6 +55,10 @@ def _edge(t):
 
 def _root_grads(tensors, grads, create_graph, Tensor):
     """Validate roots and their seed gradients; return gradients as arrays or tensors."""
+    for g in grads:
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
     if len(grads) != len(tensors):
         raise RuntimeError(
             f"got {len(grads)} tensors and {len(tensors)} gradients"
@@ -87,6 +91,12 @@ def _root_grads(tensors, grads, create_graph, Tensor):
             if type(g._data) is not type(t._data):
                 raise RuntimeError(
                     f"invalid gradient at index {i} - expected device {t.device} but got {g.device}"
+                )
+            if g._data.dtype != t._data.dtype and "c" in (g._data.dtype.kind, t._data.dtype.kind):
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the "
+                    f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} "
+                    f"and output[{i}] has a dtype of {t.dtype}."
                 )
             if create_graph:
                 out.append(g if g._data.dtype == t._data.dtype else g.to(t.dtype))
@@ -143,20 +153,21 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     for t in inputs:
         if not isinstance(t, Tensor):
-            raise TypeError(f"grad expects tensors as inputs, got {type(t).__name__}")
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got "  # noqa: TRY004 - PyTorch raises RuntimeError
+                               f"{type(t).__name__}")
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     root_grads = _root_grads(outputs, grads, create_graph, Tensor)
     captured = _run(outputs, root_grads, retain_graph, create_graph, inputs, accumulate=False)
     result = []
-    for t, g in zip(inputs, captured):
+    for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
             if materialize_grads:
                 g = Tensor._make(get_array_module(t._data).zeros_like(t._data))
             elif not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
-                    "Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
                 )
         result.append(g)
     return tuple(result)
@@ -180,9 +191,10 @@ def _discover(root_nodes, targets):
         saved = node._saved
         if saved or saved is None:  # holding values, or freed: check_versions raises if stale
             check_versions(node)
-        if not user_code:
+        if not user_code and (node._hooks or node._pre_hooks or node._tensor_hooks
+                              or node.runs_user_code or type(node) is AccumulateGrad):
             user_code = _runs_user_code(node)
-        for nxt, _ in node.next_functions:
+        for nxt in node._next:
             if nxt is None:
                 continue
             if parents is not None:
@@ -206,7 +218,7 @@ def _discover(root_nodes, targets):
         needed.add(node)
         frontier.extend(parents.get(node, ()))
     for node in needed:
-        for nxt, _ in node.next_functions:
+        for nxt in node._next:
             if nxt is not None and nxt in needed:
                 deps[nxt] = deps.get(nxt, 0) + 1
     return deps, needed, user_code
@@ -303,17 +315,22 @@ class _Pass:
 
 
 def _execute(run: _Pass) -> None:
-    """Run each node once, newest first, when every consumer of its outputs has run."""
+    """Run each node once, newest first, when every consumer of its outputs has run; pass its
+    input gradients on (fitted to each input's shape and dtype, summed per edge) and queue each
+    next node whose consumers have all run. One loop with no helper call per node on the common
+    path: it runs once per node of every backward."""
     deps, needed, buffers, user_code = run.deps, run.needed, run.buffers, run.user_code
+    targets, accumulate, stream = run.targets, run.accumulate, run.stream
     tensor_mode = create_graph = run.create_graph
     ready = [node for node in run.root_nodes if deps.get(node, 0) == 0
              and (needed is None or node in needed)]
     heapq.heapify(ready)
-    heappop = heapq.heappop
+    heappop, heappush = heapq.heappop, heapq.heappush
     anomaly = switches.anomaly
     observed, tracker = run.observed, run.tracker
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
+    executed = 0
     # Derivative rules meet inf and NaN as PyTorch's kernels do, silently: no NumPy warnings.
     quiet = np.errstate(all="ignore")
     quiet.__enter__()
@@ -321,7 +338,7 @@ def _execute(run: _Pass) -> None:
         while ready:
             node = heappop(ready)
             grads = buffers.pop(node, None)
-            run.executed += 1
+            executed += 1
             if grads is not None:
                 # ``user_code`` (from discovery) is False for most passes: then no node has
                 # hooks and the per-node hook lookups are skipped.
@@ -329,16 +346,16 @@ def _execute(run: _Pass) -> None:
                     grads = _run_tensor_hooks(node, grads, tensor_mode, Tensor)
                 if user_code and node._pre_hooks:
                     grads = _run_node_prehooks(node, grads, tensor_mode, Tensor)
-                if run.targets is not None:
+                if targets is not None:
                     run.capture(node, grads)
             if type(node) is AccumulateGrad:
-                if run.accumulate and grads is not None and grads[0] is not None \
-                        and run.targets is None:
+                if accumulate and grads is not None and grads[0] is not None \
+                        and targets is None:
                     # Inline, not a helper: ``_owned`` counts the references to ``g``.
                     g = grads[0]
                     grads[0] = None  # the buffer list may still be bound to ``buf``
                     leaf = node.variable
-                    if run.stream:
+                    if stream:
                         _accumulate(leaf, g, create_graph, observed, Tensor)
                         g = None
                         continue
@@ -347,7 +364,7 @@ def _execute(run: _Pass) -> None:
                     run.pending_leaves.append((leaf, g))
                 continue
             if grads is None:
-                results = (None,) * len(node.next_functions)
+                results = (None,) * len(node._next)
             else:
                 try:
                     if node.on_tensors and not tensor_mode:
@@ -367,9 +384,35 @@ def _execute(run: _Pass) -> None:
                 events.emit("node_executed", node, tuple(grads or ()), tuple(results))
             if tracker is not None and node._saved:
                 tracker.add(node, node.release())
-            _send(node, results, run, ready, tensor_mode)
+            # Send: each input's gradient into the buffer of the node that made that input.
+            meta, nrs = node._meta, node._next_nr
+            i = -1
+            for nxt in node._next:
+                i += 1
+                if nxt is None or (needed is not None and nxt not in needed):
+                    continue
+                g = results[i]
+                if g is not None:
+                    if meta is not None:
+                        shape, dtype = meta[i]
+                        if tensor_mode or g.shape != shape or (g.dtype is not dtype
+                                                               and g.dtype != dtype):
+                            g = _fit(g, meta[i], tensor_mode)
+                    nr = nrs[i]
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buffers[nxt] = [g] if nxt.num_outputs == 1 and nr == 0 else \
+                            _one_hot(g, nr, nxt.num_outputs)
+                    else:
+                        prev = buf[nr]
+                        buf[nr] = g if prev is None else prev + g
+                remaining = deps[nxt] - 1
+                deps[nxt] = remaining
+                if remaining == 0:
+                    heappush(ready, nxt)
             del results, grads
     finally:
+        run.executed += executed
         quiet.__exit__(None, None, None)
         _grad_state.enabled = prev_mode
 
@@ -382,31 +425,11 @@ def _backward_on_tensors(node, grads) -> tuple:
     return tuple(g._data if isinstance(g, Tensor) else g for g in results)
 
 
-def _send(node, results, run: _Pass, ready: list, tensor_mode: bool) -> None:
-    """Pass ``node``'s input gradients on (fitted to each input's shape and dtype, summed per
-    edge) and queue each next node whose consumers have all run."""
-    needed, deps, buffers = run.needed, run.deps, run.buffers
-    meta = node._meta
-    i = -1
-    for nxt, nr in node.next_functions:
-        i += 1
-        if nxt is None or (needed is not None and nxt not in needed):
-            continue
-        g = results[i]
-        if g is not None:
-            if meta is not None:
-                shape, dtype = meta[i]
-                if tensor_mode or g.shape != shape or g.dtype != dtype:
-                    g = _fit(g, meta[i], tensor_mode)
-            buf = buffers.get(nxt)
-            if buf is None:
-                buf = buffers[nxt] = [None] * nxt.num_outputs
-            prev = buf[nr]
-            buf[nr] = g if prev is None else prev + g
-        remaining = deps[nxt] - 1
-        deps[nxt] = remaining
-        if remaining == 0:
-            heapq.heappush(ready, nxt)
+def _one_hot(g, nr: int, num_outputs: int) -> list:
+    """A new gradient buffer for a node with several outputs: ``g`` at output ``nr``."""
+    buf = [None] * num_outputs
+    buf[nr] = g
+    return buf
 
 
 def _release_and_report(run: _Pass):
@@ -434,6 +457,8 @@ def _fit(g, meta, tensor_mode):
         if tuple(g._data.shape) != shape:
             g = sum_to(g, shape)
         if g._data.dtype != dtype:
+            if g._data.dtype.kind == "c" and dtype.kind != "c":
+                g = g.real  # a real input of a complex op: PyTorch keeps the real part
             g = g.to(dtype=from_numpy_dtype(dtype))
         return g
     if type(g) is not np.ndarray and isinstance(g, np.generic):
@@ -443,6 +468,8 @@ def _fit(g, meta, tensor_mode):
         if g.shape != shape:
             raise AssertionError(f"gradient of shape {g.shape} cannot be reduced to {shape}")
     if g.dtype != dtype:
+        if g.dtype.kind == "c" and dtype.kind != "c":
+            g = g.real  # a real input of a complex op: PyTorch keeps the real part
         g = g.astype(dtype)
     return g
 

@@ -213,7 +213,10 @@ def _propagate(node, outputs, tangents) -> tuple:
             if g is None or t is None or t.numel() == 0:
                 continue  # an empty input contributes exactly 0 (even where J^T u is nan)
             g = _fit(g, meta, True) if meta is not None else g
-            term = (g * t.to(dtype=g.dtype)).sum()
+            if g._data.dtype.kind == "c":  # Re<g, t>: its gradient in u is J t for complex too
+                term = (g.conj() * t.to(dtype=g.dtype)).real.sum()
+            else:
+                term = (g * t.to(dtype=g.dtype)).sum()
             total = term if total is None else total + term
     wanted = [u for u in us if u is not None]
     create_graph = any(t is not None and t.requires_grad for t in tangents)

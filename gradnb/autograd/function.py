@@ -151,7 +151,7 @@ class Function:
     >>> x = gradnb.tensor([0.0, 1.0], requires_grad=True)
     >>> y = Exp.apply(x)
     >>> y.grad_fn
-    <ExpBackward object #...>
+    <ExpBackward object at 0x...>
     >>> y.sum().backward()
     >>> x.grad
     tensor([1.0000, 2.7183])

@@ -180,6 +180,7 @@ def gradgradcheck(
 def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes,
                fast_mode) -> bool:
     _check_inputs(inputs)
+    func = _real_outputs(func)
     func_out = func(*inputs)
     outputs = _differentiable_outputs(func_out)
     if not outputs:
@@ -253,6 +254,52 @@ def _slow_mode_report(func, inputs, outputs, input_idx, output_idx, rtol, atol, 
     return msg
 
 
+# -- complex numbers ---------------------------------------------------------------------------------
+# As in PyTorch: a complex output is checked as its real and imaginary parts (two real outputs),
+# and a complex input z = x + iy is perturbed along x and along y, its numerical Jacobian entry
+# being ds/dx + i ds/dy (the gradient convention of backward, 2 dL/dz*).
+def _real_outputs(func):
+    """``func`` with each complex tensor output replaced by its real and imaginary parts."""
+    from ..ops.complex import imag, real
+
+    def split(*args):
+        out = func(*args)
+        if not any(_is_tensor(o) and o._data.dtype.kind == "c" for o in _as_tuple(out)):
+            return out
+        parts = []
+        for o in _as_tuple(out):
+            if _is_tensor(o) and o._data.dtype.kind == "c":
+                parts += [real(o), imag(o)]
+            else:
+                parts.append(o)
+        return tuple(parts)
+
+    return split
+
+
+def _complex_difference(data, idx_or_all, delta, evaluate):
+    """Central differences of ``evaluate()`` (a list of host arrays) for ``data`` perturbed by
+    ``delta`` at ``idx_or_all``; a complex ``data`` is perturbed along its real and then its
+    imaginary axis, and the two combine as ``ds/dx + i ds/dy``."""
+    def central(step):
+        orig = data[idx_or_all].copy()
+        data[idx_or_all] = orig - step
+        before = evaluate()
+        data[idx_or_all] = orig + step
+        after = evaluate()
+        data[idx_or_all] = orig
+        return before, after
+
+    before, after = central(delta)
+    diffs = [None if a is None else (b - a) / 2 for a, b in zip(before, after)]
+    if data.dtype.kind != "c":
+        return before, after, diffs
+    before_y, after_y = central(delta * 1j)
+    diffs = [None if d is None else d + 1j * (b - a) / 2
+             for d, a, b in zip(diffs, before_y, after_y)]
+    return before, after, diffs
+
+
 # -- numerical Jacobians ---------------------------------------------------------------------------
 def _numerical_jacobian(func, inputs, func_out, eps):
     """``result[j][i]``: the (input j numel, output i numel) Jacobian for each differentiable
@@ -263,21 +310,18 @@ def _numerical_jacobian(func, inputs, func_out, eps):
     jacobians = []
     for x in _diff_inputs(inputs):
         data = x._data
-        columns = [np.zeros((data.size, o._data.size), dtype=o._data.dtype)
+        columns = [np.zeros((data.size, o._data.size),
+                            dtype=np.promote_types(o._data.dtype, data.dtype))
                    for o in float_outputs]
         for d_idx in range(data.size):
             idx = np.unravel_index(d_idx, data.shape)
             # Perturb the raw array: the change is invisible to autograd (no version bump),
             # exactly like PyTorch perturbing ``x.data``.
-            orig = data[idx].copy()
-            data[idx] = orig - eps
-            before = _float_outputs_on_host(func(*inputs))
-            data[idx] = orig + eps
-            after = _float_outputs_on_host(func(*inputs))
-            data[idx] = orig
-            for col, a, b in zip(columns, before, after):
+            before, after, diffs = _complex_difference(
+                data, idx, eps, lambda: _float_outputs_on_host(func(*inputs)))
+            for col, a, b, d in zip(columns, before, after, diffs):
                 _check_same_dtype_and_shape(a, b, eps, idx)
-                col[d_idx] = ((b - a) / (2 * eps)).reshape(-1)
+                col[d_idx] = (d / eps).reshape(-1)
         jacobians.append(columns)
     return jacobians
 
@@ -286,18 +330,16 @@ def _numerical_directional(func, inputs, k, u, eps):
     """Central-difference ``J u`` of every output for a perturbation of input ``k`` along ``u``
     (None for outputs that are not floating point)."""
     data = inputs[k]._data
-    orig = data.copy()
     delta = u.reshape(data.shape).astype(data.dtype) * eps
     if type(data) is not np.ndarray:
         delta = _device_array(data, delta)
-    data[...] = orig - delta
-    before = _as_tuple(func(*inputs))
-    before = [_host(o._data).copy() if _is_float_tensor(o) else None for o in before]
-    data[...] = orig + delta
-    after = _as_tuple(func(*inputs))
-    after = [_host(o._data).copy() if _is_float_tensor(o) else None for o in after]
-    data[...] = orig
-    return [None if a is None else ((b - a) / (2 * eps)).reshape(-1) for a, b in zip(before, after)]
+
+    def evaluate():
+        return [_host(o._data).copy() if _is_float_tensor(o) else None
+                for o in _as_tuple(func(*inputs))]
+
+    _, _, diffs = _complex_difference(data, Ellipsis, delta, evaluate)
+    return [None if d is None else (d / eps).reshape(-1) for d in diffs]
 
 
 def _float_outputs_on_host(out):
@@ -501,6 +543,8 @@ def _random_grad_output(o):
 
     dtype = o._data.dtype if o._data.dtype.kind in "fc" else np.dtype(np.float64)
     values = default_generator._rng.uniform(-1, 1, o._data.shape).astype(dtype)
+    if dtype.kind == "c":
+        values = values + 1j * default_generator._rng.uniform(-1, 1, o._data.shape)
     t = _like(o, values)
     return Tensor._make(t._data, True)
 

@@ -40,36 +40,34 @@ class BackwardReport:
 class ReleaseTracker:
     """Collects arrays released during one backward; at the end tells freed from still-held."""
 
-    __slots__ = ("_arrays", "_by_node")
+    __slots__ = ("_released", "_seen")
 
     def __init__(self) -> None:
-        self._arrays: dict[int, tuple] = {}
-        self._by_node: dict[int, list[int]] = {}
+        self._released: list[tuple] = []  # (node, weakref to the owning array, nbytes)
+        self._seen: set[int] = set()  # ids of owners already counted (a buffer counts once)
 
     def add(self, node, arrays) -> None:
-        known = self._arrays
-        keys = None
+        seen = self._seen
         for arr in arrays:
             owner = arr if arr.base is None else owner_of(arr)
             key = id(owner)
-            if key not in known:
-                known[key] = (weakref.ref(owner), owner.nbytes)
-                if keys is None:
-                    keys = self._by_node[node] = []
-                keys.append(key)
+            if key not in seen:
+                seen.add(key)
+                self._released.append((node, weakref.ref(owner), owner.nbytes))
 
     def finish(self, report: BackwardReport) -> None:
-        alive = {}
-        for key, (ref, nbytes) in self._arrays.items():
-            is_alive = ref() is not None
-            alive[key] = is_alive
-            if is_alive:
-                report.released_bytes += nbytes
+        by_node = report.freed_by_node
+        freed = released = 0
+        for node, ref, nbytes in self._released:
+            if ref() is None:
+                freed += nbytes
+                by_node[node] = by_node.get(node, 0) + nbytes
             else:
-                report.freed_bytes += nbytes
-        for node, keys in self._by_node.items():
-            report.freed_by_node[node] = sum(self._arrays[k][1] for k in keys if not alive[k])
-        self._by_node.clear()
+                released += nbytes
+                by_node.setdefault(node, 0)
+        report.freed_bytes += freed
+        report.released_bytes += released
+        self._released.clear()
 
 
 def owner_of(arr):

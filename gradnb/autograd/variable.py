@@ -15,7 +15,7 @@ True
 
 from __future__ import annotations
 
-from .._core.tensor import Tensor
+from .._core.tensor import FACTORY_REQUIRES_GRAD_MESSAGE, Tensor
 from ..ops.creation import empty
 
 __all__ = ["Variable"]
@@ -34,4 +34,4 @@ class Variable(metaclass=_VariableMeta):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-        return data.detach().requires_grad_(requires_grad)
+        return data.detach()._set_requires_grad(requires_grad, FACTORY_REQUIRES_GRAD_MESSAGE)

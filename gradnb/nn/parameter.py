@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Self
 
 from .._core.deepcopy import copy_parameter
-from .._core.tensor import Tensor
+from .._core.tensor import FACTORY_REQUIRES_GRAD_MESSAGE, Tensor
 from ..ops.creation import empty
 
 __all__ = ["Buffer", "Parameter"]
@@ -28,7 +28,7 @@ class Parameter(Tensor):
         p = cls._make(data._data, False, None, 0, data._version)
         p._is_param = True
         if requires_grad:
-            p.requires_grad_(True)
+            p._set_requires_grad(True, FACTORY_REQUIRES_GRAD_MESSAGE)
         return p
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:

@@ -48,7 +48,14 @@ def _default_for_category(cat: int):
         return np.dtype(np.int64)
     if cat == 2:
         return _dtype.get_default_dtype().np
-    return np.dtype(np.complex64)
+    return _dtype.default_complex_dtype().np
+
+
+def _complex_with(float_like, complex_like):
+    """A complex dtype meeting a real one: PyTorch keeps the wider of the two precisions."""
+    if float_like.kind != "f":
+        return complex_like
+    return np.promote_types(_dtype.complex_of(float_like), complex_like)
 
 
 def result_type(a, b):
@@ -63,15 +70,20 @@ def result_type(a, b):
         if za != zb:  # a 0-d tensor only wins if it is of a higher category
             dim_t, zero_t = (db, da) if za else (da, db)
             if _CATEGORY[zero_t.kind] > _CATEGORY[dim_t.kind]:
+                if zero_t.kind == "c" and dim_t.kind == "f":
+                    return _dtype.complex_of(dim_t)
                 return zero_t
             return dim_t
         if ca != cb:
-            return da if ca > cb else db
+            hi, lo = (da, db) if ca > cb else (db, da)
+            return _complex_with(lo, hi) if hi.kind == "c" else hi
         return np.promote_types(da, db)
     t, s = (a, b) if a_t else (b, a)
     dt = t._data.dtype
     cat = _scalar_category(s)
     if cat > _CATEGORY[dt.kind]:
+        if cat == 3 and dt.kind == "f":
+            return _dtype.complex_of(dt)
         return _default_for_category(cat)
     return dt
 

@@ -13,9 +13,10 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
-from .._core.graph import OUTPUT, Node
+from .._core.graph import OUTPUT, Node, const
 from .._core.record import record, wrap
 from . import dual
+from ._args import reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
 from .creation import ZeroGradBackward
 
@@ -102,7 +103,8 @@ def rsub(input, other) -> Tensor:
 
 class MulBackward0(Node):
     """d(a * b): ``g * b`` and ``g * a``. A Python-number factor is kept on the node (``scalar``)
-    rather than among the saved tensors, so ``x * 2`` saves nothing and frees nothing."""
+    and saved as a constant, as PyTorch saves it: ``x * 2`` holds no array, but a second
+    backward through it is refused like any node that saved a value."""
 
     __slots__ = ()
     scalar = None
@@ -111,17 +113,20 @@ class MulBackward0(Node):
 
     def backward(self, g):
         if self.scalar is not None:
-            return g * self.scalar, None
-        a, b = self.saved(g)
-        return (g * b if self.next_functions[0][0] is not None else None,
-                g * a if self.next_functions[1][0] is not None else None)
+            self.saved(g)  # refuses a second backward once the graph was freed
+            return g * dual.conj(self.scalar), None
+        a, b = map(dual.conj, self.saved(g))  # complex: PyTorch's g * conj(other)
+        return (g * b if self.needs(0) else None,
+                g * a if self.needs(1) else None)
 
 
 def mul(input, other) -> Tensor:
     """Elementwise product with broadcasting."""
     ta, tb, a, b = binary_operands(input, other)
-    if tb is None and not hasattr(b, "shape"):
-        return record(MulBackward0, (ta, None), a * b, save=(), attrs={"scalar": b})
+    # (``type(b) is float`` first: a failed ``hasattr`` costs more than the multiplication)
+    if tb is None and (type(b) is float or not hasattr(b, "shape") or isinstance(b, np.generic)):
+        return record(MulBackward0, (ta, None), a * b, save=(None, const(b)),
+                      attrs={"scalar": b})
     # Save only what the gradients need: d/da needs b, d/db needs a.
     save = (0 if tb is not None and tb._requires_grad else None,
             1 if ta is not None and ta._requires_grad else None)
@@ -138,9 +143,9 @@ class DivBackward0(Node):
     saved_names = ("self", "other")
 
     def backward(self, g):
-        a, b = self.saved(g)
-        ga = g / b if self.next_functions[0][0] is not None else None
-        gb = -g * a / (b * b) if self.next_functions[1][0] is not None else None
+        a, b = map(dual.conj, self.saved(g))  # complex: PyTorch's g / conj(other)
+        ga = g / b if self.needs(0) else None
+        gb = -g * a / (b * b) if self.needs(1) else None
         return ga, gb
 
 
@@ -162,6 +167,8 @@ divide = div
 
 
 def _is_integral(x) -> bool:
+    if type(x) is float:  # the common divisor, without a failing getattr
+        return False
     kind = getattr(getattr(x, "dtype", None), "kind", None)
     if kind is not None:
         return kind in "iub"
@@ -215,7 +222,7 @@ class PowBackward0(Node):
 
     def backward(self, g):
         (a,) = self.saved(g)
-        c = self.exponent
+        a, c = dual.conj(a), dual.conj(self.exponent)  # complex: g * conj(c a^(c-1))
         if c == 0:
             return (g * 0.0,)
         if c == 2:
@@ -232,12 +239,12 @@ class PowBackward1(Node):
     saved_names = ("self", "exponent", "result")
 
     def backward(self, g):
-        a, b, out = self.saved(g)
+        a, b, out = map(dual.conj, self.saved(g))  # complex: g * conj(derivative)
         ga = gb = None
-        if self.next_functions[0][0] is not None:
+        if self.needs(0):
             # PyTorch's rule: zero where the exponent is 0 (x ** x at 0 has gradient 0, not NaN)
             ga = dual.where(dual.data(b) == 0, 0.0, g * b * a ** (b - 1))
-        if self.next_functions[1][0] is not None:
+        if self.needs(1):
             # At a == 0 the limit of a**b * log(a) is 0 (PyTorch masks it the same way).
             zero = dual.data(a) == 0
             gb = g * dual.where(zero, 0.0, out * dual.log(dual.where(zero, 1.0, a)))
@@ -265,7 +272,7 @@ class PowBackward2(Node):
 
     def backward(self, g):
         (out,) = self.saved(g)
-        return (g * out * self.log_base,)
+        return (g * dual.conj(out) * self.log_base,)
 
 
 def rpow(input: Tensor, base) -> Tensor:
@@ -287,6 +294,7 @@ class ReciprocalBackward0(Node):
 
     def backward(self, g):
         (out,) = self.saved(g)
+        out = dual.conj(out)  # complex: g * conj(-1 / z^2)
         return (-g * out * out,)
 
 
@@ -318,12 +326,14 @@ def _reflected_floordiv(self, other):
 
 
 TENSOR_METHODS = {
-    "__add__": add, "__radd__": lambda self, other: add(other, self), "add": add,
-    "__sub__": sub, "__rsub__": _reflected_sub, "sub": sub, "subtract": sub,
+    "__add__": add, "__radd__": reflected("__radd__", lambda self, other: add(other, self)),
+    "add": add,
+    "__sub__": sub, "__rsub__": reflected("__rsub__", _reflected_sub), "sub": sub,
+    "subtract": sub,
     # ``2 * x`` is recorded as ``x * 2`` (tensor first), as PyTorch records it.
-    "__mul__": mul, "__rmul__": lambda self, other: mul(self, other), "mul": mul, "multiply": mul,
-    "__truediv__": div, "__rtruediv__": _reflected_div, "div": div, "divide": div, "true_divide": div,
-    "__floordiv__": _floordiv, "__rfloordiv__": _reflected_floordiv,
+    "__mul__": mul, "__rmul__": reflected("__rmul__", mul), "mul": mul, "multiply": mul,
+    "__truediv__": div, "__rtruediv__": reflected("__rtruediv__", _reflected_div), "div": div, "divide": div, "true_divide": div,
+    "__floordiv__": _floordiv, "__rfloordiv__": reflected("__rfloordiv__", _reflected_floordiv),
     "__neg__": neg, "neg": neg, "negative": neg, "__pos__": lambda self: self,
-    "__pow__": pow, "__rpow__": rpow, "pow": pow, "reciprocal": reciprocal,
+    "__pow__": pow, "__rpow__": reflected("__rpow__", rpow), "pow": pow, "reciprocal": reciprocal,
 }

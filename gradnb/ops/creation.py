@@ -6,6 +6,8 @@ is reproducible (the streams differ from PyTorch's; values are not expected to m
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._core import backend as _backend
@@ -14,7 +16,10 @@ from .._core import dtype as _dtype
 from .._core import events
 from .._core.graph import Node
 from .._core.record import record, wrap
+from .._core.tensor import FACTORY_REQUIRES_GRAD_MESSAGE
+from ._args import check_dtype_arg, int_arg, size_arg
 from ._common import Tensor
+from ._out import accepts_out
 
 __all__ = [
     "Generator",
@@ -51,7 +56,8 @@ __all__ = [
 _make = Tensor._make
 
 
-def _resolve(dtype, device):
+def _resolve(dtype, device, fname: str = "tensor"):
+    check_dtype_arg(fname, dtype)
     d = None if dtype is None else _dtype.as_dtype(dtype)
     return d, _default_device.resolve(device)
 
@@ -67,7 +73,7 @@ def _place(arr: np.ndarray, dev):
 def _finish(arr, requires_grad: bool) -> Tensor:
     t = _make(arr)
     if requires_grad:
-        t.requires_grad_(True)
+        t._set_requires_grad(True, FACTORY_REQUIRES_GRAD_MESSAGE)
     return t
 
 
@@ -79,13 +85,23 @@ def _infer_array(data, dtype=None):
         return data._data
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
         data = _tensors_to_lists(data)
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    try:
+        arr = np.asarray(data) if dtype is None else np.asarray(data, dtype=dtype.np)
+    except (ValueError, TypeError):
+        _check_nested(data)
+        raise
     if dtype is not None:
-        return np.asarray(data, dtype=dtype.np)
-    arr = np.asarray(data)
+        return arr
     from_python = not isinstance(data, (np.ndarray, np.generic))
     kind = arr.dtype.kind
     if kind not in "biufc":
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        if from_python and kind == "U":
+            raise ValueError("too many dimensions 'str'")
+        _check_nested(data)
+        bad = next((x for x in _flat(data) if not isinstance(x, (int, float, complex))), data)
+        raise RuntimeError(f"Could not infer dtype of {type(bad).__name__}")
     if from_python and kind == "f":
         arr = arr.astype(_dtype.get_default_dtype().np)
     elif from_python and kind in "iu":
@@ -94,6 +110,29 @@ def _infer_array(data, dtype=None):
         arr = arr.astype(np.complex128 if _dtype.get_default_dtype() is _dtype.float64
                          else np.complex64)
     return arr
+
+
+def _check_nested(data, dim: int = 0, shape=None) -> None:
+    """Raise PyTorch's error for ragged nested sequences (``[[1, 2], [3]]``), naming the first
+    dimension whose length differs from the first element's."""
+    if shape is None:
+        shape, x = [], data
+        while isinstance(x, (list, tuple)):
+            shape.append(len(x))
+            if not x:
+                break
+            x = x[0]
+    if not isinstance(data, (list, tuple)):
+        if dim < len(shape):
+            raise TypeError("not a sequence")
+        return
+    if dim >= len(shape):
+        raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as a number")
+    if len(data) != shape[dim]:
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
+                         f"(got {len(data)})")
+    for x in data:
+        _check_nested(x, dim + 1, shape)
 
 
 def _flat(data):
@@ -155,44 +194,43 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return _make(array)
 
 
-def _shape(size):
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
-    out = tuple(int(s) for s in size)
+def _shape(size, fname: str = "empty"):
+    out = size_arg(fname, size)
     if any(s < 0 for s in out):
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(out)}")
     return out
 
 
-def _filled(fill, size, dtype, device, requires_grad, default_np=None):
-    d, dev = _resolve(dtype, device)
+def _filled(fill, size, dtype, device, requires_grad, default_np=None, fname="full"):
+    d, dev = _resolve(dtype, device, fname)
+    shape = _shape(size, fname)
     np_dtype = d.np if d is not None else (default_np or _dtype.get_default_dtype().np)
     xp = _xp_for(dev)
     if fill == 0:
-        arr = xp.zeros(_shape(size), dtype=np_dtype)
+        arr = xp.zeros(shape, dtype=np_dtype)
     elif fill == 1:
-        arr = xp.ones(_shape(size), dtype=np_dtype)
+        arr = xp.ones(shape, dtype=np_dtype)
     else:
-        arr = xp.full(_shape(size), fill, dtype=np_dtype)
+        arr = xp.full(shape, fill, dtype=np_dtype)
     return _finish(arr, requires_grad)
 
 
 def zeros(*shape, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``."""
     size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
-    return _filled(0, size, dtype, device, requires_grad)
+    return _filled(0, size, dtype, device, requires_grad, fname="zeros")
 
 
 def ones(*shape, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of ones."""
     size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
-    return _filled(1, size, dtype, device, requires_grad)
+    return _filled(1, size, dtype, device, requires_grad, fname="ones")
 
 
 def empty(*shape, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """An uninitialised tensor (zeros here: NumPy's ``empty`` would leak old memory into demos)."""
     size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
-    return _filled(0, size, dtype, device, requires_grad)
+    return _filled(0, size, dtype, device, requires_grad, fname="empty")
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -203,8 +241,8 @@ def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False)
             default = np.dtype(np.bool_)
         elif isinstance(fill_value, int):
             default = np.dtype(np.int64)
-    return _filled(fill_value, tuple(size) if isinstance(size, (tuple, list)) else (size,),
-                   dtype, device, requires_grad, default)
+    return _filled(fill_value, (size,),
+                   dtype, device, requires_grad, default, fname="full")
 
 
 def _like(fill, input: Tensor, dtype, device, requires_grad):
@@ -235,21 +273,34 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         start, end = 0, start
     vals = [start, end, step]
     is_float = any(isinstance(v, float) for v in vals)
-    d, dev = _resolve(dtype, device)
+    d, dev = _resolve(dtype, device, "arange")
     np_dtype = d.np if d is not None else (_dtype.get_default_dtype().np if is_float else np.int64)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not all(math.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     arr = np.arange(start, end, step, dtype=np.float64 if is_float else np.int64).astype(np_dtype)
     return _finish(_place(arr, dev), requires_grad)
 
 
 def linspace(start, end, steps: int, dtype=None, device=None, requires_grad=False) -> Tensor:
-    d, dev = _resolve(dtype, device)
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    d, dev = _resolve(dtype, device, "linspace")
+    if int_arg("linspace", "steps", 3, steps) < 0:
+        raise RuntimeError("number of steps must be non-negative")
     np_dtype = d.np if d is not None else _dtype.get_default_dtype().np
     arr = np.linspace(start, end, steps).astype(np_dtype)
     return _finish(_place(arr, dev), requires_grad)
 
 
 def eye(n: int, m: int | None = None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    d, dev = _resolve(dtype, device)
+    """The ``n x m`` identity matrix (square by default)."""
+    d, dev = _resolve(dtype, device, "eye")
+    for name, position, value in (("n", 1, n), ("m", 2, m)):
+        if value is not None and int_arg("eye", name, position, value) < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
     np_dtype = d.np if d is not None else _dtype.get_default_dtype().np
     return _finish(_place(np.eye(n, m, dtype=np_dtype), dev), requires_grad)
 
@@ -302,18 +353,24 @@ def _rng(generator):
 def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Uniform samples in ``[0, 1)``."""
     size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
-    d, dev = _resolve(dtype, device)
+    d, dev = _resolve(dtype, device, "rand")
     np_dtype = d.np if d is not None else _dtype.get_default_dtype().np
-    arr = _rng(generator).random(_shape(size)).astype(np_dtype)
+    arr = _rng(generator).random(_shape(size, "rand")).astype(np_dtype)
     return _finish(_place(arr, dev), requires_grad)
 
 
 def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Standard normal samples."""
+    """Standard normal samples (complex ones, as in PyTorch, have real and imaginary parts each
+    of variance 1/2)."""
     size = shape if size is None else (size,)  # size= as a keyword, as PyTorch allows
-    d, dev = _resolve(dtype, device)
+    d, dev = _resolve(dtype, device, "randn")
     np_dtype = d.np if d is not None else _dtype.get_default_dtype().np
-    arr = _rng(generator).standard_normal(_shape(size)).astype(np_dtype)
+    rng = _rng(generator)
+    if np_dtype.kind == "c":
+        parts = rng.standard_normal(_shape(size, "randn") + (2,)) * math.sqrt(0.5)
+        arr = (parts[..., 0] + 1j * parts[..., 1]).astype(np_dtype)
+    else:
+        arr = rng.standard_normal(_shape(size, "randn")).astype(np_dtype)
     return _finish(_place(arr, dev), requires_grad)
 
 
@@ -375,6 +432,7 @@ class ZeroGradBackward(Node):
                      for meta in self._meta)
 
 
+@accepts_out("bernoulli")
 def bernoulli(input: Tensor, p=None, generator=None) -> Tensor:
     # Drawn on the host from the one seeded generator, then placed on input's device.
     host = _backend.to_device(input._data, _backend.CPU)
@@ -449,10 +507,12 @@ def to(input: Tensor, *args, dtype=None, device=None, non_blocking=False, copy=F
         return input
     out = data if same_dev else _backend.to_device(data, dst_dev)
     if not same_dtype:
+        if out.dtype.kind == "c" and d.np.kind != "c":
+            out = out.real  # discards the imaginary part, as PyTorch does (NumPy would warn)
         out = out.astype(d.np)
     elif out is data:
         out = data.copy()
-    if d is not None and not d.is_floating_point:
+    if d is not None and not (d.is_floating_point or d.is_complex):
         return wrap(out)  # an integer result carries no gradient
     return record(ToCopyBackward0, (input,), out,
                   attrs={"src_device": None if same_dev else src_dev})
@@ -473,6 +533,8 @@ TENSOR_METHODS = {
     "float": lambda self, memory_format=None: to(self, dtype="float32"),
     "double": lambda self, memory_format=None: to(self, dtype="float64"),
     "half": lambda self, memory_format=None: to(self, dtype="float16"),
+    "cfloat": lambda self, memory_format=None: to(self, dtype="complex64"),
+    "cdouble": lambda self, memory_format=None: to(self, dtype="complex128"),
     "long": lambda self: to(self, dtype="int64"),
     "int": lambda self: to(self, dtype="int32"),
     "bool": lambda self: to(self, dtype="bool"),

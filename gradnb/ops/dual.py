@@ -15,6 +15,7 @@ from .creation import zeros_like as tzeros
 
 __all__ = [
     "abs",
+    "conj",
     "cos",
     "data",
     "exp",
@@ -58,6 +59,15 @@ cos = _unary("cos")
 tanh = _unary("tanh")
 sign = _unary("sign")
 abs = _unary("abs")
+
+
+def conj(x):
+    """The complex conjugate of ``x``; ``x`` itself when it is real (the common case, free)."""
+    if isinstance(x, Tensor):
+        return x.conj() if x._data.dtype.kind == "c" else x
+    if getattr(x, "dtype", None) is not None:
+        return get_array_module(x).conj(x) if x.dtype.kind == "c" else x
+    return x.conjugate() if isinstance(x, complex) else x
 
 
 def where(cond, a, b):

@@ -1,7 +1,9 @@
 """Elementwise math: exp/log/trig/activations, clamp, maximum/minimum, where, comparisons.
 
 Each derivative sits right below its function. Unary rules save either the input or the output
-(whichever the derivative is cheaper in), never both.
+(whichever the derivative is cheaper in), never both. For complex inputs PyTorch's gradient of a
+holomorphic ``f`` is ``g * conj(f'(z))``: those rules conjugate what they saved first (a no-op
+for real tensors).
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from .._core.backend import get_array_module
 from .._core.graph import OUTPUT, Node
 from .._core.record import record, wrap
 from . import dual
+from ._args import check_tensor_only, check_tensor_or_number
 from ._common import Tensor, binary_operands
+from .complex import complex_sgn, sgn_array
 
 __all__ = [
     "abs",
@@ -82,13 +86,22 @@ def _float_data(x: Tensor):
     return d
 
 
+# Functions bounded and smooth on every float (NaN and inf included): they raise no
+# floating-point error, so they skip ``np.errstate``, which costs more than the ufunc on a
+# small array.
+_NEVER_WARN = frozenset((np.tanh, np.arctan))
+
+
 def _float_math(x: Tensor, ufunc):
     """``ufunc`` (a NumPy ufunc) on ``x`` promoted to float; CuPy arrays use CuPy's namesake.
     The NumPy float case, by far the most common, goes straight to the ufunc."""
     d = x._data
-    with np.errstate(all="ignore"):  # log(0), exp(1000): PyTorch is silent
-        if type(d) is np.ndarray and d.dtype.kind == "f":
+    if type(d) is np.ndarray and d.dtype.kind == "f":
+        if ufunc in _NEVER_WARN:
             return ufunc(d)
+        with np.errstate(all="ignore"):  # log(0), exp(1000): PyTorch is silent
+            return ufunc(d)
+    with np.errstate(all="ignore"):
         return getattr(get_array_module(d), ufunc.__name__)(_float_data(x))
 
 
@@ -103,6 +116,7 @@ class ExpBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * y,)
 
 
@@ -118,6 +132,7 @@ class Exp2Backward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * y * math.log(2.0),)
 
 
@@ -132,6 +147,7 @@ class Expm1Backward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * (y + 1),)
 
 
@@ -146,6 +162,7 @@ class LogBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / x,)
 
 
@@ -161,6 +178,7 @@ class Log2Backward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / (x * math.log(2.0)),)
 
 
@@ -175,6 +193,7 @@ class Log10Backward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / (x * math.log(10.0)),)
 
 
@@ -189,6 +208,7 @@ class Log1PBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / (x + 1),)
 
 
@@ -203,6 +223,7 @@ class SqrtBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g / (2 * y),)
 
 
@@ -217,6 +238,7 @@ class RsqrtBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * -0.5 * y * y * y,)
 
 
@@ -233,6 +255,7 @@ class SinBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g * dual.cos(x),)
 
 
@@ -247,6 +270,7 @@ class CosBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (-g * dual.sin(x),)
 
 
@@ -261,6 +285,7 @@ class TanBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * (1 + y * y),)
 
 
@@ -275,6 +300,7 @@ class TanhBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * (1 - y * y),)
 
 
@@ -289,6 +315,7 @@ class SinhBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g * (dual.exp(x) + dual.exp(-x)) * 0.5,)
 
 
@@ -303,6 +330,7 @@ class CoshBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g * (dual.exp(x) - dual.exp(-x)) * 0.5,)
 
 
@@ -317,6 +345,7 @@ class AsinBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / dual.sqrt(1 - x * x),)
 
 
@@ -331,6 +360,7 @@ class AcosBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (-g / dual.sqrt(1 - x * x),)
 
 
@@ -345,6 +375,7 @@ class AtanBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)
         return (g / (1 + x * x),)
 
 
@@ -359,6 +390,7 @@ class SigmoidBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        y = dual.conj(y)
         return (g * y * (1 - y),)
 
 
@@ -396,6 +428,8 @@ class AbsBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        if dual.data(x).dtype.kind == "c":  # d|z| is the (differentiable) direction z / |z|
+            return (g * (complex_sgn(x) if isinstance(x, Tensor) else sgn_array(x)),)
         return (g * _sign_array(dual.data(x)),)
 
 
@@ -498,7 +532,7 @@ class ClampMaxBackward0(ClampBackward1):
 def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
     """Limit values to ``[min, max]`` (either bound may be None; bounds may be tensors)."""
     if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError("gradnb.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         # where, not maximum/minimum: a tie (x == min) gives the whole gradient to x, and NaN
         # in x stays NaN, as in PyTorch
@@ -527,10 +561,12 @@ clip = clamp
 
 
 def clamp_min(input: Tensor, min) -> Tensor:
+    check_tensor_or_number("clamp_min", input, min, other="min")
     return clamp(input, min=min, _cls=ClampMinBackward0)
 
 
 def clamp_max(input: Tensor, max) -> Tensor:
+    check_tensor_or_number("clamp_max", input, max, other="max")
     return clamp(input, max=max, _cls=ClampMaxBackward0)
 
 
@@ -566,6 +602,7 @@ class MinimumBackward0(MaximumBackward0):
 
 
 def _extremum(cls, np_name, input, other):
+    check_tensor_only(np_name, input, other)
     ta, tb, a, b = binary_operands(input, other)
     return record(cls, (ta, tb), getattr(get_array_module(a), np_name)(a, b), operands=(a, b))
 

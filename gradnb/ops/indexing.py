@@ -22,7 +22,9 @@ from .._core.graph import Node
 from .._core.record import record, wrap
 from .._core.tensor import _wrap_dim
 from . import dual
+from ._args import check_value_fits, scalar_type_name
 from ._common import Tensor
+from ._out import OUT_DTYPE_EXPECTED, accepts_out
 from .creation import zeros
 from .shape import SliceBackward0, UnsqueezeBackward0, expand
 
@@ -390,6 +392,7 @@ class GatherBackward0(Node):
         return (scatter_into_zeros(self.in_shape, self.key, g),)
 
 
+@accepts_out("gather", OUT_DTYPE_EXPECTED)
 def gather(input: Tensor, dim: int, index, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j] = input[index[i][j]][j]`` (for ``dim=0``); repeated indices add up in the
     gradient."""
@@ -416,6 +419,8 @@ def _scatter_checks(op: str, data, idx, dim, src=None) -> None:
         return
     if idx.ndim != data.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if src is not None and max(src.ndim, 1) != max(idx.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     bad_self = any(n > m for d, (n, m) in enumerate(zip(idx.shape, data.shape)) if d != dim)
     bad_src = src is not None and src.ndim and any(n > m for n, m in zip(idx.shape, src.shape))
     if bad_self or bad_src:
@@ -540,6 +545,7 @@ class IndexSelectBackward0(Node):
         return (scatter_into_zeros(self.in_shape, self.key, g),)
 
 
+@accepts_out("index_select")
 def index_select(input: Tensor, dim: int, index) -> Tensor:
     """The entries at ``index`` (a vector) along ``dim``; repeated indices add up in the
     gradient."""
@@ -569,6 +575,12 @@ def index_add(input: Tensor, dim: int, index, source: Tensor, *, alpha=1) -> Ten
     xp = get_array_module(data)
     dim = _wrap_dim(dim, data.ndim)
     arr = _vector_index(index, "index_add", xp, data.shape[dim] if data.ndim else 1)
+    src_shape = source._data.shape
+    if data.ndim and (len(src_shape) not in (data.ndim, 0) or any(
+            a != b for d, (a, b) in enumerate(zip(data.shape, src_shape)) if d != dim)):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(data.shape)} "
+                           f"source.shape = {list(src_shape)}")
     key = _dim_key(data, dim, arr)
     src = source._data if alpha == 1 else source._data * alpha
     out = data.copy()
@@ -585,16 +597,6 @@ def _bool_mask(mask, op: str, xp):
     if arr.dtype != bool:
         raise RuntimeError(op.format(dtype=scalar_type_name(arr.dtype).lower()))
     return arr
-
-
-_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-                "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
-
-def scalar_type_name(np_dtype) -> str:
-    """PyTorch's ScalarType name of a dtype (``Float``, ``Long``), as its messages print it."""
-    return _SCALAR_TYPE.get(np_dtype.name, np_dtype.name)
 
 
 class MaskedFillBackward0(Node):
@@ -621,6 +623,7 @@ def masked_fill(input: Tensor, mask, value) -> Tensor:
     m = _bool_mask(mask, "masked_fill_ only supports boolean masks, but got mask with dtype "
                          "{dtype}", xp)
     vt = value if isinstance(value, Tensor) else None
+    check_value_fits(value, data.dtype)
     if vt is not None and vt._data.ndim != 0:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {vt._data.ndim} dimension(s).")
@@ -640,6 +643,7 @@ class MaskedSelectBackward0(Node):
         return (scatter_into_zeros(self.shape, self.mask, g, accumulate=False),)
 
 
+@accepts_out("masked_select")
 def masked_select(input: Tensor, mask) -> Tensor:
     """The entries where ``mask`` (broadcast with ``input``) is True, as a 1-d tensor."""
     data = input._data
@@ -666,13 +670,13 @@ def take_along_dim(input: Tensor, indices, dim: int | None = None) -> Tensor:
     """``gather`` after broadcasting ``input`` and ``indices`` (all but ``dim``); without ``dim``
     both are flattened first."""
     xp = get_array_module(input._data)
-    idx = _index_array(indices, "torch.take_along_dim", xp)
+    idx = _index_array(indices, "gradnb.take_along_dim", xp)
     if dim is None:
         return gather(input.reshape(-1), 0, idx.reshape(-1))
     ndim = input._data.ndim
     dim = _wrap_dim(dim, ndim)
     if idx.ndim != ndim:
-        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+        raise RuntimeError("gradnb.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {ndim} dimensions for input, and "
                            f"{idx.ndim} dimensions for indices")
     in_shape, idx_shape = list(input._data.shape), list(idx.shape)

@@ -28,6 +28,7 @@ from .._core.graph import Node
 from .._core.record import record, would_record
 from .._core.views import base_key, positions_in_base, rebase_view
 from . import arithmetic, elementwise
+from ._args import scalar_type_name
 from ._common import Tensor, grad_state
 from .creation import default_generator
 from .indexing import (
@@ -39,7 +40,6 @@ from .indexing import (
     index_add,
     index_put,
     masked_fill,
-    scalar_type_name,
     scatter,
     scatter_add,
     sum_all,
@@ -96,8 +96,17 @@ def _differentiable_base(t: Tensor):
     return None
 
 
+INFERENCE_INPLACE_MESSAGE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone "
+    "to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
 def check_writable(t: Tensor, leaf_message: str = LEAF_MESSAGE) -> None:
     """Refuse in-place writes autograd cannot follow (PyTorch's errors); changes nothing."""
+    if t._inference and not grad_state.inference:
+        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
     if grad_state.enabled:
         if t._requires_grad and t.grad_fn is None:
             raise RuntimeError(leaf_message)

@@ -15,7 +15,9 @@ import numpy as np
 from .._core.backend import get_array_module
 from . import indexing as ix
 from . import shape as sh
+from ._args import check_nonempty_list, type_name
 from ._common import Tensor, wrap
+from ._out import accepts_out
 
 __all__ = [
     "alias_copy", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "broadcast_to",
@@ -67,6 +69,7 @@ def atleast_3d(*tensors):
 
 def hstack(tensors) -> Tensor:
     """Concatenate column-wise (along dim 0 for 1-D tensors)."""
+    check_nonempty_list("hstack", tensors)
     ts = atleast_1d(*tensors)
     ts = (ts,) if isinstance(ts, Tensor) else ts
     return sh.cat(list(ts), 0 if ts[0].dim() == 1 else 1)
@@ -74,6 +77,7 @@ def hstack(tensors) -> Tensor:
 
 def vstack(tensors) -> Tensor:
     """Concatenate row-wise (1-D tensors become rows)."""
+    check_nonempty_list("vstack", tensors)
     ts = atleast_2d(*tensors)
     return sh.cat([ts] if isinstance(ts, Tensor) else list(ts), 0)
 
@@ -83,6 +87,7 @@ row_stack = vstack
 
 def dstack(tensors) -> Tensor:
     """Concatenate depth-wise (along dim 2)."""
+    check_nonempty_list("dstack", tensors)
     ts = atleast_3d(*tensors)
     return sh.cat([ts] if isinstance(ts, Tensor) else list(ts), 2)
 
@@ -116,11 +121,15 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
 
 
 def _dsplit_like(input, sections, dim, name, min_dim):
+    if not isinstance(sections, (int, list, tuple, Tensor)) or isinstance(sections, bool):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                        f"{type_name(sections)}), but expected one of:\n"
+                        " * (Tensor input, int sections)\n * (Tensor input, tuple of ints indices)")
     if input.dim() < min_dim:
-        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, "
+        raise RuntimeError(f"gradnb.{name} requires a tensor with at least {min_dim} dimension, "
                            f"but got a tensor with {input.dim()} dimensions!")
-    if isinstance(sections, int) and input.shape[dim] % sections:
-        raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size "
+    if isinstance(sections, int) and (sections == 0 or input.shape[dim] % sections):
+        raise RuntimeError(f"gradnb.{name} attempted to split along dimension {dim}, but the size "
                            f"of the dimension {input.shape[dim]} is not divisible by the split_size "
                            f"{sections}!")
     return tensor_split(input, sections, dim)
@@ -162,7 +171,7 @@ def meshgrid(*tensors, indexing: str = "ij") -> tuple:
     """Coordinate grids from 1-D (or 0-d) tensors; ``indexing='xy'`` swaps the first two."""
     tensors = [t.reshape(-1) for t in _each(tensors)]
     if indexing not in ("ij", "xy"):
-        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+        raise RuntimeError(f"gradnb.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
                            f"received: {indexing}")
     shape = [t.shape[0] for t in tensors]
     n = len(tensors)
@@ -196,6 +205,8 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
 
 def flipud(input: Tensor) -> Tensor:
     """Flip along dim 0."""
+    if input.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
     return input.flip(0)
 
 
@@ -213,6 +224,8 @@ def ravel(input: Tensor) -> Tensor:
 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
     """The ``n``-th forward difference along ``dim``."""
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
     parts = [p for p in (prepend, input, append) if p is not None]
     x = sh.cat(parts, dim) if len(parts) > 1 else input
     for _ in range(n):
@@ -246,6 +259,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     return out.reshape(size) if input.dim() == 0 else out
 
 
+@accepts_out("take")
 def take(input: Tensor, index: Tensor) -> Tensor:
     """Elements of the flattened ``input`` at ``index`` (negative indices count from the end)."""
     flat = input.reshape(-1)

@@ -13,6 +13,7 @@ from .._core.backend import get_array_module
 from .._core.graph import Node, const
 from .._core.record import record
 from . import dual
+from ._args import reflected, scalar_type_name
 from ._common import Tensor, binary_operands
 
 __all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer", "trace"]
@@ -25,9 +26,9 @@ class MmBackward0(Node):
     saved_names = ("self", "mat2")
 
     def backward(self, g):
-        a, b = self.saved(g)
-        ga = dual.matmul(g, dual.mT(b)) if self.next_functions[0][0] is not None else None
-        gb = dual.matmul(dual.mT(a), g) if self.next_functions[1][0] is not None else None
+        a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
+        ga = dual.matmul(g, dual.mT(b)) if self.needs(0) else None
+        gb = dual.matmul(dual.mT(a), g) if self.needs(1) else None
         return ga, gb
 
 
@@ -39,12 +40,12 @@ class MvBackward0(Node):
     saved_names = ("self", "vec")
 
     def backward(self, g):
-        a, b = self.saved(g)
+        a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
         ga = gb = None
-        if self.next_functions[0][0] is not None:
+        if self.needs(0):
             ga = dual.reshape(g, (-1, 1)) * dual.reshape(b, (1, -1)) if len(a.shape) == 2 else \
                 dual.matmul(dual.reshape(g, tuple(g.shape) + (1,)), dual.reshape(b, (1, -1)))
-        if self.next_functions[1][0] is not None:
+        if self.needs(1):
             gb = dual.matmul(dual.mT(a), dual.reshape(g, tuple(g.shape) + (1,)))
             gb = dual.reshape(gb, tuple(gb.shape[:-1]))
         return ga, gb
@@ -56,9 +57,9 @@ class DotBackward0(Node):
     saved_names = ("self", "tensor")
 
     def backward(self, g):
-        a, b = self.saved(g)
-        return (g * b if self.next_functions[0][0] is not None else None,
-                g * a if self.next_functions[1][0] is not None else None)
+        a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
+        return (g * b if self.needs(0) else None,
+                g * a if self.needs(1) else None)
 
 
 class MatmulBackward(Node):
@@ -70,7 +71,7 @@ class MatmulBackward(Node):
     saves = (0, 1)
 
     def backward(self, g):
-        a, b = self.saved(g)
+        a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
         a2 = dual.reshape(a, (1,) + tuple(a.shape)) if len(a.shape) == 1 else a
         b2 = dual.reshape(b, tuple(b.shape) + (1,)) if len(b.shape) == 1 else b
         g2 = g
@@ -80,11 +81,11 @@ class MatmulBackward(Node):
         if len(b.shape) == 1:
             g2 = dual.reshape(g2, tuple(g2.shape) + (1,))
         ga = gb = None
-        if self.next_functions[0][0] is not None:
+        if self.needs(0):
             ga = dual.matmul(g2, dual.mT(b2))
             if len(a.shape) == 1:
                 ga = dual.reshape(ga, tuple(ga.shape[:-2]) + tuple(ga.shape[-1:]))
-        if self.next_functions[1][0] is not None:
+        if self.needs(1):
             gb = dual.matmul(dual.mT(a2), g2)
             if len(b.shape) == 1:
                 gb = dual.reshape(gb, tuple(gb.shape[:-1]))
@@ -179,8 +180,12 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 def dot(input: Tensor, other: Tensor) -> Tensor:
+    """The inner product of two 1-D tensors of one dtype."""
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if input.dtype != other.dtype:
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                           f"{scalar_type_name(input.dtype)} and {scalar_type_name(other.dtype)}")
     return matmul(input, other)
 
 
@@ -227,6 +232,7 @@ def trace(input: Tensor) -> Tensor:
 
 
 TENSOR_METHODS = {
-    "__matmul__": matmul, "__rmatmul__": lambda self, other: matmul(other, self), "matmul": matmul,
+    "__matmul__": matmul, "matmul": matmul,
+    "__rmatmul__": reflected("__rmatmul__", lambda self, other: matmul(other, self)),
     "mm": mm, "bmm": bmm, "dot": dot, "mv": mv, "outer": outer, "trace": trace,
 }

@@ -21,6 +21,7 @@ from . import elementwise as ew
 from . import linalg as la
 from . import matrices as mx
 from . import reductions as red
+from ._args import wrap_dim
 from ._common import Tensor, wrap
 from .creation import eye, zeros, zeros_like
 from .shape import cat, stack
@@ -49,6 +50,11 @@ def _float(A: Tensor, name: str) -> None:
 
 def _mT(x: Tensor) -> Tensor:
     return x.transpose(-2, -1)
+
+
+def _mH(x: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dimensions (the transpose for real tensors)."""
+    return x.transpose(-2, -1).conj()
 
 
 def _eye_like(A: Tensor, n: int) -> Tensor:
@@ -138,11 +144,11 @@ class LinalgSolveBackward0(Node):
 
     def backward(self, g):
         A, X = self.saved(g)
-        gB = solve(_mT(A), g)
+        gB = solve(_mH(A), g)
         if self.vector:
-            gA = -gB.unsqueeze(-1) * X.unsqueeze(-2)
+            gA = -gB.unsqueeze(-1) * X.conj().unsqueeze(-2)
         else:
-            gA = -la.matmul(gB, _mT(X))
+            gA = -la.matmul(gB, _mH(X))
         return gA, gB
 
 
@@ -155,7 +161,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     if not left:
         return _mT(solve(_mT(A), _mT(B)))
     _square(A, "solve")
-    _float(A, "solve")
+    if not A.dtype.is_complex:
+        _float(A, "solve")
     vector = _is_vector_rhs(A, B)
     a, b = A._data, B._data
     dtype = np.result_type(a, b)
@@ -581,6 +588,12 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
 
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """``linalg.cross``: the cross product along ``dim`` (default the last)."""
+    if input.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = wrap_dim(dim, input.dim())
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
     return cross(input, other, dim)
 
 
@@ -596,6 +609,8 @@ def vander(x: Tensor, *, N=None) -> Tensor:
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     """``(solution, residuals, rank, singular_values)`` of ``min ||A X - B||`` for full-rank
     ``A``."""
+    if A.dim() < 2:
+        raise RuntimeError("gradnb.linalg.lstsq: input must have at least 2 dimensions.")
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B
     At = _mT(A)
@@ -667,8 +682,8 @@ _ex_result = collections.namedtuple("ex", ["result", "info"])
 
 
 TENSOR_METHODS = {
-    "mH": property(_mT, doc="The last two dimensions swapped (conjugated for complex)."),
-    "H": property(lambda self: self.t(), doc="The transpose of a matrix (conjugated)."),
+    "mH": property(_mH, doc="The last two dimensions swapped (conjugated for complex)."),
+    "H": property(lambda self: _mH(self) if self.dim() == 2 else self.t(), doc="The conjugate transpose of a matrix."),
     "cholesky": cholesky, "cholesky_inverse": cholesky_inverse, "cholesky_solve": cholesky_solve,
     "det": det, "inverse": inverse, "logdet": logdet, "matrix_exp": matrix_exp,
     "matrix_power": matrix_power, "pinverse": pinverse, "slogdet": slogdet, "svd": svd,

@@ -153,7 +153,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
     blocks = []
     for i, t in enumerate(tensors):
         if t.dim() > 2:
-            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. "
+            raise RuntimeError(f"gradnb.block_diag: Input tensors must have 2 or fewer dimensions. "
                                f"Input {i} has {t.dim()} dimensions")
         blocks.append(t.reshape(1, -1) if t.dim() < 2 else t)
     if not blocks:
@@ -228,7 +228,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor:
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future "
                            "release addcdiv will perform a true division of tensor1 and tensor2. "
                            "The historic addcdiv behavior can be implemented as (input + value * "
-                           "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs "
+                           "gradnb.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs "
                            "and as (input + value * tensor1 / tensor2) for float inputs. The "
                            "future addcdiv behavior is just the latter implementation: (input + "
                            "value * tensor1 / tensor2), for all dtypes.")

@@ -17,6 +17,7 @@ from .._core.backend import get_array_module
 from .._core.graph import OUTPUT, Node
 from .._core.record import record
 from . import elementwise as ew
+from ._args import check_tensor_only, check_tensor_or_number, reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
 
 __all__ = [
@@ -74,12 +75,17 @@ def positive(input: Tensor) -> Tensor:
 
 
 def sgn(input: Tensor) -> Tensor:
-    """The sign (for real tensors the same as ``sign``)."""
+    """The sign: ``sign`` for real tensors, ``z / |z|`` (0 at 0) for complex ones."""
+    if input._data.dtype.kind == "c":
+        from .complex import complex_sgn
+
+        return complex_sgn(input)
     return ew.sign(input)
 
 
 def rsub(input, other, *, alpha=1) -> Tensor:
     """``other - alpha * input``."""
+    check_tensor_or_number("rsub", input, other)
     return other - alpha * input if alpha != 1 else other - input
 
 
@@ -140,16 +146,19 @@ def float_power(input, exponent) -> Tensor:
 
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum that ignores NaN (ties go to ``input``)."""
+    check_tensor_only("fmax", input, other)
     return ew.where((input >= other) | ew.isnan(other), input, other)
 
 
 def fmin(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum that ignores NaN (ties go to ``input``)."""
+    check_tensor_only("fmin", input, other)
     return ew.where((input <= other) | ew.isnan(other), input, other)
 
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """``sqrt(input**2 + other**2)``."""
+    check_tensor_only("hypot", input, other)
     return ew.sqrt(input * input + other * other)
 
 
@@ -167,6 +176,7 @@ def nan_to_num(input: Tensor, nan=0.0, posinf=None, neginf=None) -> Tensor:
 
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """``input * 2 ** other``."""
+    check_tensor_only("ldexp", input, other)
     return _float(input) * ew.exp2(_float(_operand(other, input)))
 
 
@@ -184,6 +194,7 @@ class Atan2Backward0(Node):
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
     """The angle of ``(other, input)``, i.e. ``atan(input / other)`` in the right quadrant."""
+    check_tensor_only("atan2", input, other)
     y, x = _pair(input, other)
     return record(Atan2Backward0, (y, x), _quiet(np.arctan2, y._data, x._data))
 
@@ -203,6 +214,7 @@ class LogaddexpBackward0(Node):
 
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     """``log(exp(input) + exp(other))`` without overflow."""
+    check_tensor_only("logaddexp", input, other)
     a, b = _pair(input, other)
     return record(LogaddexpBackward0, (a, b), _quiet(np.logaddexp, a._data, b._data),
                   attrs={"base2": False})
@@ -210,6 +222,7 @@ def logaddexp(input: Tensor, other: Tensor) -> Tensor:
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """``log2(2**input + 2**other)`` without overflow."""
+    check_tensor_only("logaddexp2", input, other)
     a, b = _pair(input, other)
     return record(LogaddexpBackward0, (a, b), _quiet(np.logaddexp2, a._data, b._data),
                   attrs={"base2": True})
@@ -228,6 +241,7 @@ class CopysignBackward0(Node):
 
 def copysign(input: Tensor, other) -> Tensor:
     """``|input|`` with the sign of ``other``."""
+    check_tensor_or_number("copysign", input, other)
     a, b = _pair(input, other)
     return record(CopysignBackward0, (a, None), np.copysign(a._data, b._data))
 
@@ -264,6 +278,7 @@ def _modulo(a, b, floor):
 
 def fmod(input, other) -> Tensor:
     """The remainder of ``input / other`` rounded toward zero (C's ``fmod``)."""
+    check_tensor_or_number("fmod", input, other)
     return _modulo(input, other, floor=False)
 
 
@@ -397,4 +412,4 @@ TENSOR_METHODS = {
     ]
 }
 TENSOR_METHODS["__mod__"] = remainder
-TENSOR_METHODS["__rmod__"] = lambda self, other: remainder(other, self)
+TENSOR_METHODS["__rmod__"] = reflected("__rmod__", lambda self, other: remainder(other, self))

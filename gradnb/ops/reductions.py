@@ -25,7 +25,9 @@ from .._core.backend import get_array_module
 from .._core.graph import OUTPUT, Node, const
 from .._core.record import record, wrap
 from . import dual
+from ._args import check_tensor_or_number, scalar_type_name
 from ._common import Tensor
+from ._out import OUT_DTYPE_MATCH_INPUT, accepts_out
 from .elementwise import maximum, minimum
 from .shape import _on, cat, flip, narrow
 
@@ -103,15 +105,6 @@ def _kept_shape(shape, axes):
     return tuple(1 if i in axes else n for i, n in enumerate(shape))
 
 
-_SCALAR_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double",
-                      "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int8": "Char",
-                      "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
-                      "bool": "Bool"}
-
-
-def _scalar_type_name(np_dtype) -> str:
-    """PyTorch's C++ name of a dtype, as its error messages print it (``Long``, ``Float``)."""
-    return _SCALAR_TYPE_NAMES.get(str(np_dtype), str(np_dtype))
 
 
 def _require_float(data, message: str) -> None:
@@ -244,11 +237,15 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
     """Arithmetic mean (floating-point tensors only, as in PyTorch)."""
     data = input._data
     if dtype is not None:
+        if _dtype.as_dtype(dtype).np.kind not in "fc":
+            raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be "
+                               "either a floating point or complex dtype. Got: "
+                               f"{scalar_type_name(_dtype.as_dtype(dtype))}")
         data = _as_dtype(data, dtype)
     else:
         _require_float(data, "mean(): could not infer output dtype. Input dtype must be either a "
                        "floating point or complex dtype. Got: "
-                       f"{_scalar_type_name(data.dtype)}")
+                       f"{scalar_type_name(data.dtype)}")
     xp = get_array_module(data)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # the mean of nothing is NaN, silently
@@ -357,6 +354,7 @@ def max(input: Tensor, dim=None, keepdim: bool = False):
     values=tensor([5., 4.]),
     indices=tensor([1, 0]))
     """
+    check_tensor_or_number("max", input, *([] if dim is None else [dim]))
     if isinstance(dim, Tensor):
         return maximum(input, dim)
     return _extreme("max", MaxBackward1, MaxBackward0, input, dim, keepdim)
@@ -364,6 +362,7 @@ def max(input: Tensor, dim=None, keepdim: bool = False):
 
 def min(input: Tensor, dim=None, keepdim: bool = False):
     """The smallest element; with ``dim``, ``(values, indices)``; with a tensor, ``minimum``."""
+    check_tensor_or_number("min", input, *([] if dim is None else [dim]))
     if isinstance(dim, Tensor):
         return minimum(input, dim)
     return _extreme("min", MinBackward1, MinBackward0, input, dim, keepdim)
@@ -404,11 +403,13 @@ def _amax_like(name, cls, input, dim, keepdim):
                    axes=axes, keepdim=keepdim)
 
 
+@accepts_out("amax", OUT_DTYPE_MATCH_INPUT)
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """Maximum over ``dim`` (all dims by default); tied maxima share the gradient."""
     return _amax_like("amax", AmaxBackward0, input, dim, keepdim)
 
 
+@accepts_out("amin", OUT_DTYPE_MATCH_INPUT)
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """Minimum over ``dim`` (all dims by default); tied minima share the gradient."""
     return _amax_like("amin", AminBackward0, input, dim, keepdim)
@@ -667,7 +668,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     order = _norm_order(p, dim)
     data = _as_dtype(input._data, dtype)
     _require_float(data, "linalg.vector_norm: Expected a floating point or complex tensor as "
-                   f"input. Got {_scalar_type_name(data.dtype)}")
+                   f"input. Got {scalar_type_name(data.dtype)}")
     axes = _reduced_axes(dim, data.ndim)
     xp = get_array_module(data)
     magnitude = xp.abs(data)

@@ -1,6 +1,6 @@
 """Writing into regions of a copy: select_scatter, slice_scatter, index_fill, index_copy,
 masked_scatter, fill, scatter_reduce (sum, mean); and the small forms torch keeps for real
-tensors (conj, resolve_conj/neg, real), sum_to_size, frexp, renorm, combinations.
+tensors (resolve_neg), sum_to_size, frexp, renorm, combinations.
 
 ``select_scatter``/``slice_scatter`` share one primitive (write ``src`` at a basic-index key;
 its derivative reads and writes that key again); the others compose ``where``, ``gather``,
@@ -23,12 +23,13 @@ from . import elementwise as ew
 from . import indexing as ix
 from . import reductions as red
 from . import shape as sh
+from ._args import reflected, scalar_type_name
 from ._common import Tensor, as_tensor_operand, wrap
 from .creation import ones_like, zeros_like
 
 __all__ = [
-    "combinations", "conj", "conj_physical", "fill", "frexp", "index_copy", "index_fill",
-    "masked_scatter", "real", "renorm", "resolve_conj", "resolve_neg",
+    "combinations", "fill", "frexp", "index_copy", "index_fill",
+    "masked_scatter", "renorm", "resolve_neg",
     "scatter_reduce", "select_scatter", "slice_scatter", "unsafe_chunk",
     "unsafe_split", "zero_",
 ]
@@ -108,6 +109,9 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """``input`` with the elements of ``source``, in order, where ``mask`` is True."""
+    if mask.dtype.name != "bool":
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{scalar_type_name(mask.dtype)}")
     m = np.broadcast_to(mask._data, np.broadcast_shapes(mask._data.shape, input._data.shape))
     shape = m.shape
     flat = m.reshape(-1)
@@ -161,30 +165,8 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     return out
 
 
-def conj(input: Tensor) -> Tensor:
-    """The complex conjugate (``input`` itself for real tensors)."""
-    return input
-
-
-def conj_physical(input: Tensor) -> Tensor:
-    """The complex conjugate as a new tensor (a copy for real tensors)."""
-    return input.clone()
-
-
-def resolve_conj(input: Tensor) -> Tensor:
-    """``input`` (gradnb has no lazy conjugation)."""
-    return input
-
-
 def resolve_neg(input: Tensor) -> Tensor:
     """``input`` (gradnb has no lazy negation)."""
-    return input
-
-
-def real(input: Tensor) -> Tensor:
-    """The real part (``input`` itself for real tensors)."""
-    if input.dtype.is_complex:
-        raise NotImplementedError("gradnb.real of complex tensors is not supported yet")
     return input
 
 
@@ -209,7 +191,7 @@ _frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
 def frexp(input: Tensor):
     """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``."""
     if not input.dtype.is_floating_point:
-        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+        raise RuntimeError("gradnb.frexp() only supports floating-point dtypes")
     _, e = np.frexp(input._data)
     exponent = wrap(e.astype(np.int32))
     return _frexp_result(input / ew.exp2(wrap(e.astype(input._data.dtype))), exponent)
@@ -217,6 +199,9 @@ def frexp(input: Tensor):
 
 def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` rescaled to it."""
+    if input.dim() < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} "
+                           "dimensions")
     d = dim % input.dim()
     others = tuple(i for i in range(input.dim()) if i != d)
     norms = red.norm(input, p, others, keepdim=True)
@@ -248,12 +233,11 @@ def unsafe_split(input: Tensor, split_size, dim: int = 0) -> tuple:
 
 
 TENSOR_METHODS = {
-    "conj": conj, "conj_physical": conj_physical, "fill": fill, "frexp": frexp,
+    "fill": fill, "frexp": frexp,
     "index_copy": index_copy, "index_fill": index_fill,
-    "masked_scatter": masked_scatter, "renorm": renorm, "resolve_conj": resolve_conj,
+    "masked_scatter": masked_scatter, "renorm": renorm,
     "resolve_neg": resolve_neg, "scatter_reduce": scatter_reduce,
     "select_scatter": select_scatter, "slice_scatter": slice_scatter,
     "sum_to_size": sum_to_size, "unsafe_chunk": unsafe_chunk, "unsafe_split": unsafe_split,
-    "real": property(real, doc="The real part (the tensor itself for real dtypes)."),
-    "__rdiv__": lambda self, other: other / self,
+    "__rdiv__": reflected("__rdiv__", lambda self, other: other / self),
 }

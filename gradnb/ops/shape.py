@@ -19,6 +19,7 @@ from .._core.tensor import Size, _wrap_dim
 from .._core.views import shares_memory
 from . import dual
 from ._common import Tensor, check_same_device, result_type
+from ._out import accepts_out
 from .creation import clone, zeros
 
 __all__ = [
@@ -60,6 +61,10 @@ def infer_shape(shape, numel: int):
         for s in shape:
             if s != -1:
                 known *= s
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} "
+                               "because the unspecified dimension size -1 can be any value and is "
+                               "ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
@@ -410,6 +415,7 @@ def _is_legacy_empty(t: Tensor) -> bool:
     return t._data.shape == (0,)
 
 
+@accepts_out("cat")
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension ``dim``.
 
@@ -419,7 +425,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
     """
     tensors = list(tensors)
     if not tensors:
-        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("gradnb.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if t._data.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -621,6 +627,10 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     data = input._data
     if data.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if isinstance(start, Tensor):
+        if start.ndim != 0 or start._data.dtype.kind not in "iu":
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = int(start.item())
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
     axis = _wrap_dim(dim, data.ndim)

@@ -14,6 +14,7 @@ from .._core.backend import get_array_module
 from . import elementwise as ew
 from . import indexing as ix
 from ._common import Tensor, wrap
+from ._out import accepts_out
 from .reductions import _return_type, return_types
 from .shape import stack
 
@@ -79,6 +80,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     return return_types.topk(values.narrow(d, 0, k), indices.narrow(d, 0, k))
 
 
+@accepts_out("kthvalue")
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     """The ``k``-th smallest element along ``dim`` (counting from 1) and its index."""
     d = _dim(dim, input.dim())

@@ -7,7 +7,9 @@ import collections
 
 from . import elementwise as ew
 from . import reductions as red
+from ._args import scalar_type_name, wrap_dim
 from ._common import Tensor
+from ._out import OUT_DTYPE_EXPECTED, accepts_out
 
 __all__ = ["aminmax", "corrcoef", "cov", "nanmean", "nansum", "std_mean", "var_mean"]
 
@@ -47,8 +49,14 @@ def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *,
     return ew.sqrt(v), m
 
 
+@accepts_out("aminmax", OUT_DTYPE_EXPECTED)
 def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
     """``(min, max)`` over ``dim`` (all elements by default)."""
+    if dim is None and input.numel() == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    if dim is not None and input.ndim and input.shape[wrap_dim(dim, input.ndim)] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
     if dim is None:
         lo, hi = red.amin(input), red.amax(input)
         if keepdim:
@@ -56,6 +64,23 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
             lo, hi = lo.reshape(shape), hi.reshape(shape)
         return _aminmax_result(lo, hi)
     return _aminmax_result(red.amin(input, dim, keepdim), red.amax(input, dim, keepdim))
+
+
+def _check_cov_weights(name: str, w, observations: int, kind: str, has_kind) -> None:
+    """PyTorch's checks on ``cov``'s ``fweights``/``aweights``, in its order."""
+    if w is None:
+        return
+    if w.dim() > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
+                           f"{name} with {w.dim()} dimensions")
+    if not has_kind(w.dtype):
+        raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} with "
+                           f"{scalar_type_name(w.dtype)} dtype")
+    if w.numel() != observations:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
+                           f"observations in the input but got {w.numel()} != {observations}")
+    if observations and bool((w._data < 0).any()):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
 
 
 def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> Tensor:
@@ -67,6 +92,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> 
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         x = x.float()
     n = x.shape[1]
+    _check_cov_weights("fweights", fweights, n, "integral", lambda d: d.np.kind in "iu")
+    _check_cov_weights("aweights", aweights, n, "floating point", lambda d: d.is_floating_point)
     w = None
     if fweights is not None:
         w = fweights

@@ -23,13 +23,7 @@ __all__ = [
 ]
 
 # Legacy type names, as ``Tensor.type()`` prints them.
-_TYPE_NAMES = {
-    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-    "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
-    "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
-    "complex128": "ComplexDoubleTensor",
-}
-_DTYPES_BY_TYPE_NAME = {v: k for k, v in _TYPE_NAMES.items()}
+_DTYPES_BY_TYPE_NAME = {v: k for k, v in _dtype._LEGACY_TYPE_NAMES.items()}
 
 
 def legacy_new(dtype, args, kwargs, device=None) -> Tensor:
@@ -120,7 +114,7 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
     """Without arguments, the legacy type name (``'gradnb.FloatTensor'``); with a dtype or a
     type name, a cast."""
     if dtype is None:
-        return f"gradnb.{_TYPE_NAMES.get(self.dtype.name, 'Tensor')}"
+        return f"gradnb.{_dtype.legacy_type_name(self.dtype)}"
     if isinstance(dtype, str):
         name = dtype.rsplit(".", 1)[-1]
         if name not in _DTYPES_BY_TYPE_NAME:

@@ -100,7 +100,14 @@ def _reverse_mode_runs(fn, args, kwargs, positions) -> bool:
 
 
 # Reverse-mode bugs of the op itself (forward mode inherits them), reported to its owners.
-KNOWN_OP_BUGS: dict = {}
+_DUPLICATE_INDICES = ("duplicate indices (overlapping pooling windows): PyTorch's tangent keeps "
+                      "the last duplicate while its reverse rule, which gradnb matches, gives "
+                      "every duplicate the gradient; gradnb's tangent, the transpose of that "
+                      "rule, adds the duplicates' tangents")
+KNOWN_OP_BUGS: dict = {f"nn.functional.max_unpool{n}d": _DUPLICATE_INDICES for n in (1, 2, 3)}
+# Ops whose samples draw random numbers (each call, plain or dual, draws its own).
+RANDOM_OPS = {"nn.functional.fractional_max_pool2d", "nn.functional.fractional_max_pool3d",
+              "nn.functional.multi_head_attention_forward"}
 # Ops merged last, whose tangents differ from PyTorch's on some samples: not yet investigated
 # (their reverse rules' double backward is the first suspect).
 NOT_YET_INVESTIGATED = {"cholesky_inverse", "quantile", "nanquantile", "triangular_solve",
@@ -122,8 +129,8 @@ def _cases():
 @pytest.mark.parametrize("name", _cases())
 def test_forward_ad_matches_torch_on_opinfo_samples(torch, name):
     (op, fn), = [(op, fn) for op, fn in oracle.ops_with("supports_forward_ad") if op.name == name]
-    if "fractional_max_pool" in name:
-        pytest.skip("random pooling regions: each call (plain, dual) draws its own")
+    if name in RANDOM_OPS:
+        pytest.skip("random op (pooling regions, dropout): each call (plain, dual) draws its own")
     outcomes = [compare_sample(op, fn, sample, torch)
                 for sample in itertools.islice(op.sample_inputs("cpu", torch.float64), 40)]
     assert "mismatch" not in outcomes, outcomes

@@ -372,7 +372,7 @@ ERRORS = [
     (lambda: gradnb.zeros(2, 3).unflatten(1, (2, 2)), RuntimeError,
      ("unflatten: Provided sizes [2, 2] don't multiply up to the size of dim 1 (3) in the input "
       "tensor")),
-    (lambda: gradnb.cat([]), ValueError, "torch.cat(): expected a non-empty list of Tensors"),
+    (lambda: gradnb.cat([]), ValueError, "gradnb.cat(): expected a non-empty list of Tensors"),
     (lambda: gradnb.cat([gradnb.tensor(1.0)]), RuntimeError,
      "zero-dimensional tensor (at position 0) cannot be concatenated"),
     (lambda: gradnb.cat([gradnb.zeros(2, 3), gradnb.zeros(2, 2)]), RuntimeError,

@@ -62,11 +62,23 @@ def _method_caller(name):
     return call
 
 
+def _unbound_method(name):
+    """``gradnb.Tensor.<name>`` called with its first argument as ``self``, as op_db calls the
+    unbound ``torch.Tensor.<name>`` (so ``Tensor.__radd__(2, x)`` is not ``(2).__radd__(x)``)."""
+    method = getattr(gradnb.Tensor, name)
+
+    def call(x, *args, **kwargs):
+        return method(x, *args, **kwargs)
+
+    call.__name__ = name
+    return call
+
+
 def resolve(name: str):
     """The gradnb callable for an op_db name: ``gradnb.X``, ``gradnb.linalg.X``,
     ``gradnb.nn.functional.X``, ..., else the Tensor method ``X``; None when gradnb has neither."""
     if name.startswith("__") and name.endswith("__"):
-        return _method_caller(name) if hasattr(gradnb.Tensor, name) else None
+        return _unbound_method(name) if hasattr(gradnb.Tensor, name) else None
     obj = gradnb
     for part in name.split("."):
         obj = getattr(obj, part, None)
@@ -100,6 +112,7 @@ def resolve_entry(op):
 
 
 # Random ops: values cannot match torch's generator, so only shapes and dtypes are compared.
+# (multi_head_attention_forward's samples that require grad all use dropout 0.5 in training.)
 RANDOM = {
     "bernoulli", "normal", "normal.number_mean", "multinomial", "uniform", "cauchy",
     "exponential", "geometric", "log_normal", "rand_like", "randn_like", "randint_like",
@@ -107,6 +120,7 @@ RANDOM = {
     "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout.with_train",
     "nn.functional.rrelu", "nn.functional.fractional_max_pool2d",
     "nn.functional.fractional_max_pool3d", "svd_lowrank", "pca_lowrank",
+    "nn.functional.multi_head_attention_forward",
 }
 
 
@@ -115,8 +129,12 @@ class Converter:
     """Turns torch values into gradnb ones, remembering which gradnb leaf stands for which torch
     tensor (the same torch tensor twice gives the same gradnb tensor)."""
 
-    def __init__(self):
+    def __init__(self, keep_aliasing: bool = False):
         self.memo = {}
+        # error_inputs' out= cases: views (an expand, a slice) share memory with their base and
+        # with each other in gradnb too, so overlap checks see what torch's see
+        self.keep_aliasing = keep_aliasing
+        self.storages = {}
 
     def __call__(self, value):
         import torch
@@ -124,7 +142,8 @@ class Converter:
         if isinstance(value, torch.Tensor):
             key = id(value)
             if key not in self.memo:
-                self.memo[key] = (value, self._tensor(value))
+                made = self._view(value) if self.keep_aliasing and value._base is not None else None
+                self.memo[key] = (value, made if made is not None else self._tensor(value))
             return self.memo[key][1]
         if isinstance(value, torch.dtype):
             return _gradnb_attr(str(value).removeprefix("torch."))
@@ -142,9 +161,29 @@ class Converter:
             return type(value)(self(v) for v in value)
         if isinstance(value, dict):
             return {k: self(v) for k, v in value.items()}
+        if isinstance(value, torch.nn.Module):
+            return self._module(value)
         if callable(value) and getattr(value, "__module__", "").startswith("torch"):
             raise Unsupported(f"torch callable argument {value!r}")
         return value
+
+    @staticmethod
+    def _module(module):
+        """A torch module without parameters or buffers (``nn.PairwiseDistance()`` as a distance
+        function) as gradnb's module of the same class, with the same settings."""
+        if any(True for _ in module.parameters()) or any(True for _ in module.buffers()):
+            raise Unsupported(f"torch module argument with state {module!r}")
+        cls = getattr(gradnb.nn, type(module).__name__, None)
+        if cls is None:
+            raise Unsupported(f"gradnb.nn.{type(module).__name__}")
+        try:
+            twin = cls()
+        except TypeError as exc:  # a class whose constructor needs arguments
+            raise Unsupported(f"torch module argument {module!r}") from exc
+        for name, setting in vars(module).items():
+            if not name.startswith("_"):
+                setattr(twin, name, setting)
+        return twin
 
     @staticmethod
     def _tensor(t):
@@ -161,6 +200,22 @@ class Converter:
         if t.requires_grad:
             out.requires_grad_(True)
         return out
+
+    def _view(self, t):
+        """``t`` (a view) as a gradnb tensor over a NumPy copy of its base's storage, shared by
+        every view of that base; None where that cannot be done."""
+        base = t._base
+        if t.layout != base.layout or t.dtype != base.dtype or t.is_conj() or t.is_neg():
+            return None
+        key = id(base)
+        if key not in self.storages:
+            self.storages[key] = (base, np.array(base.detach().cpu().contiguous().numpy()))
+        storage = self.storages[key][1].reshape(-1)
+        item = storage.itemsize
+        start = t.storage_offset() - base.storage_offset()
+        view = np.lib.stride_tricks.as_strided(storage[start:], tuple(t.shape),
+                                               tuple(st * item for st in t.stride()))
+        return gradnb.from_numpy(view)
 
     def pairs(self):
         """(torch tensor, gradnb tensor) for every tensor converted, inputs first."""
@@ -544,7 +599,7 @@ def run_error_inputs(op) -> ErrorResult | None:
         sample = case.sample_input
         result.total += 1
         try:
-            conv = Converter()
+            conv = Converter(keep_aliasing=True)
             inp, args, kwargs = conv(sample.input), conv(sample.args), conv(sample.kwargs)
         except Unsupported as exc:
             result.first_failure = result.first_failure or f"unsupported argument: {exc}"

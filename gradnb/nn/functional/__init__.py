@@ -13,9 +13,18 @@ from .attention import scaled_dot_product_attention
 from .conv import conv2d, max_pool2d
 from .conv_nd import conv1d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
 from .ctc import ctc_loss
-from .distance import cosine_similarity, normalize, pairwise_distance
+from .distance import cosine_similarity, normalize, pairwise_distance, pdist
+from .embedding_bag import embedding_bag
+from .feature_dropout import (
+    alpha_dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
 from .fold import fold, unfold
 from .fractional import fractional_max_pool2d, fractional_max_pool3d
+from .grid_sample import grid_sample
 from .linear import bilinear, linear
 from .loss import (
     binary_cross_entropy_with_logits,
@@ -32,6 +41,7 @@ from .margin_loss import (
     multilabel_margin_loss,
     multilabel_soft_margin_loss,
 )
+from .multi_head_attention import multi_head_attention_forward
 from .normalization import batch_norm, layer_norm
 from .norms import group_norm, instance_norm, local_response_norm, rms_norm
 from .pointwise import (
@@ -84,8 +94,19 @@ from .pooling import (
     max_pool1d,
     max_pool3d,
 )
-from .resample import interpolate, pad, pixel_shuffle, pixel_unshuffle, upsample
+from .resample import (
+    channel_shuffle,
+    interpolate,
+    pad,
+    pixel_shuffle,
+    pixel_unshuffle,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
 from .sparse import embedding, one_hot
+from .triplet import triplet_margin_loss, triplet_margin_with_distance_loss
+from .unpool import max_unpool1d, max_unpool2d, max_unpool3d
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -94,6 +115,7 @@ __all__ = [
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
     "adaptive_max_pool3d",
+    "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
@@ -102,6 +124,7 @@ __all__ = [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "celu",
+    "channel_shuffle",
     "conv1d",
     "conv2d",
     "conv3d",
@@ -113,14 +136,20 @@ __all__ = [
     "cross_entropy",
     "ctc_loss",
     "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
     "elu",
     "embedding",
+    "embedding_bag",
+    "feature_alpha_dropout",
     "fold",
     "fractional_max_pool2d",
     "fractional_max_pool3d",
     "gaussian_nll_loss",
     "gelu",
     "glu",
+    "grid_sample",
     "group_norm",
     "hardshrink",
     "hardsigmoid",
@@ -146,8 +175,12 @@ __all__ = [
     "max_pool1d",
     "max_pool2d",
     "max_pool3d",
+    "max_unpool1d",
+    "max_unpool2d",
+    "max_unpool3d",
     "mish",
     "mse_loss",
+    "multi_head_attention_forward",
     "multi_margin_loss",
     "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
@@ -156,6 +189,7 @@ __all__ = [
     "one_hot",
     "pad",
     "pairwise_distance",
+    "pdist",
     "pixel_shuffle",
     "pixel_unshuffle",
     "poisson_nll_loss",
@@ -179,6 +213,10 @@ __all__ = [
     "tanh",
     "tanhshrink",
     "threshold",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
     "unfold",
     "upsample",
+    "upsample_bilinear",
+    "upsample_nearest",
 ]

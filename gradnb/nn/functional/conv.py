@@ -13,6 +13,8 @@ from ..._core.backend import get_array_module
 from ..._core.graph import Node, const
 from ..._core.record import record
 from ._fused import Tensor, first_order_only, index_add_at
+from .conv_checks import check_conv
+from .pool_checks import check_pool_input, check_pool_output, check_pool_window
 
 __all__ = ["conv2d", "max_pool2d"]
 
@@ -114,6 +116,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     if x.ndim != 4:
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
                            f"input of size: {list(x.shape)}")
+    check_conv(input, weight, bias, stride, padding, dilation, groups)
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
     if c != cg * groups:
@@ -168,22 +171,22 @@ class MaxPool2DWithIndicesBackward0(Node):
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                ceil_mode: bool = False, return_indices: bool = False):
     """The maximum of each ``kernel_size`` window of ``(N, C, H, W)`` (or ``(C, H, W)``)."""
+    kernel = _pair(kernel_size)
+    stride = kernel if stride is None or stride == [] else _pair(stride)
+    (ph, pw), dilation = _pair(padding), _pair(dilation)
+    check_pool_window("max_pool2d", kernel, stride, (ph, pw), dilation)
+    check_pool_input(input, 2)
     if input.ndim == 3:
         res = max_pool2d(input.reshape(1, *input.shape), kernel_size, stride, padding, dilation,
                          ceil_mode, return_indices)
         if return_indices:
             return res[0].reshape(*res[0].shape[1:]), res[1].reshape(*res[1].shape[1:])
         return res.reshape(*res.shape[1:])
-    kernel = _pair(kernel_size)
-    stride = kernel if stride is None or stride == [] else _pair(stride)
-    (ph, pw), dilation = _pair(padding), _pair(dilation)
-    if ph > kernel[0] // 2 or pw > kernel[1] // 2:
-        raise RuntimeError("pad should be at most half of effective kernel size, but got "
-                           f"pad={ph}, kernel_size={kernel[0]} and dilation={dilation[0]}")
     x = input._data
     n, c, h, w = x.shape
     oh, extra_h = _pool_out(h, kernel[0], stride[0], dilation[0], ph, ceil_mode)
     ow, extra_w = _pool_out(w, kernel[1], stride[1], dilation[1], pw, ceil_mode)
+    check_pool_output(input, 2, (oh, ow))
     pads = (ph, ph + extra_h, pw, pw + extra_w)
     xp = get_array_module(x)
     xpad = _pad(x, pads, value=-xp.inf)

@@ -14,6 +14,7 @@ from ..._core.tensor import Tensor
 from ...ops.creation import zeros
 from ...ops.shape import cat, stack
 from .conv import conv2d
+from .conv_checks import check_conv
 from .resample import pad
 
 __all__ = ["conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
@@ -39,6 +40,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     """1-D cross-correlation of ``(N, C, L)`` (or ``(C, L)``) input with ``(O, C/groups, k)``
     filters."""
     x, unbatched = _batched(input, 1, "conv1d")
+    check_conv(x, weight, bias, stride, padding, dilation, groups)
     pad2 = padding if isinstance(padding, str) else (0, _ntuple(padding, 1)[0])
     out = conv2d(x.unsqueeze(2), weight.unsqueeze(2), bias, (1, _ntuple(stride, 1)[0]), pad2,
                  (1, _ntuple(dilation, 1)[0]), groups).squeeze(2)
@@ -54,6 +56,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     """3-D cross-correlation of ``(N, C, D, H, W)`` (or unbatched) input with
     ``(O, C/groups, kd, kh, kw)`` filters."""
     x, unbatched = _batched(input, 3, "conv3d")
+    check_conv(x, weight, bias, stride, padding, dilation, groups)
     kernel = tuple(weight.shape[2:])
     stride, dilation = _ntuple(stride, 3), _ntuple(dilation, 3)
     if padding == "valid":
@@ -102,6 +105,7 @@ def _spread(x: Tensor, dim: int, stride: int) -> Tensor:
 def _conv_transpose(input: Tensor, weight: Tensor, bias, stride, padding, output_padding,
                     groups: int, dilation, n: int, name: str) -> Tensor:
     x, unbatched = _batched(input, n, name)
+    check_conv(x, weight, bias, stride, padding, dilation, groups, transposed=True)
     stride, padding = _ntuple(stride, n), _ntuple(padding, n)
     output_padding, dilation = _ntuple(output_padding, n), _ntuple(dilation, n)
     for op, s, d in zip(output_padding, stride, dilation):

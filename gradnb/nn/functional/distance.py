@@ -1,12 +1,14 @@
-"""normalize, cosine_similarity and pairwise_distance, composed from gradnb's ops."""
+"""normalize, cosine_similarity, pairwise_distance and pdist, composed from gradnb's ops."""
 
 from __future__ import annotations
 
+import numpy as np
 from numpy import broadcast_shapes
 
 from ..._core.tensor import Tensor
+from ...ops.creation import tensor as _tensor
 
-__all__ = ["cosine_similarity", "normalize", "pairwise_distance"]
+__all__ = ["cosine_similarity", "normalize", "pairwise_distance", "pdist"]
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
@@ -37,3 +39,18 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     if diff.ndim == 0:
         diff = diff.reshape(1)
     return diff.norm(p, dim=dim, keepdim=keepdim)
+
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The ``p``-norm distance between every pair of rows ``i < j`` of an ``(N, M)`` input, in
+    row-major order of the pairs: ``N (N - 1) / 2`` values."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    rows, cols = np.triu_indices(input.shape[0], 1)
+    first = input.index_select(0, _tensor(rows.astype(np.int64), device=input.device))
+    second = input.index_select(0, _tensor(cols.astype(np.int64), device=input.device))
+    return (first - second).norm(p, dim=1)

@@ -54,7 +54,14 @@ def _bias_plus_product(bias, m1, m2):
     if (type(m1) is np.ndarray and m1.shape[0] <= _FEW_ROWS and m2.flags.f_contiguous
             and not m2.flags.c_contiguous):
         return np.add((m2.T @ m1.T).T, bias, order="C")
-    return bias + m1 @ m2
+    product = m1 @ m2
+    if (type(product) is np.ndarray and bias.dtype == product.dtype
+            and bias.shape == product.shape[product.ndim - bias.ndim:]):
+        # The product is a new array nobody else sees: adding the bias into it saves an
+        # activation-sized allocation per layer (the same sum: addition commutes exactly).
+        product += bias
+        return product
+    return bias + product
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -287,6 +287,9 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
     logits_shape = (*input.shape[:-1], num_classes, *out_features)
     if tuple(target.shape) == logits_shape and ignore_index is not None:
         raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    if linear_bias is not None and tuple(linear_bias.shape) != tuple(linear_weight.shape[:-1]):
+        raise RuntimeError(f"expected linear_bias shape {tuple(linear_weight.shape[:-1])}, got "
+                           f"{tuple(linear_bias.shape)}")
     w = linear_weight.reshape(-1, in_features)
     b = None if linear_bias is None else linear_bias.reshape(-1)
 

@@ -8,20 +8,13 @@ import numpy as np
 
 from ..._core.tensor import Tensor
 from ...ops import elementwise
+from ...ops._args import scalar_type_name
 from ...ops.creation import tensor as _tensor
 from .loss import _check_reduction, _reduce
 from .pointwise import logsigmoid
 
 __all__ = ["cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
            "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss"]
-
-
-def _scalar_name(t: Tensor) -> str:
-    """PyTorch's scalar type name (``Float``, ``Double``, ...) of ``t``'s dtype."""
-    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int32": "Int",
-             "int64": "Long", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-    key = str(t.dtype).removeprefix("gradnb.")
-    return names.get(key, key)
 
 
 def _check_nonempty(input: Tensor) -> None:
@@ -36,6 +29,10 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """``max(0, -y (x1 - x2) + margin)``."""
     _check_reduction(reduction)
+    if not input1.ndim == input2.ndim == target.ndim:
+        raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
+                           f"target: {target.shape} ")
     return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
 
 
@@ -96,7 +93,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
                            f"{list(weight.shape)}")
     if target.is_floating_point():
         raise RuntimeError(f"expected scalar type Long but found "
-                           f"{_scalar_name(target)}")
+                           f"{scalar_type_name(target.dtype)}")
     unbatched = input.ndim <= 1
     x = input.reshape(1, -1) if unbatched else input
     y = target.reshape(-1)

@@ -40,6 +40,10 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "
             f"[*, {', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError("Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {list(weight.shape)} and normalized_shape = "
+                           f"{list(shape)}")
     if eps is None:
         eps = float(np.finfo(input.detach().numpy().dtype).eps) if input.is_floating_point() \
             else float(np.finfo(np.float32).eps)

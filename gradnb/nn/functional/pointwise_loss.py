@@ -121,7 +121,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
     """``log(1 + exp(-y x))`` for labels ``y`` in {-1, 1}."""
     _check_reduction(reduction)
 
-    return _reduce(softplus(-target * input), reduction)
+    return _reduce(softplus(-input * target), reduction)
 
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
@@ -151,8 +151,14 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
         raise ValueError(f"{reduction} is not valid")
     if not isinstance(var, Tensor):
         var = full_like(input.detach(), var)
-    if var.ndim == input.ndim - 1:  # one variance per sample, homoscedastic over the last dim
-        var = var.unsqueeze(-1)
+    in_shape, var_shape = tuple(input.shape), tuple(var.shape)
+    if var_shape != in_shape:
+        if var_shape == in_shape[:-1]:  # one variance per sample, homoscedastic over the last dim
+            var = var.unsqueeze(-1)
+        elif not (len(var_shape) == len(in_shape) and sum(
+                v for i, v in zip(in_shape, var_shape) if i != v) == 1):
+            # else var broadcasts along exactly one size-1 dimension (PyTorch's rule)
+            raise ValueError("var is of incorrect size")
     if (var.detach() < 0).any().item():
         raise ValueError("var has negative entry/entries")
     # PyTorch clamps without recording: the gradient reaches ``var`` unchanged.

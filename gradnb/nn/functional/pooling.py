@@ -13,6 +13,7 @@ from ..._core.tensor import Tensor
 from ...ops.creation import tensor as _tensor
 from ...ops.shape import stack
 from .conv import max_pool2d
+from .pool_checks import check_pool_input, check_pool_output, check_pool_window
 from .separable import (
     adaptive_avg_matrix,
     adaptive_bounds,
@@ -38,8 +39,12 @@ def _tuple(v, n: int) -> tuple:
 
 def _check_rank(input: Tensor, n: int, name: str) -> None:
     if input.ndim not in (n + 1, n + 2):
-        raise RuntimeError(f"{name}: Expected {n + 1}D or {n + 2}D (batch mode) tensor for "
-                           f"input, but got: {list(input.shape)}")
+        if n == 1:
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional "
+                               f"tensor for argument #1 'self' (while checking arguments for "
+                               f"{name})")
+        raise RuntimeError(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for "
+                           "input")
 
 
 def _avg_pool(input: Tensor, n: int, kernel_size, stride, padding, ceil_mode,
@@ -50,7 +55,7 @@ def _avg_pool(input: Tensor, n: int, kernel_size, stride, padding, ceil_mode,
     pads = _tuple(padding, n)
     for k, p in zip(kernel, pads):
         if p < 0:
-            raise RuntimeError("pad must be non-negative")
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
         if p > k // 2:
             raise RuntimeError("pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation=1")
@@ -85,14 +90,25 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
                      divisor_override, "avg_pool3d")
 
 
-def _out_sizes(output_size, sizes) -> tuple:
-    n = len(sizes)
+def _out_sizes(output_size, input: Tensor, n: int, kind: str) -> tuple:
+    """An adaptive pool's output sizes (None keeps the input's), checked as PyTorch does for
+    ``kind`` "avg" or "max"."""
+    sizes = tuple(input.shape[-n:])
     out = _tuple(output_size, n)
+    name = f"adaptive_{kind}_pool{n}d"
     if len(out) != n:
-        raise RuntimeError("'output_size' should contain one int" if n == 1
-                           else f"output_size must be {n}")
+        if n == 1:
+            raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got "
+                               f"{len(out)})")
+        raise RuntimeError(f"{name}(): internal error: output_size.size() must be {n}"
+                           if kind == "max" else f"{name}: output_size must be {n}")
     if any(o is not None and o < 0 for o in out):
-        raise RuntimeError("elements of output_size must be greater than or equal to 0")
+        if kind == "max":
+            shape = [*input.shape[:-n], *(s if o is None else o for o, s in zip(out, sizes))]
+            bad = next(o for o in out if o is not None and o < 0)
+            raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {shape}")
+        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{{', '.join(str(o) for o in out)}}}")
     return tuple(s if o is None else o for o, s in zip(out, sizes))
 
 
@@ -103,7 +119,7 @@ def _adaptive_avg(input: Tensor, n: int, output_size) -> Tensor:
         raise RuntimeError(f"adaptive_avg_pool{n}d(): Expected {n + 1}D or {n + 2}D tensor, "
                            f"but got {list(input.shape)}")
     sizes = tuple(input.shape[-n:])
-    outs = _out_sizes(output_size, sizes)
+    outs = _out_sizes(output_size, input, n, "avg")
     return apply_along(input, [adaptive_avg_matrix(s, o) for s, o in zip(sizes, outs)])
 
 
@@ -129,7 +145,7 @@ def _adaptive_max(input: Tensor, n: int, output_size, return_indices: bool):
         raise RuntimeError(f"adaptive_max_pool{n}d(): Expected {n + 1}D or {n + 2}D tensor, "
                            f"but got {list(input.shape)}")
     sizes = tuple(input.shape[-n:])
-    outs = _out_sizes(output_size, sizes)
+    outs = _out_sizes(output_size, input, n, "max")
     bounds = [adaptive_bounds(s, o) for s, o in zip(sizes, outs)]
     dims = tuple(range(-n, 0))
     values = []
@@ -175,11 +191,12 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
 def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                ceil_mode: bool = False, return_indices: bool = False):
     """The maximum of each window along the last dim of ``(N, C, L)`` (or ``(C, L)``)."""
-    _check_rank(input, 1, "max_pool1d")
+    check_pool_input(input, 1)
     k = _tuple(kernel_size, 1)[0]
     s = k if stride is None or stride == [] else _tuple(stride, 1)[0]
-    if _tuple(padding, 1)[0] < 0:
-        raise RuntimeError("pad must be non-negative")
+    p, d = _tuple(padding, 1)[0], _tuple(dilation, 1)[0]
+    check_pool_window("max_pool1d", (k,), (s,), (p,), (d,))
+    check_pool_output(input, 1, (pool_out_size(input.shape[-1], k, s, p, ceil_mode, d),))
     res = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _tuple(padding, 1)[0]),
                      (1, _tuple(dilation, 1)[0]), ceil_mode, return_indices)
     if return_indices:
@@ -221,15 +238,13 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
     """The maximum of each window of ``(N, C, D, H, W)`` (or unbatched): the elementwise
     maximum, over the window's depth slices, of their ``max_pool2d`` (with ``return_indices``,
     also the flat index of each maximum within its ``(D, H, W)`` volume)."""
-    _check_rank(input, 3, "max_pool3d")
     kernel = _tuple(kernel_size, 3)
     stride = kernel if stride is None or stride == [] else _tuple(stride, 3)
     pads, dil = _tuple(padding, 3), _tuple(dilation, 3)
-    if any(p < 0 for p in pads):
-        raise RuntimeError("pad must be non-negative")
-    if pads[0] > kernel[0] // 2:
-        raise RuntimeError("pad should be at most half of effective kernel size, but got "
-                           f"pad={pads[0]}, kernel_size={kernel[0]} and dilation={dil[0]}")
+    check_pool_window("max_pool3d", kernel, stride, pads, dil)
+    check_pool_input(input, 3)
+    check_pool_output(input, 3, [pool_out_size(size, k, s, p, ceil_mode, d) for size, k, s, p, d
+                                 in zip(input.shape[-3:], kernel, stride, pads, dil)])
     depth = input.shape[-3]
     out_d = pool_out_size(depth, kernel[0], stride[0], pads[0], ceil_mode, dil[0])
     flat = input.reshape(-1, *input.shape[-3:])

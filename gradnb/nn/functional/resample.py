@@ -1,5 +1,6 @@
-"""Padding (``pad``: constant, reflect, replicate, circular), ``interpolate`` (nearest,
-nearest-exact, linear, bilinear, trilinear, bicubic, area) and ``pixel_shuffle``.
+"""Padding (``pad``: constant, reflect, replicate, circular; ``constant_pad_nd``),
+``interpolate`` (nearest, nearest-exact, linear, bilinear, trilinear, bicubic, area) with its old
+names ``upsample*``, ``pixel_shuffle`` and ``channel_shuffle``.
 
 Non-constant padding and nearest interpolation gather along each dim with ``index_select``
 (whose gradient adds back onto the source positions); linear and cubic interpolation are the
@@ -7,6 +8,8 @@ separable matrices of ``separable.py``.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -18,7 +21,8 @@ from ...ops.shape import cat
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from .separable import apply_along, interp_matrix, nearest_index
 
-__all__ = ["interpolate", "pad", "pixel_shuffle", "pixel_unshuffle", "upsample"]
+__all__ = ["channel_shuffle", "constant_pad_nd", "interpolate", "pad", "pixel_shuffle",
+           "pixel_unshuffle", "upsample", "upsample_bilinear", "upsample_nearest"]
 
 
 def _gather(x: Tensor, dim: int, index: np.ndarray) -> Tensor:
@@ -54,6 +58,19 @@ def _constant_pad(x: Tensor, pads, value: float) -> Tensor:
         if left or right:
             x = cat([parts[0], x, parts[1]], dim)
     return x
+
+
+def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:
+    """Pad (or, with negative amounts, crop) the last ``len(pad) // 2`` dims with ``value``;
+    ``pad`` lists ``(left, right)`` pairs starting from the last dim."""
+    pads = [int(p) for p in pad]
+    if len(pads) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pads)}")
+    if len(pads) // 2 > input.ndim:
+        raise RuntimeError(f"Length of pad should be no more than twice the number of dimensions "
+                           f"of the input. Pad length is {len(pads)}while the input has "
+                           f"{input.ndim}dimensions.")
+    return _constant_pad(input, pads, value)
 
 
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
@@ -160,6 +177,37 @@ def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
              align_corners: bool | None = None) -> Tensor:
     """``interpolate`` under its old name."""
     return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
+    """``interpolate(mode='nearest')`` under its deprecated name (PyTorch warns too)."""
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
+    """``interpolate(mode='bilinear', align_corners=True)`` under its deprecated name."""
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Interleave the channels (dim 1) of ``groups`` groups: channel ``g * k + i`` moves to
+    ``i * groups + g`` for ``k = C / groups``."""
+    if input.ndim <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    n, c, *rest = input.shape
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
+                           f"and {groups} groups.")
+    x = input.reshape(n, groups, c // groups, *rest).transpose(1, 2)
+    return x.reshape(n, c, *rest)
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:

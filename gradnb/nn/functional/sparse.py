@@ -42,6 +42,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
               norm_type: float = 2.0, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Tensor:
     """Look up rows of ``weight`` (``num_embeddings x dim``) at the integer ``input``."""
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
     if max_norm is not None or scale_grad_by_freq:
         raise NotImplementedError("embedding: max_norm and scale_grad_by_freq are not supported")
     idx = input._data

@@ -6,7 +6,8 @@ from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .attention import MultiheadAttention, NonDynamicallyQuantizableLinear
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
-from .dropout import Dropout
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from .embedding_bag import EmbeddingBag
 from .flatten import Flatten
 from .lazy import (
     LazyConv1d,
@@ -36,6 +37,7 @@ from .margin_loss import (
 )
 from .misc import (
     Bilinear,
+    ChannelShuffle,
     CosineSimilarity,
     Fold,
     PairwiseDistance,
@@ -139,6 +141,8 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+from .triplet import TripletMarginLoss, TripletMarginWithDistanceLoss
+from .unpool import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d
 
 __all__ = [
     "CELU",
@@ -155,6 +159,7 @@ __all__ = [
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d",
+    "AlphaDropout",
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
@@ -165,6 +170,7 @@ __all__ = [
     "BatchNorm3d",
     "Bilinear",
     "CTCLoss",
+    "ChannelShuffle",
     "CircularPad1d",
     "CircularPad2d",
     "CircularPad3d",
@@ -181,7 +187,12 @@ __all__ = [
     "CosineSimilarity",
     "CrossEntropyLoss",
     "Dropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
     "Embedding",
+    "EmbeddingBag",
+    "FeatureAlphaDropout",
     "Flatten",
     "Fold",
     "FractionalMaxPool2d",
@@ -224,6 +235,9 @@ __all__ = [
     "MaxPool1d",
     "MaxPool2d",
     "MaxPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
     "Mish",
     "Module",
     "ModuleDict",
@@ -271,6 +285,8 @@ __all__ = [
     "TransformerDecoderLayer",
     "TransformerEncoder",
     "TransformerEncoderLayer",
+    "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
     "Unflatten",
     "Unfold",
     "Upsample",

@@ -1,4 +1,5 @@
-"""Dropout."""
+"""Dropout layers: element-wise (``Dropout``), channel-wise (``Dropout1d/2d/3d``) and
+self-normalising (``AlphaDropout``, ``FeatureAlphaDropout``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from ..._core.tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+           "FeatureAlphaDropout"]
 
 
 class Dropout(Module):
@@ -25,3 +27,39 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(Dropout):
+    """In training, zero whole channels of ``(N, C, L)`` or ``(C, L)`` with probability ``p``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(Dropout):
+    """In training, zero whole channels of ``(N, C, H, W)`` with probability ``p``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(Dropout):
+    """In training, zero whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` with
+    probability ``p``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(Dropout):
+    """Dropout for SELU networks, keeping the input's mean and variance (``F.alpha_dropout``)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(Dropout):
+    """``AlphaDropout`` of whole channels (``F.feature_alpha_dropout``)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.feature_alpha_dropout(input, self.p, self.training)

@@ -12,7 +12,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Bilinear", "CosineSimilarity", "Fold", "PairwiseDistance", "PixelShuffle",
+__all__ = ["Bilinear", "ChannelShuffle", "CosineSimilarity", "Fold", "PairwiseDistance", "PixelShuffle",
            "PixelUnshuffle", "Unflatten", "Unfold", "Upsample", "UpsamplingBilinear2d",
            "UpsamplingNearest2d"]
 
@@ -73,6 +73,20 @@ class UpsamplingBilinear2d(Upsample):
 
     def __init__(self, size=None, scale_factor=None) -> None:
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
+
+
+class ChannelShuffle(Module):
+    """Interleave the channels of ``groups`` groups (``F.channel_shuffle``)."""
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
 
 
 class PixelShuffle(Module):

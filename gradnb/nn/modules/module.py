@@ -416,8 +416,8 @@ class Module:
             value = state_dict[key]
             if tuple(value.shape) != tuple(target.shape):
                 errors.append(f"size mismatch for {key}: copying a param with shape "
-                              f"{_torch_size(value.shape)} from checkpoint, the shape in current "
-                              f"model is {_torch_size(target.shape)}.")
+                              f"{_size_repr(value.shape)} from checkpoint, the shape in current "
+                              f"model is {_size_repr(target.shape)}.")
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: "
@@ -532,8 +532,8 @@ def _device_only(fn, arr):
     return out if out.dtype == arr.dtype else out.astype(arr.dtype)
 
 
-def _torch_size(shape) -> str:
-    return f"torch.Size({list(shape)})"
+def _size_repr(shape) -> str:
+    return f"gradnb.Size({list(shape)})"
 
 
 def _copy_into(target: Tensor, value) -> None:

@@ -191,6 +191,23 @@ RULES: dict[str, str] = {
     "SlogdetBackward0": "self: grad_logabsdet * inv(self).mT (the sign has no gradient)",
     "SpecialEntrBackward0": "self: -grad * (log(self) + 1)",
     "ZeroGradBackward": "self: zeros (the op is flat)",
+    # complex numbers (the gradient of z = x + iy is dL/dx + i dL/dy) and Fourier transforms
+    "RealBackward0": "self: grad (as a complex number)",
+    "ImagBackward0": "self: grad * 1j",
+    "ViewAsRealBackward0": "self: view_as_complex(grad)",
+    "ViewAsComplexBackward0": "self: view_as_real(grad)",
+    "ComplexBackward0": "real: real(grad); imag: imag(grad)",
+    "PolarBackward0": "abs: real(grad * conj(e^(i angle))); angle: real(grad * conj(1j * result))",
+    "AngleBackward0": "self: grad * 1j * self / abs(self)**2 (0 for real inputs)",
+    "SgnBackward0": "self: (grad - result * real(grad * conj(result))) / abs(self)",
+    "ConjBackward0": "self: conj(grad)",
+    "ConjPhysicalBackward0": "self: conj(grad)",
+    "ResizeBackward": "self: grad trimmed or zero-padded back to the input's sizes",
+    "FftC2CBackward0": "self: the DFT of grad with the opposite sign, same scale",
+    "FftR2CBackward0": "self: real(inverse-sign DFT of grad zero-padded to full length)",
+    "FftC2RBackward0": "self: rfft(grad), mirrored entries counted twice",
+    "LinalgEigBackward0": "self: V^-H (diag(gL) + (V^H gV - V^H V Re(diag(V^H gV))) / "
+                          "conj(E)) V^H, E = eigenvalue gaps",
     # engine and user code
     "AccumulateGrad": "adds grad into the leaf's .grad",
     "BackwardCFunction": "your Function's backward(ctx, grad)",

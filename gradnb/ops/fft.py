@@ -1,0 +1,393 @@
+"""Discrete Fourier transforms (``gradnb.fft``), with PyTorch's arguments, norms and gradients.
+
+Every transform is built from four primitives, each differentiable to any order because its
+derivative is written with the others:
+
+- ``_resize``: trim or zero-pad along some dimensions (the ``n``/``s`` arguments); its adjoint is
+  the resize back to the original sizes.
+- ``_c2c``: complex-to-complex DFT, scaled; its adjoint is the DFT of the opposite sign, same scale.
+- ``_r2c``: real-to-complex DFT keeping the Hermitian half of the last dimension; its adjoint pads
+  the gradient back to full length, applies the inverse-sign DFT and keeps the real part.
+- ``_c2r``: complex (Hermitian half) to real inverse DFT; as in PyTorch its gradient is the
+  ``_r2c`` of the gradient with the entries whose mirror image was dropped counted twice.
+
+``hfft``/``ihfft`` and their n-dimensional forms are composed exactly as PyTorch composes them
+(conjugation around ``_c2r``/``_r2c``), so gradients agree with PyTorch's everywhere.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from .._core import dtype as _dtype
+from .._core.backend import get_array_module
+from .._core.graph import Node
+from .._core.record import record
+from ._common import Tensor
+from .complex import conj, real
+
+__all__ = [
+    "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2",
+    "ifftn", "ifftshift", "ihfft", "ihfft2", "ihfftn", "irfft", "irfft2", "irfftn", "rfft",
+    "rfft2", "rfftfreq", "rfftn",
+]
+
+
+# -- primitives --------------------------------------------------------------------------------
+class ResizeBackward(Node):
+    __slots__ = ("dims", "sizes")
+    on_tensors = True
+
+    def backward(self, g):
+        return (_resize(g, self.dims, self.sizes),)
+
+
+def _resize(x: Tensor, dims, sizes) -> Tensor:
+    """``x`` trimmed or zero-padded at the end of each of ``dims`` to ``sizes``."""
+    data = x._data
+    if all(data.shape[d] == n for d, n in zip(dims, sizes)):
+        return x
+    shape = list(data.shape)
+    for d, n in zip(dims, sizes):
+        shape[d] = n
+    out = get_array_module(data).zeros(shape, dtype=data.dtype)
+    key = [slice(None)] * data.ndim
+    for d, n in zip(dims, sizes):
+        key[d] = slice(0, builtins.min(n, data.shape[d]))
+    out[tuple(key)] = data[tuple(key)]
+    sizes = tuple(data.shape[d] for d in dims)
+    return record(ResizeBackward, (x,), out, attrs={"dims": tuple(dims), "sizes": sizes})
+
+
+class FftC2CBackward0(Node):
+    __slots__ = ("dims", "forward", "scale")
+    on_tensors = True
+
+    def backward(self, g):
+        return (_c2c(g, self.dims, not self.forward, self.scale),)
+
+
+def _c2c(x: Tensor, dims, forward: bool, scale: float) -> Tensor:
+    """``scale`` times the unnormalized DFT over ``dims`` (sign ``-`` when ``forward``)."""
+    data = x._data
+    xp = get_array_module(data)
+    if forward:
+        out = xp.fft.fftn(data, axes=dims, norm="backward")
+    else:
+        out = xp.fft.ifftn(data, axes=dims, norm="forward")
+    out = _scaled(out, scale, data.dtype)
+    return record(FftC2CBackward0, (x,), out,
+                  attrs={"dims": tuple(dims), "forward": forward, "scale": scale})
+
+
+class FftR2CBackward0(Node):
+    __slots__ = ("dims", "last_size", "scale")
+    on_tensors = True
+
+    def backward(self, g):
+        full = _resize(g, self.dims[-1:], (self.last_size,))
+        return (real(_c2c(full, self.dims, False, self.scale)),)
+
+
+def _r2c(x: Tensor, dims, scale: float) -> Tensor:
+    """``scale`` times the forward DFT of real ``x`` over ``dims``, keeping the first
+    ``n // 2 + 1`` entries of the last of ``dims``."""
+    data = x._data
+    out = get_array_module(data).fft.rfftn(data, axes=dims, norm="backward")
+    out = _scaled(out, scale, _dtype.complex_of(data.dtype))
+    return record(FftR2CBackward0, (x,), out,
+                  attrs={"dims": tuple(dims), "last_size": data.shape[dims[-1]], "scale": scale})
+
+
+class FftC2RBackward0(Node):
+    __slots__ = ("dims", "half", "scale")
+    on_tensors = True
+
+    def backward(self, g):
+        out = _r2c(g, self.dims, self.scale)
+        n = g.shape[self.dims[-1]]
+        doubled = n - self.half  # entries 1..n-half stand for themselves and their mirror
+        if doubled <= 0:
+            return (out,)
+        weight = np.ones(self.half, dtype=_dtype.real_of(out._data.dtype))
+        weight[1:1 + doubled] = 2
+        shape = [1] * out.ndim
+        shape[self.dims[-1]] = self.half
+        xp = get_array_module(out._data)
+        return (out * Tensor._make(xp.asarray(weight.reshape(shape))),)
+
+
+def _c2r(x: Tensor, dims, last_size: int, scale: float) -> Tensor:
+    """``scale`` times the unnormalized inverse DFT of a Hermitian-half ``x`` over ``dims``, whose
+    real output has ``last_size`` entries along the last of ``dims``."""
+    data = x._data
+    sizes = [data.shape[d] for d in dims[:-1]] + [last_size]
+    out = get_array_module(data).fft.irfftn(data, s=sizes, axes=dims, norm="forward")
+    out = _scaled(out, scale, _dtype.real_of(data.dtype))
+    return record(FftC2RBackward0, (x,), out,
+                  attrs={"dims": tuple(dims), "half": data.shape[dims[-1]], "scale": scale})
+
+
+def _scaled(out, scale, dtype):
+    if scale != 1:
+        out = out * scale
+    return out.astype(dtype, copy=False)
+
+
+# -- arguments ---------------------------------------------------------------------------------
+def _scale(norm, n: int, forward: bool) -> float:
+    """PyTorch's normalization of a transform over ``n`` points."""
+    if norm is None or norm == "backward":
+        return 1.0 if forward else 1.0 / n
+    if norm == "forward":
+        return 1.0 / n if forward else 1.0
+    if norm == "ortho":
+        return 1.0 / math.sqrt(n)
+    raise ValueError(f"Invalid normalization mode: {norm}")
+
+
+def _float_input(x: Tensor, complex_: bool) -> Tensor:
+    """Promote integers to the default float (complex when ``complex_``), floats to complex."""
+    kind = x._data.dtype.kind
+    if kind in "biu":
+        x = x.to(_dtype.get_default_dtype())
+        kind = "f"
+    if complex_ and kind == "f":
+        x = x.to(_dtype.as_dtype(_dtype.complex_of(x._data.dtype)))
+    return x
+
+
+def _require_real(x: Tensor, name: str) -> None:
+    if x._data.dtype.kind == "c":
+        kind = "ComplexDouble" if x._data.dtype == np.complex128 else "ComplexFloat"
+        raise RuntimeError(f"{name} expects a real input tensor, but got {kind}")
+
+
+def _wrap_dim(d: int, ndim: int) -> int:
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    if not -builtins.max(ndim, 1) <= d < builtins.max(ndim, 1):
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-builtins.max(ndim, 1)}, {builtins.max(ndim, 1) - 1}], but got {d})")
+    return d % builtins.max(ndim, 1)
+
+
+def _dims_and_sizes(x: Tensor, s, dim, default_dim):
+    """PyTorch's reading of ``s``/``dim``: every dimension (or the last ``len(s)``) when ``dim``
+    is None; sizes of -1 keep the input's size."""
+    ndim = x.ndim
+    if dim is None:
+        if s is not None:
+            dims = list(range(ndim - len(s), ndim))
+        elif default_dim is None:
+            dims = list(range(ndim))
+        else:
+            dims = [_wrap_dim(d, ndim) for d in default_dim]
+    else:
+        dims = [_wrap_dim(d, ndim) for d in ([dim] if isinstance(dim, int) else dim)]
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("FFT dims must be unique")
+    if s is None:
+        sizes = [x.shape[d] for d in dims]
+    else:
+        if len(s) != len(dims):
+            raise RuntimeError("When given, dim and shape arguments must have the same length")
+        sizes = [x.shape[d] if n == -1 else n for d, n in zip(dims, s)]
+    for n in sizes:
+        if n < 1:
+            raise RuntimeError(f"Invalid number of data points ({n}) specified")
+    return dims, sizes
+
+
+def _one_dim(n, dim):
+    return (None if n is None else [n]), [dim]
+
+
+# -- complex to complex ------------------------------------------------------------------------
+def _fftn_c2c(input, s, dim, norm, forward, default_dim):
+    x = _float_input(input, complex_=True)
+    dims, sizes = _dims_and_sizes(x, s, dim, default_dim)
+    x = _resize(x, dims, sizes)
+    return _c2c(x, dims, forward, _scale(norm, math.prod(sizes), forward))
+
+
+def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The one-dimensional discrete Fourier transform of ``input`` along ``dim``."""
+    s, d = _one_dim(n, dim)
+    return _fftn_c2c(input, s, d, norm, True, None)
+
+
+def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The one-dimensional inverse discrete Fourier transform."""
+    s, d = _one_dim(n, dim)
+    return _fftn_c2c(input, s, d, norm, False, None)
+
+
+def fft2(input: Tensor, s=None, dim=(-2, -1), norm: str | None = None) -> Tensor:
+    """The two-dimensional discrete Fourier transform (over the last two dimensions)."""
+    return _fftn_c2c(input, s, dim, norm, True, None)
+
+
+def ifft2(input: Tensor, s=None, dim=(-2, -1), norm: str | None = None) -> Tensor:
+    """The two-dimensional inverse discrete Fourier transform."""
+    return _fftn_c2c(input, s, dim, norm, False, None)
+
+
+def fftn(input: Tensor, s=None, dim=None, norm: str | None = None) -> Tensor:
+    """The N-dimensional discrete Fourier transform (over every dimension by default)."""
+    return _fftn_c2c(input, s, dim, norm, True, None)
+
+
+def ifftn(input: Tensor, s=None, dim=None, norm: str | None = None) -> Tensor:
+    """The N-dimensional inverse discrete Fourier transform."""
+    return _fftn_c2c(input, s, dim, norm, False, None)
+
+
+# -- real to complex (and its inverse) ---------------------------------------------------------
+def _rfftn(input, s, dim, norm, name):
+    _require_real(input, name)
+    x = _float_input(input, complex_=False)
+    dims, sizes = _dims_and_sizes(x, s, dim, None)
+    x = _resize(x, dims, sizes)
+    return _r2c(x, dims, _scale(norm, math.prod(sizes), True))
+
+
+def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The DFT of a real signal: the ``n // 2 + 1`` non-negative frequencies."""
+    s, d = _one_dim(n, dim)
+    return _rfftn(input, s, d, norm, "rfft")
+
+
+def rfft2(input: Tensor, s=None, dim=(-2, -1), norm: str | None = None) -> Tensor:
+    """The two-dimensional DFT of a real signal (half of the last dimension kept)."""
+    return _rfftn(input, s, dim, norm, "rfftn")
+
+
+def rfftn(input: Tensor, s=None, dim=None, norm: str | None = None) -> Tensor:
+    """The N-dimensional DFT of a real signal (half of the last dimension kept)."""
+    return _rfftn(input, s, dim, norm, "rfftn")
+
+
+def _c2r_args(input, s, dim):
+    """The complex input and its dims, resized for a c2r transform, and the output's length
+    along the last dimension (``2 * (m - 1)`` unless ``s`` gives it)."""
+    x = _float_input(input, complex_=True)
+    dims, sizes = _dims_and_sizes(x, s, dim, None)
+    last = sizes[-1] if s is not None and s[-1] != -1 else 2 * (x.shape[dims[-1]] - 1)
+    if last < 1:
+        raise RuntimeError(f"Invalid number of data points ({last}) specified")
+    sizes[-1] = last // 2 + 1
+    return _resize(x, dims, sizes), dims, sizes, last
+
+
+def _irfftn(input, s, dim, norm):
+    x, dims, sizes, last = _c2r_args(input, s, dim)
+    return _c2r(x, dims, last, _scale(norm, math.prod(sizes[:-1]) * last, False))
+
+
+def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The inverse of ``rfft``: a real signal of ``n`` points (``2 * (m - 1)`` by default)."""
+    s, d = _one_dim(n, dim)
+    return _irfftn(input, s, d, norm)
+
+
+def irfft2(input: Tensor, s=None, dim=(-2, -1), norm: str | None = None) -> Tensor:
+    """The inverse of ``rfft2``."""
+    return _irfftn(input, s, dim, norm)
+
+
+def irfftn(input: Tensor, s=None, dim=None, norm: str | None = None) -> Tensor:
+    """The inverse of ``rfftn``."""
+    return _irfftn(input, s, dim, norm)
+
+
+# -- Hermitian signals -------------------------------------------------------------------------
+def _hfftn(input, s, dim, norm):
+    x, dims, sizes, last = _c2r_args(input, s, dim)
+    scale = _scale(norm, math.prod(sizes[:-1]) * last, True)
+    if len(dims) > 1:
+        x = _c2c(x, dims[:-1], True, 1.0)
+    return _c2r(conj(x), dims[-1:], last, scale)
+
+
+def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The DFT of a Hermitian-symmetric signal given by its first half: a real output of ``n``
+    points (``2 * (m - 1)`` by default)."""
+    s, d = _one_dim(n, dim)
+    return _hfftn(input, s, d, norm)
+
+
+def hfft2(input: Tensor, s=None, dim=(-2, -1), norm: str | None = None) -> Tensor:
+    """The two-dimensional ``hfft``."""
+    return _hfftn(input, s, dim, norm)
+
+
+def hfftn(input: Tensor, s=None, dim=None, norm: str | None = None) -> Tensor:
+    """The N-dimensional ``hfft``."""
+    return _hfftn(input, s, dim, norm)
+
+
+def _ihfftn(input, s, dim, norm, name):
+    _require_real(input, name)
+    x = _float_input(input, complex_=False)
+    dims, sizes = _dims_and_sizes(x, s, dim, None)
+    x = _resize(x, dims, sizes)
+    out = conj(_r2c(x, dims[-1:], _scale(norm, math.prod(sizes), False)))
+    if len(dims) > 1:
+        out = _c2c(out, dims[:-1], False, 1.0)
+    return out
+
+
+def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The inverse of ``hfft``: the first half of the inverse DFT of a real signal."""
+    s, d = _one_dim(n, dim)
+    return _ihfftn(input, s, d, norm, "ihfft")
+
+
+def ihfft2(input: Tensor, s=None, dim=(-2, -1), norm: str | None = None) -> Tensor:
+    """The two-dimensional ``ihfft``."""
+    return _ihfftn(input, s, dim, norm, "ihfftn")
+
+
+def ihfftn(input: Tensor, s=None, dim=None, norm: str | None = None) -> Tensor:
+    """The N-dimensional ``ihfft``."""
+    return _ihfftn(input, s, dim, norm, "ihfftn")
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def _shift(input: Tensor, dim, inverse: bool) -> Tensor:
+    dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    shifts = [input.shape[d] // 2 * (-1 if inverse else 1) for d in dims]
+    if not dims:
+        return input.clone()
+    return input.roll(shifts, dims)
+
+
+def fftshift(input: Tensor, dim=None) -> Tensor:
+    """Move the zero frequency to the centre (every dimension unless ``dim`` is given)."""
+    return _shift(input, dim, False)
+
+
+def ifftshift(input: Tensor, dim=None) -> Tensor:
+    """The inverse of ``fftshift``."""
+    return _shift(input, dim, True)
+
+
+def _frequencies(values, dtype, requires_grad):
+    from .creation import tensor
+
+    d = _dtype.get_default_dtype() if dtype is None else _dtype.as_dtype(dtype)
+    return tensor(values, dtype=d, requires_grad=requires_grad)
+
+
+def fftfreq(n: int, d: float = 1.0, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """The sample frequencies of an ``n``-point DFT with sample spacing ``d``."""
+    return _frequencies(np.fft.fftfreq(n, d), dtype, requires_grad)
+
+
+def rfftfreq(n: int, d: float = 1.0, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """The sample frequencies of an ``n``-point ``rfft`` with sample spacing ``d``."""
+    return _frequencies(np.fft.rfftfreq(n, d), dtype, requires_grad)

@@ -1,0 +1,80 @@
+"""The general (non-symmetric) eigendecomposition: ``linalg.eig`` and ``linalg.eigvals``.
+
+Eigenvalues and eigenvectors of a real or complex matrix are complex. Eigenvectors are
+normalized to unit norm (LAPACK's ``geev``, as in PyTorch) and are only defined up to a phase,
+so, as PyTorch does, the gradient refuses a loss that depends on that phase. The derivative
+is PyTorch's (``linalg_eig_backward`` in ``FunctionsManual.cpp``), written with gradnb ops so it
+is differentiable again.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from .._core import dtype as _dtype
+from .._core.graph import OUTPUT, Node, Output
+from .._core.record import record
+from . import linalg as la
+from . import matrices as mx
+from ._common import Tensor
+from .linalg_decompositions import _float, _mH, _square, solve
+
+__all__ = ["eig", "eigvals"]
+
+
+class LinalgEigBackward0(Node):
+    __slots__ = ()
+    on_tensors = True
+    saves = (OUTPUT, Output(1))
+
+    def backward(self, gL, gV):
+        L, V = self.saved(gL if gL is not None else gV)
+        Vh = _mH(V)
+        if gV is None:
+            return (solve(Vh, gL.unsqueeze(-1) * Vh),)
+        VhgV = la.matmul(Vh, gV)
+        diag = VhgV.diagonal(0, -2, -1)
+        if not np.allclose(diag._data.imag, 0, rtol=1e-2, atol=1e-2):
+            raise RuntimeError(
+                "linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+                "multiplication by e^{i phi}. The specified loss function depends on this "
+                "quantity, so it is ill-defined.")
+        inner = VhgV - la.matmul(Vh, V * diag.real.unsqueeze(-2))
+        Lc = L.conj()
+        n = L.shape[-1]
+        off = 1 - _eye(n, L)
+        E = (Lc.unsqueeze(-2) - Lc.unsqueeze(-1)) * off + (1 - off)
+        inner = inner / E
+        if gL is not None:
+            inner = inner * off + mx.diag_embed(gL)
+        return (solve(Vh, la.matmul(inner, Vh)),)
+
+
+def _eye(n: int, like: Tensor) -> Tensor:
+    from .creation import eye
+
+    return eye(n, dtype=_dtype.as_dtype(_dtype.real_of(like._data.dtype)))
+
+
+_eig_result = collections.namedtuple("eig", ["eigenvalues", "eigenvectors"])
+
+
+def eig(A: Tensor, *, out=None):
+    """Eigenvalues and unit-norm eigenvectors (columns) of square matrices, both complex."""
+    _square(A, "eig")
+    if not A.dtype.is_complex:
+        _float(A, "eig")
+    data = A._data
+    kind = _dtype.complex_of(data.dtype)
+    if not np.isfinite(data).all():
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+    w, v = np.linalg.eig(data)
+    L, V = record(LinalgEigBackward0, (A,), (w.astype(kind), v.astype(kind)))
+    return _eig_result(L, V)
+
+
+def eigvals(A: Tensor, *, out=None) -> Tensor:
+    """The eigenvalues of square matrices (complex)."""
+    return eig(A).eigenvalues
