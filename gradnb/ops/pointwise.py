@@ -19,6 +19,7 @@ from .._core.record import record
 from . import elementwise as ew
 from ._args import check_tensor_only, check_tensor_or_number, reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
+from .complex import complex_sgn
 from .indexing import scalar_type_name
 
 __all__ = [
@@ -78,8 +79,6 @@ def positive(input: Tensor) -> Tensor:
 def sgn(input: Tensor) -> Tensor:
     """The sign: ``sign`` for real tensors, ``z / |z|`` (0 at 0) for complex ones."""
     if input._data.dtype.kind == "c":
-        from .complex import complex_sgn
-
         return complex_sgn(input)
     return ew.sign(input)
 
