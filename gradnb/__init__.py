@@ -79,12 +79,14 @@ from .ops.pointwise import *
 from .ops.reductions import *
 from .ops.regions import *
 from .ops.scans import *
+from .ops.scatter_reductions import *
 from .ops.shape import *
 from .ops.softmax import *
 from .ops.sorting import *
 from .ops.special_functions import *
 from .ops.spectral import *
 from .ops.statistics import *
+from .ops.strided import *
 from .ops.tensor_api import *
 
 for _name in ops.tensor_api.ALIASED:  # axis=/keepdims= beside dim=/keepdim=, as in PyTorch
@@ -96,7 +98,7 @@ __version__ = "0.1.0"
 # PyTorch's namespace (gradnb.nn.Linear, gradnb.optim.SGD, gradnb.save, ...) without paying for
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
 _LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft",
-                 "special", "func"}
+                 "special", "func", "masked"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse",
                # nn.functional ops that PyTorch also offers at the top level
                "alpha_dropout": "nn.functional", "channel_shuffle": "nn.functional",

@@ -27,12 +27,14 @@ from .ops import (
     reductions,
     regions,
     scans,
+    scatter_reductions,
     shape,
     softmax,
     sorting,
     special_functions,
     spectral,
     statistics,
+    strided,
     tensor_api,
 )
 
@@ -41,7 +43,7 @@ __all__ = ["FAMILIES"]
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine,
             pointwise, matrices, joining, sorting, linalg_decompositions, linalg_householder,
             linalg_lu, linalg_norms, special_functions, scans, statistics, regions, tensor_api,
-            softmax, complex, spectral)
+            softmax, complex, spectral, scatter_reductions, strided)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():

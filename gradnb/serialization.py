@@ -30,6 +30,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from ._core import dtype as _dtype
 from ._core.backend import device as Device
 from ._core.backend import to_device
 from ._core.tensor import Tensor
@@ -73,8 +74,6 @@ def _tensor_names(node, names: list) -> list:
 
 def _check_arrays(archive, structure) -> None:
     """Refuse, before reading any data, what ``load`` must not read (see the module doc)."""
-    from ._core import dtype as _dtype
-
     names = _tensor_names(structure["root"], [])
     seen = set()
     total = 0

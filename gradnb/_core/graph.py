@@ -44,7 +44,7 @@ __all__ = [
 NO_EDGE = (None, 0)
 
 # Reads PyTorch's ``grad_fn._saved_<name>`` attributes; installed by
-# ``gradnb.autograd.saved_attributes`` (the name table lives above the core floor).
+# ``gradnb.autograd.saved_attributes`` (names come from each class's ``saved_names``).
 saved_attribute_reader = None
 
 _sequence = itertools.count()

@@ -19,6 +19,7 @@ import numpy as np
 
 from .._core.backend import get_array_module
 from .._core.tensor import Tensor
+from ..ops.complex import imag, real
 from ..ops.creation import default_generator
 from .engine import grad
 
@@ -260,8 +261,6 @@ def _slow_mode_report(func, inputs, outputs, input_idx, output_idx, rtol, atol, 
 # being ds/dx + i ds/dy (the gradient convention of backward, 2 dL/dz*).
 def _real_outputs(func):
     """``func`` with each complex tensor output replaced by its real and imaginary parts."""
-    from ..ops.complex import imag, real
-
     def split(*args):
         out = func(*args)
         if not any(_is_tensor(o) and o._data.dtype.kind == "c" for o in _as_tuple(out)):

@@ -159,7 +159,17 @@ def div(input, other, *, rounding_mode=None) -> Tensor:
         a = a.astype(ft) if hasattr(a, "astype") else float(a)
         b = b.astype(ft) if hasattr(b, "astype") else float(b)
     save = (0 if tb is not None and tb._requires_grad else None, 1)
-    return record(DivBackward0, (ta, tb), a / b, save=save, operands=(a, b))
+    return record(DivBackward0, (ta, tb), _quotient(a, b), save=save, operands=(a, b))
+
+
+def _quotient(a, b):
+    """``a / b`` as PyTorch divides: a zero or infinite divisor gives inf and NaN silently."""
+    # A finite number of size at least 1 cannot divide to a warning, and skipping
+    # ``np.errstate`` (about a microsecond) there keeps the common ``x / 2`` cheap.
+    if (type(b) is float or type(b) is int) and (b >= 1 or b <= -1) and b - b == 0:
+        return a / b
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return a / b
 
 
 true_divide = div
@@ -178,15 +188,19 @@ def _is_integral(x) -> bool:
 def _rounded_div(input, other, mode):
     ta, tb, a, b = binary_operands(input, other)
     xp = get_array_module(a if hasattr(a, "shape") else b)
-    if mode == "floor":
-        out = xp.floor_divide(a, b)
-    elif mode == "trunc":
-        q = a / b
-        out = xp.trunc(q).astype(q.dtype if not _is_integral(a) or not _is_integral(b)
-                                  else xp.result_type(a, b))
-    else:
+    if mode not in ("floor", "trunc"):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                          f"found '{mode}'")
+    if _is_integral(a) and _is_integral(b) and bool(xp.any(xp.asarray(b) == 0)):
+        raise RuntimeError("ZeroDivisionError")  # PyTorch's integer division by zero
+    # Floats divide by zero to inf and NaN silently, as in PyTorch.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if mode == "floor":
+            out = xp.floor_divide(a, b)
+        else:
+            q = a / b
+            out = xp.trunc(q).astype(q.dtype if not _is_integral(a) or not _is_integral(b)
+                                      else xp.result_type(a, b))
     # Rounded division is piecewise constant: its gradient is zero, like PyTorch's.
     if getattr(out, "dtype", None) is not None and out.dtype.kind in "iub":
         return wrap(out)

@@ -20,6 +20,7 @@ from .._core.graph import OUTPUT, Node
 from .._core.record import record
 from . import dual
 from ._common import Tensor, check_broadcast
+from .creation import zeros_like
 
 __all__ = [
     "angle", "complex", "conj", "conj_physical", "imag", "is_complex", "is_conj", "polar", "real",
@@ -188,7 +189,6 @@ class AngleBackward0(Node):
         (z,) = self.saved(g)
         if z._data.dtype.kind != "c":
             return (g * 0,)
-        from .creation import zeros_like
 
         sq = (z * z.conj()).real
         safe = sq.where(sq != 0, 1)

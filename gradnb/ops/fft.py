@@ -28,6 +28,7 @@ from .._core.graph import Node
 from .._core.record import record
 from ._common import Tensor
 from .complex import conj, real
+from .creation import tensor
 
 __all__ = [
     "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2",
@@ -377,8 +378,6 @@ def ifftshift(input: Tensor, dim=None) -> Tensor:
 
 
 def _frequencies(values, dtype, requires_grad):
-    from .creation import tensor
-
     d = _dtype.get_default_dtype() if dtype is None else _dtype.as_dtype(dtype)
     return tensor(values, dtype=d, requires_grad=requires_grad)
 

@@ -36,6 +36,7 @@ __all__ = [
     "masked_fill",
     "masked_select",
     "nonzero",
+    "put",
     "scatter",
     "scatter_add",
     "select",
@@ -361,6 +362,33 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
     return record(IndexPutBackward0, (input, vt), out, attrs={"key": key, "accumulate": accumulate})
 
 
+def put(input: Tensor, index, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` with ``source`` written (or, with ``accumulate``, added) at the flat
+    positions ``index``, as if ``input`` were one-dimensional."""
+    data = input._data
+    xp = get_array_module(data)
+    idx = _raw(index, xp)
+    if idx.dtype != np.int64:
+        raise RuntimeError("put_(): Expected a long tensor for index, but got "
+                           f"{scalar_type_name(idx.dtype)}")
+    if source.dtype != input.dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {scalar_type_name(data.dtype)} and source.dtype = "
+                           f"{scalar_type_name(source._data.dtype)}")
+    if idx.size != source._data.size:
+        raise IndexError("put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source._data.size}, "
+                         f"index.numel() = {idx.size}")
+    flat_index = idx.reshape(-1)
+    bad = flat_index[(flat_index >= data.size) | (flat_index < -data.size)]
+    if bad.size:
+        raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of "
+                         f"{data.size} elements.")
+    flat = index_put(input.reshape(-1), (flat_index % max(data.size, 1),), source.reshape(-1),
+                     accumulate=accumulate)
+    return flat.reshape(data.shape)
+
+
 # -- gather / scatter ----------------------------------------------------------------------------
 def _index_array(index, op: str, xp):
     arr = _raw(index, xp)
@@ -386,30 +414,47 @@ def _along_dim_key(data, idx, dim: int, xp):
 
 
 class GatherBackward0(Node):
-    __slots__ = ("in_shape", "key")
+    """``g`` added at the gathered positions into zeros; a 0-d input or index is read as one of
+    shape ``(1,)`` (``work_shape``, ``index_shape``), as PyTorch does."""
+
+    __slots__ = ("in_shape", "index_shape", "key", "work_shape")
 
     def backward(self, g):
-        return (scatter_into_zeros(self.in_shape, self.key, g),)
+        if self.key is None:  # an empty index reads nothing
+            if isinstance(g, Tensor):
+                return (zeros(self.in_shape, dtype=g.dtype, device=g.device),)
+            return (get_array_module(g).zeros(self.in_shape, dtype=g.dtype),)
+        g = g.reshape(self.index_shape)
+        return (scatter_into_zeros(self.work_shape, self.key, g).reshape(self.in_shape),)
 
 
 @accepts_out("gather", OUT_DTYPE_EXPECTED)
 def gather(input: Tensor, dim: int, index, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j] = input[index[i][j]][j]`` (for ``dim=0``); repeated indices add up in the
-    gradient."""
+    gradient. An empty index gives an empty result without any check; a 0-d input or index
+    counts as one-dimensional."""
     data = input._data
     xp = get_array_module(data)
     idx = _index_array(index, "gather", xp)
     dim = _wrap_dim(dim, data.ndim)
-    if idx.ndim != data.ndim:
+    work = data.reshape(data.shape or (1,))
+    idx_work = idx.reshape(idx.shape or (1,))
+    if idx.size == 0:
+        return record(GatherBackward0, (input,), xp.zeros(idx.shape, dtype=data.dtype),
+                      attrs={"in_shape": data.shape, "index_shape": idx_work.shape,
+                             "work_shape": work.shape, "key": None})
+    if idx_work.ndim != work.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    for d, (n, m) in enumerate(zip(idx.shape, data.shape)):
+    for d, (n, m) in enumerate(zip(idx_work.shape, work.shape)):
         if d != dim and n > m:
             raise RuntimeError(f"Size does not match at dimension {d} expected index "
                                f"{list(idx.shape)} to be no larger than self {list(data.shape)} "
                                f"apart from dimension {dim}")
-    _check_bounds(idx, data.shape[dim] if data.ndim else 1, dim, RuntimeError)
-    key = _along_dim_key(data, idx, dim, xp)
-    return record(GatherBackward0, (input,), data[key], attrs={"in_shape": data.shape, "key": key})
+    _check_bounds(idx_work, work.shape[dim], dim, RuntimeError)
+    key = _along_dim_key(work, idx_work, dim, xp)
+    return record(GatherBackward0, (input,), work[key].reshape(idx.shape),
+                  attrs={"in_shape": data.shape, "index_shape": idx_work.shape,
+                         "work_shape": work.shape, "key": key})
 
 
 def _scatter_checks(op: str, data, idx, dim, src=None) -> None:
@@ -700,5 +745,5 @@ TENSOR_METHODS = {
     "select": select, "gather": gather, "scatter": scatter,
     "scatter_add": scatter_add, "index_select": index_select, "index_add": index_add,
     "index_put": index_put, "masked_fill": masked_fill, "masked_select": masked_select,
-    "nonzero": nonzero, "take_along_dim": take_along_dim,
+    "nonzero": nonzero, "put": put, "take_along_dim": take_along_dim,
 }

@@ -40,6 +40,7 @@ from .indexing import (
     index_add,
     index_put,
     masked_fill,
+    put,
     scatter,
     scatter_add,
     sum_all,
@@ -66,6 +67,7 @@ __all__ = [
     "neg_",
     "normal_",
     "pow_",
+    "put_",
     "relu_",
     "scatter_",
     "scatter_add_",
@@ -546,6 +548,11 @@ def index_put_(self: Tensor, indices, values, accumulate: bool = False) -> Tenso
     return apply_inplace(self, lambda s: index_put(s, indices, values, accumulate), (values,))
 
 
+def put_(self: Tensor, index, source: Tensor, accumulate: bool = False) -> Tensor:
+    """In-place ``put``."""
+    return apply_inplace(self, lambda s: put(s, index, source, accumulate), (source,))
+
+
 def _clamp_min_(self: Tensor, min) -> Tensor:
     return clamp_(self, min=min)
 
@@ -564,5 +571,6 @@ TENSOR_METHODS = {
     "addcdiv_": addcdiv_, "zero_": zero_, "fill_": fill_, "copy_": copy_, "uniform_": uniform_,
     "normal_": normal_, "masked_fill_": masked_fill_, "scatter_": scatter_,
     "scatter_add_": scatter_add_, "index_add_": index_add_, "index_put_": index_put_,
+    "put_": put_,
     "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_, "__ipow__": pow_,
 }

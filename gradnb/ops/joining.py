@@ -21,8 +21,8 @@ from ._out import accepts_out
 
 __all__ = [
     "alias_copy", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "broadcast_to",
-    "column_stack", "diff", "dsplit", "dstack", "expand_copy", "fliplr", "flipud", "hsplit",
-    "hstack", "meshgrid", "narrow_copy", "permute_copy", "ravel", "repeat_interleave", "rot90",
+    "column_stack", "diff", "dsplit", "dstack", "expand_copy", "fliplr", "flipud", "gradient",
+    "hsplit", "hstack", "meshgrid", "narrow_copy", "permute_copy", "ravel", "repeat_interleave", "rot90",
     "row_stack", "split_with_sizes", "split_with_sizes_copy", "squeeze_copy", "t_copy", "take",
     "tensor_split", "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy",
     "view_copy", "vsplit", "vstack",
@@ -311,6 +311,86 @@ unbind_copy = _copy_of(sh.unbind)
 unfold_copy = _copy_of(unfold)
 split_with_sizes_copy = _copy_of(split_with_sizes)
 alias_copy = _copy_of(lambda input: input)
+
+
+def _gradient_dims(input: Tensor, spacing, dim):
+    """The dims to differentiate along, each with its spacing (a number or a 1-d tensor of
+    coordinates), checked as PyTorch checks them."""
+    ndim = input.dim()
+    if dim is None:
+        dims = list(range(ndim))
+    else:
+        dims = [d % max(ndim, 1) for d in ((dim,) if isinstance(dim, int) else dim)]
+        for d in dims:
+            if dims.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    if spacing is None:
+        spacing = [1.0] * len(dims)
+    elif not isinstance(spacing, (list, tuple)):
+        spacing = [spacing] * len(dims)
+    elif len(spacing) != len(dims):
+        if dim is None:
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, or "
+                               "a list of length equal to 'self.dim() = "
+                               f"{ndim}', since dim argument was not given, but got a list of "
+                               f"length {len(spacing)}")
+        raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's "
+                           "spacing and dim arguments to have the same length, but got a "
+                           f"spacing argument of length {len(spacing)} and a dim argument of "
+                           f"length {len(dims)}.")
+    return list(zip(dims, spacing))
+
+
+def _edges(y: Tensor, d: int, h, edge_order: int):
+    """The one-sided differences at both ends of ``d`` (first or second order)."""
+    def at(i):
+        return y.narrow(d, i % y.shape[d], 1)
+
+    if not isinstance(h, Tensor):
+        if edge_order == 1:
+            return (at(1) - at(0)) / h, (at(-1) - at(-2)) / h
+        return ((-1.5 * at(0) + 2 * at(1) - 0.5 * at(2)) / h,
+                (0.5 * at(-3) - 2 * at(-2) + 1.5 * at(-1)) / h)
+    dx = h[1:] - h[:-1]
+    if edge_order == 1:
+        return (at(1) - at(0)) / dx[0], (at(-1) - at(-2)) / dx[-1]
+    d1, d2 = dx[0], dx[1]
+    first = (-(2 * d1 + d2) / (d1 * (d1 + d2)) * at(0) + (d1 + d2) / (d1 * d2) * at(1)
+             - d1 / (d2 * (d1 + d2)) * at(2))
+    d1, d2 = dx[-2], dx[-1]
+    last = (d2 / (d1 * (d1 + d2)) * at(-3) - (d2 + d1) / (d1 * d2) * at(-2)
+            + (2 * d2 + d1) / (d2 * (d1 + d2)) * at(-1))
+    return first, last
+
+
+def gradient(input: Tensor, *, spacing=None, dim=None, edge_order: int = 1) -> tuple:
+    """The derivative estimated by central differences inside and one-sided differences of
+    ``edge_order`` (1 or 2) at the ends, along each of ``dim`` (all by default). ``spacing`` is
+    the step (a number, one per dim, or 1-d tensors of coordinates)."""
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    pairs = _gradient_dims(input, spacing, dim)
+    for d, _ in pairs:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+    out = []
+    for d, h in pairs:
+        n = input.shape[d]
+        before, after = input.narrow(d, 0, n - 2), input.narrow(d, 2, n - 2)
+        middle = input.narrow(d, 1, n - 2)
+        if isinstance(h, Tensor):
+            dx = h[1:] - h[:-1]
+            shape = [1] * input.dim()
+            shape[d] = n - 2
+            d1, d2 = dx[:-1].reshape(shape), dx[1:].reshape(shape)
+            center = (-d2 / (d1 * (d1 + d2)) * before + (d2 - d1) / (d1 * d2) * middle
+                      + d1 / (d2 * (d1 + d2)) * after)
+        else:
+            center = (after - before) / (2 * h)
+        first, last = _edges(input, d, h, edge_order)
+        out.append(sh.cat([first, center, last], d))
+    return tuple(out)
 
 
 TENSOR_METHODS = {

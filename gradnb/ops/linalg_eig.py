@@ -19,6 +19,7 @@ from .._core.record import record
 from . import linalg as la
 from . import matrices as mx
 from ._common import Tensor
+from .creation import eye
 from .linalg_decompositions import _float, _mH, _square, solve
 
 __all__ = ["eig", "eigvals"]
@@ -53,8 +54,6 @@ class LinalgEigBackward0(Node):
 
 
 def _eye(n: int, like: Tensor) -> Tensor:
-    from .creation import eye
-
     return eye(n, dtype=_dtype.as_dtype(_dtype.real_of(like._data.dtype)))
 
 

@@ -23,7 +23,8 @@ from .joining import meshgrid
 
 __all__ = [
     "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addr", "baddbmm", "block_diag",
-    "cartesian_prod", "cdist", "diag", "diag_embed", "diagflat", "diagonal", "diagonal_scatter",
+    "cartesian_prod", "cdist", "diag", "diag_embed", "diagflat", "diagonal", "diagonal_copy",
+    "diagonal_scatter",
     "dist", "einsum", "inner", "kron", "tensordot", "tril", "triu", "vdot",
 ]
 
@@ -68,6 +69,11 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     out = get_array_module(input._data).diagonal(input._data, offset, d1, d2).copy()
     return record(DiagonalBackward0, (input,), out,
                   attrs={"offset": offset, "dims": (d1, d2), "shape": tuple(input.shape)})
+
+
+def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """``diagonal`` as a new tensor that shares no memory with ``input``."""
+    return diagonal(input, offset, dim1, dim2).clone()
 
 
 class DiagonalScatterBackward0(Node):

@@ -19,11 +19,13 @@ from .._core.record import record
 from . import elementwise as ew
 from ._args import check_tensor_only, check_tensor_or_number, reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
+from .complex import complex_sgn
+from .indexing import scalar_type_name
 
 __all__ = [
     "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asinh",
     "atan2", "atanh", "copysign", "deg2rad", "erfc", "erfinv", "float_power", "fmax", "fmin",
-    "fmod", "frac", "hypot", "ldexp", "lerp", "logaddexp", "logaddexp2", "logit", "nan_to_num",
+    "fmod", "frac", "hypot", "ldexp", "lerp", "logaddexp", "logaddexp2", "logit", "nan_to_num", "nextafter",
     "positive", "rad2deg", "remainder", "rsub", "sgn", "sinc", "square", "xlogy",
 ]
 
@@ -77,8 +79,6 @@ def positive(input: Tensor) -> Tensor:
 def sgn(input: Tensor) -> Tensor:
     """The sign: ``sign`` for real tensors, ``z / |z|`` (0 at 0) for complex ones."""
     if input._data.dtype.kind == "c":
-        from .complex import complex_sgn
-
         return complex_sgn(input)
     return ew.sign(input)
 
@@ -205,11 +205,13 @@ class LogaddexpBackward0(Node):
     saves = (0, 1)
 
     def backward(self, g):
+        # PyTorch's ``g / (1 + exp(other - self))`` (base 2 for logaddexp2), literally: where an
+        # operand is infinite its second derivative is NaN there, as torch's is
         a, b = self.saved(g)
-        scale = math.log(2.0) if self.base2 else 1.0
-        wa = ew.sigmoid((a - b) * scale)
-        wa = ew.where(a == b, 0.5, wa)  # both inf: the limit, not NaN
-        return g * wa, g * (1 - wa)
+        power = ew.exp2 if self.base2 else ew.exp
+        wa = 1 / (1 + power(b - a))
+        wb = 1 / (1 + power(a - b))
+        return g * ew.where(a == b, 0.5, wa), g * ew.where(a == b, 0.5, wb)
 
 
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:
@@ -244,6 +246,27 @@ def copysign(input: Tensor, other) -> Tensor:
     check_tensor_or_number("copysign", input, other)
     a, b = _pair(input, other)
     return record(CopysignBackward0, (a, None), np.copysign(a._data, b._data))
+
+
+class NextafterBackward0(Node):
+    """One step to the next float moves by a negligible amount: ``input`` passes ``g`` through
+    and ``other`` gets nothing, as in PyTorch."""
+
+    __slots__ = ()
+    on_tensors = True
+
+    def backward(self, g):
+        return g, None
+
+
+def nextafter(input: Tensor, other) -> Tensor:
+    """The next floating-point value after ``input`` towards ``other``."""
+    promoted = binary_operands(input, other)[2]
+    if promoted.dtype.kind not in "fc":
+        name = scalar_type_name(promoted.dtype)
+        raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{name}\'')
+    a, b = _pair(input, other)
+    return record(NextafterBackward0, (a, b), np.nextafter(a._data, b._data))
 
 
 class FmodBackward0(Node):
@@ -288,16 +311,19 @@ def remainder(input, other) -> Tensor:
 
 
 class SincBackward0(Node):
+    """PyTorch's ``sinc_backward``: ``g (pi x cos(pi x) - sin(pi x)) / (pi x^2)``, zero where
+    ``pi x^2`` is; its own derivative there is NaN (``0 * inf``), as in PyTorch."""
+
     __slots__ = ()
     on_tensors = True
     saves = (0,)
 
     def backward(self, g):
         (x,) = self.saved(g)
-        zero = x == 0
-        px = math.pi * ew.where(zero, 1.0, x)
-        d = (ew.cos(px) * px - ew.sin(px)) / (px * ew.where(zero, 1.0, x))
-        return (g * ew.where(zero, 0.0, d),)
+        px = x * math.pi
+        den = x * x * math.pi
+        out = g * (px * ew.cos(px) - ew.sin(px)) / den
+        return (ew.where(den == 0, 0.0, out),)
 
 
 def sinc(input: Tensor) -> Tensor:
@@ -407,7 +433,7 @@ TENSOR_METHODS = {
         "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
         "asinh", "atan2", "atanh", "copysign", "deg2rad", "erfc", "erfinv", "float_power",
         "fmax", "fmin", "fmod", "frac", "hypot", "ldexp", "lerp", "logaddexp", "logaddexp2",
-        "logit", "nan_to_num", "positive", "rad2deg", "remainder", "sgn", "sinc", "square",
+        "logit", "nan_to_num", "nextafter", "positive", "rad2deg", "remainder", "sgn", "sinc", "square",
         "xlogy",
     ]
 }

@@ -1,5 +1,5 @@
 """Writing into regions of a copy: select_scatter, slice_scatter, index_fill, index_copy,
-masked_scatter, fill, scatter_reduce (sum, mean); and the small forms torch keeps for real
+masked_scatter, fill; and the small forms torch keeps for real
 tensors (resolve_neg), sum_to_size, frexp, renorm, combinations.
 
 ``select_scatter``/``slice_scatter`` share one primitive (write ``src`` at a basic-index key;
@@ -14,7 +14,6 @@ import itertools
 
 import numpy as np
 
-from .._core import dtype as _dtype
 from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record
@@ -25,12 +24,12 @@ from . import reductions as red
 from . import shape as sh
 from ._args import reflected, scalar_type_name
 from ._common import Tensor, as_tensor_operand, wrap
-from .creation import ones_like, zeros_like
+from .creation import zeros_like
 
 __all__ = [
     "combinations", "fill", "frexp", "index_copy", "index_fill",
     "masked_scatter", "renorm", "resolve_neg",
-    "scatter_reduce", "select_scatter", "slice_scatter", "unsafe_chunk",
+    "select_scatter", "slice_scatter", "unsafe_chunk",
     "unsafe_split", "zero_",
 ]
 
@@ -141,28 +140,6 @@ def zero_(input: Tensor) -> Tensor:
     return input.zero_()
 
 
-def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
-                   include_self: bool = True) -> Tensor:
-    """Reduce ``src`` into a copy of ``input`` at ``index`` along ``dim`` (``reduce`` is "sum"
-    or "mean")."""
-    if reduce not in ("sum", "mean"):
-        raise NotImplementedError(f"scatter_reduce(reduce='{reduce}') is not supported by "
-                                  "gradnb yet")
-    base = input
-    if not include_self:
-        hit = ix.scatter(zeros_like(input, dtype=_dtype.bool), dim, index, True)
-        base = ew.where(hit, 0, input)
-    total = ix.scatter_add(base, dim, index, src)
-    if reduce == "sum":
-        return total
-    counts = ix.scatter_add(ones_like(input) if include_self else zeros_like(input), dim, index,
-                            ones_like(src))
-    out = total / ew.where(counts == 0, 1, counts)
-    if not include_self:
-        out = ew.where(counts == 0, input, out)
-    if not input.dtype.is_floating_point:
-        out = ew.floor(out).to(input.dtype)
-    return out
 
 
 def resolve_neg(input: Tensor) -> Tensor:
@@ -236,7 +213,7 @@ TENSOR_METHODS = {
     "fill": fill, "frexp": frexp,
     "index_copy": index_copy, "index_fill": index_fill,
     "masked_scatter": masked_scatter, "renorm": renorm,
-    "resolve_neg": resolve_neg, "scatter_reduce": scatter_reduce,
+    "resolve_neg": resolve_neg,
     "select_scatter": select_scatter, "slice_scatter": slice_scatter,
     "sum_to_size": sum_to_size, "unsafe_chunk": unsafe_chunk, "unsafe_split": unsafe_split,
     "__rdiv__": reflected("__rdiv__", lambda self, other: other / self),

@@ -8,8 +8,6 @@ values with ``gather``; the integrals are compositions.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .._core.backend import get_array_module
@@ -42,7 +40,8 @@ def _reverse_logcumsumexp(x: Tensor, d: int) -> Tensor:
 
 class LogcumsumexpBackward0(Node):
     """``grad_x[i] = sum_{j >= i} g[j] exp(x[i] - out[j])``, split by the sign of ``g`` and
-    summed in log space."""
+    summed in log space. As in PyTorch, the log of a missing sign is the dtype's lowest finite
+    value, not ``-inf``: so the rule's own derivative never meets ``-inf - -inf``."""
 
     __slots__ = ("dim",)
     on_tensors = True
@@ -51,9 +50,10 @@ class LogcumsumexpBackward0(Node):
     def backward(self, g):
         x, out = self.saved(g)
         d = self.dim
-        pos, neg = g > 0, g < 0
-        log_pos = ew.where(pos, ew.log(ew.where(pos, g, 1.0)), -math.inf)
-        log_neg = ew.where(neg, ew.log(ew.where(neg, -g, 1.0)), -math.inf)
+        lowest = float(np.finfo(g._data.dtype).min)
+        log_abs = ew.log(ew.abs(g))
+        log_pos = ew.where(g > 0, log_abs, lowest)
+        log_neg = ew.where(g < 0, log_abs, lowest)
         grad_pos = ew.exp(_reverse_logcumsumexp(log_pos - out, d) + x)
         grad_neg = ew.exp(_reverse_logcumsumexp(log_neg - out, d) + x)
         return (grad_pos - grad_neg,)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import warnings
 from typing import ClassVar
 
+import numpy as np
+
 from .._core.backend import get_array_module
 from .._core.graph import OUTPUT, Node
 from .._core.record import record
@@ -36,10 +38,12 @@ def _as_float(input: Tensor, dtype):
 
 
 def _shifted(x, axis):
-    """``x - max(x)`` along ``axis``: exponentials of it never overflow (max is 0)."""
-    if x.ndim == 0 or x.size == 0:  # an empty tensor has nothing to shift (and no max)
-        return x - x
-    return x - x.max(axis=axis, keepdims=True)
+    """``x - max(x)`` along ``axis``: exponentials of it never overflow (max is 0). A slice
+    that is all ``-inf`` (a fully masked row) gives NaN quietly, as in PyTorch."""
+    with np.errstate(invalid="ignore"):
+        if x.ndim == 0 or x.size == 0:  # an empty tensor has nothing to shift (and no max)
+            return x - x
+        return x - x.max(axis=axis, keepdims=True)
 
 
 class SoftmaxBackward0(Node):

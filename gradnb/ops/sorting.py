@@ -18,10 +18,10 @@ from ._out import accepts_out
 from .reductions import _return_type, return_types
 from .shape import stack
 
-__all__ = ["argsort", "kthvalue", "msort", "nanmedian", "nanquantile", "quantile", "sort",
+__all__ = ["argsort", "kthvalue", "mode", "msort", "nanmedian", "nanquantile", "quantile", "sort",
            "topk"]
 
-for _name in ("sort", "topk", "kthvalue", "nanmedian"):
+for _name in ("sort", "topk", "kthvalue", "mode", "nanmedian"):
     setattr(return_types, _name, _return_type(_name))
 
 
@@ -94,6 +94,34 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     if not keepdim:
         v, i = v.squeeze(d), i.squeeze(d)
     return return_types.kthvalue(v, i)
+
+
+def _mode_positions(rows):
+    """For each row (a 2-d array), the last position of its most frequent value (the smallest
+    such value when several are as frequent), as PyTorch's CPU kernel picks it."""
+    out = np.zeros(rows.shape[0], dtype=np.int64)
+    for r, row in enumerate(rows):
+        values, counts = np.unique(row, return_counts=True)
+        value = values[int(np.argmax(counts))]
+        out[r] = int(np.flatnonzero(row == value)[-1])
+    return out
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
+    """The most frequent value along ``dim`` (the smallest of equally frequent ones) and the
+    index of its last occurrence; the gradient flows to that entry."""
+    if input.dim() == 0:
+        return return_types.mode(input.clone(), wrap(np.zeros((), dtype=np.int64)))
+    d = _dim(dim, input.dim())
+    xp = get_array_module(input._data)
+    moved = np.moveaxis(np.asarray(input._data.get() if xp is not np else input._data), d, -1)
+    lead = moved.shape[:-1]
+    positions = _mode_positions(moved.reshape(-1, moved.shape[-1])).reshape(lead + (1,))
+    idx = wrap(xp.asarray(np.moveaxis(positions, -1, d)))
+    values, indices = ix.gather(input, d, idx), idx
+    if not keepdim:
+        values, indices = values.squeeze(d), indices.squeeze(d)
+    return return_types.mode(values, indices)
 
 
 def nanmedian(input: Tensor, dim=None, keepdim: bool = False):
@@ -196,6 +224,6 @@ def nanquantile(input: Tensor, q, dim=None, keepdim: bool = False, *,
 
 
 TENSOR_METHODS = {
-    "argsort": argsort, "kthvalue": kthvalue, "msort": msort, "nanmedian": nanmedian,
+    "argsort": argsort, "kthvalue": kthvalue, "mode": mode, "msort": msort, "nanmedian": nanmedian,
     "nanquantile": nanquantile, "quantile": quantile, "sort": sort, "topk": topk,
 }

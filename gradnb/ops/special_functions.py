@@ -67,29 +67,63 @@ def _digamma_array(x):
 
 
 def _zeta_array(s: float, q):
-    """Hurwitz zeta ``sum_k (q + k) ** -s`` for real ``s > 1``."""
+    """Hurwitz zeta ``sum_k (q + k) ** -s`` for an integer ``s > 1`` (Euler-Maclaurin after ten
+    terms). Below zero the terms with ``q + k < 0`` are ``(-1)**s`` times a zeta of their
+    positive mirror, so a far-negative ``q`` costs no more than a positive one."""
     q = np.asarray(q, dtype=np.float64)
     with np.errstate(all="ignore"):
-        lowest = float(np.nanmin(q)) if q.size else 10.0
-        n = int(min(max(10, math.ceil(10 - lowest)), 100_000)) if math.isfinite(lowest) else 10
-        total = np.zeros_like(q)
-        for k in range(n):
-            total = total + (q + k) ** -s
-        a = q + n
-        total = total + a ** (1 - s) / (s - 1) + 0.5 * a ** -s
-        factor = s * a ** (-s - 1)  # s (s+1) ... (s + 2j - 2) a^(-s - 2j + 1) / (2j)!
-        fact = 2.0
-        for j, b in enumerate(_BERNOULLI, start=1):
-            total = total + b / fact * factor
-            factor = factor * (s + 2 * j - 1) * (s + 2 * j) / (a * a)
-            fact = fact * (2 * j + 1) * (2 * j + 2)
         pole = (q <= 0) & (q == np.floor(q))
+        neg = (q < 0) & ~pole
+        if neg.any():
+            m = np.where(neg, np.ceil(-q), 0.0)  # how many terms are negative
+            r = np.where(neg, -(q + m - 1), 1.0)  # the smallest mirrored term, in (0, 1)
+            mirrored = (-1.0) ** s * (_zeta_positive(s, r) - _zeta_positive(s, r + m))
+            rest = _zeta_positive(s, np.where(neg, q + m, q))
+            total = np.where(neg, mirrored + rest, rest)
+        else:
+            total = _zeta_positive(s, q)
         return np.where(pole, np.inf, total)
+
+
+def _zeta_positive(s: float, q):
+    n = 10
+    total = np.zeros_like(q)
+    for k in range(n):
+        total = total + (q + k) ** -s
+    a = q + n
+    total = total + a ** (1 - s) / (s - 1) + 0.5 * a ** -s
+    factor = s * a ** (-s - 1)  # s (s+1) ... (s + 2j - 2) a^(-s - 2j + 1) / (2j)!
+    fact = 2.0
+    for j, b in enumerate(_BERNOULLI, start=1):
+        total = total + b / fact * factor
+        factor = factor * (s + 2 * j - 1) * (s + 2 * j) / (a * a)
+        fact = fact * (2 * j + 1) * (2 * j + 2)
+    return total
+
+
+def _trigamma_array(x):
+    """``polygamma(1, x)`` as PyTorch computes it: the reflection ``pi**2 / sin(pi x)**2`` below
+    1/2, so at a negative integer ``sin`` rounds to a tiny number and the value is huge and
+    finite, where the zeta series would give ``inf`` (torch's digamma gradient there)."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        low = x < 0.5
+        sin_pi_x = np.sin(math.pi * np.where(low, x, 0.5))
+        result = np.where(low, -(math.pi * math.pi) / (sin_pi_x * sin_pi_x), 0.0)
+        z = np.where(low, 1.0 - x, x)
+        for _ in range(6):
+            result = result + 1.0 / (z * z)
+            z = z + 1.0
+        ixx = 1.0 / (z * z)
+        result = result + (1 + 1 / (2 * z) + ixx * (1 / 6 - ixx * (1 / 30 - ixx * (1 / 42)))) / z
+        return np.where(low, -result, result)
 
 
 def _polygamma_array(n: int, x):
     if n == 0:
         return _digamma_array(x)
+    if n == 1:
+        return _trigamma_array(x)
     sign = -1.0 if n % 2 == 0 else 1.0
     return sign * math.factorial(n) * _zeta_array(n + 1.0, x)
 
@@ -263,16 +297,40 @@ def ndtr(input: Tensor) -> Tensor:
     return 0.5 * pw.erfc(_float(input) * -math.sqrt(0.5))
 
 
+class SpecialLogNdtrBackward0(Node):
+    """PyTorch's formula ``g * exp(-(y + x**2 / 2)) / sqrt(2 pi)``: the pdf over the cdf taken in
+    log space, exact far into the lower tail where the two underflow."""
+
+    __slots__ = ()
+    on_tensors = True
+    saves = (0, OUTPUT)
+
+    def backward(self, g):
+        x, y = self.saved(g)
+        return (g * ew.exp(-(y + x * x / 2)) / math.sqrt(2 * math.pi),)
+
+
+def _log_ndtr_array(x):
+    """PyTorch's evaluation, step for step (``t = x / sqrt 2``; below -1 ``log(erfcx(-t) / 2) -
+    t * t``): far in the tail the gradient formula cancels ``y`` against ``x**2 / 2``, so the
+    forward must round as torch's does for the gradients to agree."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        t = x * math.sqrt(0.5)
+        low = x < -1.0
+        tn = np.where(low, t, -1.0)
+        tail = np.log(_erfcx_array(-tn) / 2) - tn * tn
+        tp = np.where(low, 1.0, t)
+        erfc = np.vectorize(math.erfc, otypes=[np.float64])(tp) if x.size else tp
+        return np.where(low, tail, np.log1p(-erfc / 2))
+
+
 def log_ndtr(input: Tensor) -> Tensor:
     """The log of the standard normal CDF, accurate far into the lower tail (there
     ``log(erfcx(-x / sqrt 2) / 2) - x**2 / 2``)."""
     x = _float(input)
-    neg = x < 0
-    xn = ew.where(neg, x, -1.0)
-    tail = math.log(0.5) - xn * xn / 2 + ew.log(erfcx(xn * -math.sqrt(0.5)))
-    xp = ew.where(neg, 1.0, x)
-    head = ew.log1p(-0.5 * pw.erfc(xp * math.sqrt(0.5)))
-    return ew.where(neg, tail, head)
+    out = _log_ndtr_array(x._data).astype(x._data.dtype)
+    return record(SpecialLogNdtrBackward0, (x,), out)
 
 
 def ndtri(input: Tensor) -> Tensor:
@@ -290,7 +348,12 @@ class ErfcxBackward0(Node):
         return (g * (2 * x * y - 2 / math.sqrt(math.pi)),)
 
 
+_INV_SQRT_PI = 0.56418958354775628694807945156
+
+
 def _erfcx_array(x):
+    """``exp(x^2) erfc(x)``; far out (``x > 50``) PyTorch's own continued fractions, so that
+    ``2 x erfcx(x) - 2 / sqrt(pi)`` (the derivative) cancels to the same value as in PyTorch."""
     x = np.asarray(x, dtype=np.float64)
     with np.errstate(all="ignore"):
         erfc = np.vectorize(math.erfc, otypes=[np.float64])(x) if x.size else x
@@ -298,7 +361,10 @@ def _erfcx_array(x):
         inv = 1.0 / (x * x)
         asym = (1.0 / (x * math.sqrt(math.pi))) * (1 - 0.5 * inv * (1 - 1.5 * inv * (
             1 - 2.5 * inv * (1 - 3.5 * inv * (1 - 4.5 * inv)))))
-        return np.where(x > 25, asym, direct)
+        x2 = x * x
+        fraction = _INV_SQRT_PI * (x2 * (x2 + 4.5) + 2) / (x * (x2 * (x2 + 5) + 3.75))
+        far = np.where(x > 5e7, _INV_SQRT_PI / x, fraction)
+        return np.where(x > 50, far, np.where(x > 25, asym, direct))
 
 
 def erfcx(input: Tensor) -> Tensor:

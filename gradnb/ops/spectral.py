@@ -7,7 +7,9 @@ import numpy as np
 
 from ._common import Tensor
 from .complex import view_as_real
+from .creation import zeros
 from .fft import fft, rfft
+from .shape import cat
 
 __all__ = ["stft"]
 
@@ -33,9 +35,6 @@ def _pad_index(length: int, pad: int, mode: str):
 
 
 def _padded(x: Tensor, pad: int, mode: str) -> Tensor:
-    from .creation import zeros
-    from .shape import cat
-
     if mode == "constant":
         z = zeros(*x.shape[:-1], pad, dtype=x.dtype)
         return cat((z, x, z), dim=-1)
@@ -76,9 +75,6 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
             raise RuntimeError(f"stft: expected a 1D window tensor of size equal to win_length="
                                f"{win}, but got window with size {list(window.shape)}")
         if win < n_fft:
-            from .creation import zeros
-            from .shape import cat
-
             left = (n_fft - win) // 2
             window = cat((zeros(left, dtype=window.dtype), window,
                           zeros(n_fft - win - left, dtype=window.dtype)))

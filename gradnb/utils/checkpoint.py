@@ -32,7 +32,7 @@ from ..ops.creation import default_generator
 __all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential"]
 
 _USE_REENTRANT_WARNING = (
-    "gradnb.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting "
+    "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting "
     "in PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception. "
     "use_reentrant=False is recommended, but if you need to preserve the current default "
     "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
@@ -78,7 +78,7 @@ def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool |
     the last (whose activations backward needs first anyway)."""
     if use_reentrant is None:
         warnings.warn(_USE_REENTRANT_WARNING.replace(
-            "gradnb.utils.checkpoint:", "gradnb.utils.checkpoint.checkpoint_sequential:"),
+            "torch.utils.checkpoint:", "torch.utils.checkpoint.checkpoint_sequential:"),
             stacklevel=2)
         use_reentrant = True
     preserve = kwargs.pop("preserve_rng_state", True)
@@ -148,7 +148,7 @@ class _Frame:
             self.function(*self.args, **self.kwargs)
         if len(captured) < len(self.saved_meta):
             raise CheckpointError(
-                "gradnb.utils.checkpoint: trying to save fewer tensors during recomputation than "
+                "torch.utils.checkpoint: trying to save fewer tensors during recomputation than "
                 f"during the original forward pass ({len(captured)} instead of "
                 f"{len(self.saved_meta)})."
             )
@@ -156,7 +156,7 @@ class _Frame:
             got = (tuple(t._data.shape), t._data.dtype)
             if got != expected:
                 raise CheckpointError(
-                    "gradnb.utils.checkpoint: Recomputed values for the following tensors have "
+                    "torch.utils.checkpoint: Recomputed values for the following tensors have "
                     f"different metadata than during the forward pass.\ntensor at position "
                     f"{index}:\nsaved metadata: {_describe(expected)}\nrecomputed metadata: "
                     f"{_describe(got)}\n"

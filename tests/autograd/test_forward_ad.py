@@ -111,7 +111,9 @@ RANDOM_OPS = {"nn.functional.fractional_max_pool2d", "nn.functional.fractional_m
 # Ops merged last, whose tangents differ from PyTorch's on some samples: not yet investigated
 # (their reverse rules' double backward is the first suspect).
 NOT_YET_INVESTIGATED = {"cholesky_inverse", "quantile", "nanquantile", "triangular_solve",
-                        "logcumsumexp", "linalg.cholesky", "linalg.cholesky_ex"}
+                        "logcumsumexp", "linalg.cholesky", "linalg.cholesky_ex",
+                        # tangents of masked-out entries (inf/NaN operands) differ
+                        "masked.prod", "masked.logaddexp"}
 
 
 def _cases():

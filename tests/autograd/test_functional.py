@@ -164,9 +164,15 @@ def test_errors_match_torch(torch, api, make, kwargs):
     assert str(ours.value) == str(theirs.value).replace("torch.", "gradnb.")
 
 
+# PyTorch's own derivative is wrong here (its op_db skips test_fn_grad): gradnb keeps the true one.
+TORCH_DERIVATIVE_WRONG = {"as_strided_scatter"}
+
+
 def _opinfo_cases():
     try:
-        return [pytest.param(op.name, id=op.name) for op, _ in oracle.ops_with(
+        return [pytest.param(op.name, id=op.name, marks=[pytest.mark.xfail(
+            reason="torch's derivative for input is wrong", strict=True)]
+            if op.name in TORCH_DERIVATIVE_WRONG else []) for op, _ in oracle.ops_with(
             "supports_forward_ad")]
     except ImportError:
         return []

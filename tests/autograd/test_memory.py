@@ -136,7 +136,7 @@ def test_a_live_graph_gives_the_cyclic_gc_two_objects_per_op():
     gc.collect()
     gc.collect()  # the second pass untracks tuples whose items the first one untracked
     per_op = (sum(1 for o in gc.get_objects()) - before) / 1000
-    assert per_op <= 2.05  # (a few fixed objects: weak references, caches)
+    assert per_op <= 2.1  # (plus a few: weak references, caches, meta tuples not yet untracked)
     producer = h.grad_fn.next_functions[0][0]
     assert h.grad_fn.next_functions == ((producer, 0), (None, 0))
     assert producer.name() == "MulBackward0"

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import gradnb
+from gradnb.autograd import gradgradcheck
 
 FAST = settings(max_examples=30, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -514,3 +515,52 @@ def test_observers_see_the_nodes_of_writes():
         y[1].mul_(2.0)
     assert recorder.names[:2] == ["MulBackward0", "CopySlices"]
     assert recorder.names[-2:] == ["CopySlices", "AsStridedBackward0"]
+
+
+@pytest.mark.parametrize("in_shape, index_shape", [((), (1,)), ((3,), ()), ((), ()), ((5,), (2, 0))])
+def test_gather_reads_0d_as_1d_and_skips_checks_for_an_empty_index(torch, in_shape, index_shape):
+    data = np.arange(1.0, 1.0 + np.prod(in_shape)).reshape(in_shape)
+    index = np.zeros(index_shape, dtype=np.int64)
+    x = gradnb.tensor(data, requires_grad=True)
+    tx = torch.tensor(data, requires_grad=True)
+    out = gradnb.gather(x, 0, gradnb.tensor(index))
+    t_out = torch.gather(tx, 0, torch.tensor(index))
+    assert tuple(out.shape) == tuple(t_out.shape)
+    np.testing.assert_array_equal(out.detach().numpy(), t_out.detach().numpy())
+    (out * 2).sum().backward()
+    (t_out * 2).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+    with pytest.raises(RuntimeError, match="Index tensor must have the same number of dimensions"):
+        gradnb.gather(gradnb.zeros(()), 0, gradnb.zeros((2, 2), dtype=gradnb.int64))
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_put_matches_torch(torch, accumulate):
+    data = np.arange(9.0).reshape(3, 3)
+    index = np.array([[0, -1], [4, 4 if accumulate else 2]])
+    src = np.array([[10.0, 20.0], [30.0, 40.0]])
+    x, s = gradnb.tensor(data, requires_grad=True), gradnb.tensor(src, requires_grad=True)
+    tx, ts = torch.tensor(data, requires_grad=True), torch.tensor(src, requires_grad=True)
+    out = gradnb.put(x, gradnb.tensor(index), s, accumulate)
+    t_out = torch.put(tx, torch.tensor(index), ts, accumulate)
+    np.testing.assert_array_equal(out.detach().numpy(), t_out.detach().numpy())
+    weights = np.arange(1.0, 10.0).reshape(3, 3)
+    (out * gradnb.tensor(weights)).sum().backward()
+    (t_out * torch.tensor(weights)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+    np.testing.assert_array_equal(s.grad.numpy(), ts.grad.numpy())
+    assert gradgradcheck(lambda a, b: gradnb.put(a, gradnb.tensor(index), b, accumulate) ** 2,
+                         (x, s))
+    y = x.detach().clone()
+    y.put_(gradnb.tensor(index), s.detach(), accumulate)
+    np.testing.assert_array_equal(y.numpy(), t_out.detach().numpy())
+
+
+def test_put_errors_match_torch():
+    x = gradnb.zeros(3, 3)
+    with pytest.raises(IndexError, match="out of range: tried to access index 9 on a tensor of 9"):
+        x.put(gradnb.tensor([9]), gradnb.tensor([1.0]))
+    with pytest.raises(IndexError, match="Expected source and index to have the same number"):
+        x.put(gradnb.tensor([1]), gradnb.tensor([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="Expected a long tensor for index, but got Float"):
+        x.put(gradnb.tensor([1.0]), gradnb.tensor([1.0]))

@@ -91,3 +91,31 @@ def test_tensor_api_forms():
     assert gradnb.randn(size=(2,)).shape == (2,) and x[range(1)].shape == (1, 3)
     assert x.to(memory_format=gradnb.channels_last) is x
     assert repr(gradnb.preserve_format) == "gradnb.preserve_format"
+
+
+_SILENT_IN_TORCH = {
+    "div by zero": lambda t, x, z: x / z,
+    "number by zero": lambda t, x, z: 1 / z,
+    "floor division by zero": lambda t, x, z: x // z,
+    "trunc division by zero": lambda t, x, z: t.div(x, z, rounding_mode="trunc"),
+    "logit": lambda t, x, z: t.logit(x),
+    "sum of inf and -inf": lambda t, x, z: (x / z).sum(),
+    "sum over a dim": lambda t, x, z: (x / z).reshape(1, 3).sum(1),
+}
+
+
+@pytest.mark.parametrize("name", list(_SILENT_IN_TORCH))
+def test_float_division_and_sums_are_silent_and_match_torch(torch, name):
+    fn = _SILENT_IN_TORCH[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = fn(gradnb, gradnb.tensor([1.0, 0.0, -1.0]), gradnb.zeros(3))
+    want = fn(torch, torch.tensor([1.0, 0.0, -1.0]), torch.zeros(3))
+    assert got.tolist() == pytest.approx(want.tolist(), nan_ok=True)
+
+
+@pytest.mark.parametrize("op", [lambda x, y: x // y, lambda x, y: x % y,
+                                lambda x, y: gradnb.div(x, y, rounding_mode="trunc")])
+def test_integer_division_by_zero_raises_torchs_error(op):
+    with pytest.raises(RuntimeError, match="^ZeroDivisionError$"):
+        op(gradnb.tensor([1, 2]), gradnb.tensor([0, 1]))

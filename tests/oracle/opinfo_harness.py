@@ -95,11 +95,21 @@ def _is_lambda(fn) -> bool:
     return getattr(fn, "__name__", "") == "<lambda>"
 
 
-def _translated(fn):
-    """An op_db lambda (``lambda self, cond, other: torch.where(cond, self, other)``) with its
-    ``torch`` bound to gradnb: the same argument plumbing, gradnb's ops."""
-    scope = dict(fn.__globals__, torch=gradnb)
-    return types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, fn.__closure__)
+def _translated(fn, scope=None):
+    """An op_db function (a lambda such as ``lambda self, cond, other: torch.where(cond, self,
+    other)``, or a ``gradcheck_wrapper``) with its ``torch`` bound to gradnb: the same argument
+    plumbing, gradnb's ops. Functions of the same module that it calls by name (one wrapper
+    calling another) are translated too, sharing one scope."""
+    if scope is None:
+        scope = dict(fn.__globals__, torch=gradnb)
+    out = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, fn.__closure__)
+    out.__kwdefaults__ = fn.__kwdefaults__
+    for name in fn.__code__.co_names:
+        callee = fn.__globals__.get(name)
+        if (isinstance(callee, types.FunctionType) and callee.__globals__ is fn.__globals__
+                and scope.get(name) is callee):
+            scope[name] = out if callee is fn else _translated(callee, scope)
+    return out
 
 
 def resolve_entry(op):
@@ -122,6 +132,17 @@ RANDOM = {
     "nn.functional.fractional_max_pool3d", "svd_lowrank", "pca_lowrank",
     "nn.functional.multi_head_attention_forward",
 }
+# Ops random only with some arguments (dropout inside): those samples are compared as RANDOM's.
+RANDOM_SAMPLES = {
+    "nn.functional.scaled_dot_product_attention":
+        lambda sample: sample.kwargs.get("dropout_p", 0.0) > 0,
+}
+
+
+def is_random(op, sample) -> bool:
+    """Whether ``sample`` of ``op`` draws random numbers (values cannot match torch's)."""
+    eid = entry_id(op)
+    return eid in RANDOM or RANDOM_SAMPLES.get(eid, lambda _: False)(sample)
 
 
 # -- converting torch values to gradnb ---------------------------------------------------------
@@ -393,11 +414,11 @@ def run_sample(op, fn, sample, gradgrad: bool) -> SampleResult:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", RuntimeWarning)  # NumPy warnings torch would not give
-            g_out = _call(fn, wrapper, g_inp, g_args, g_kwargs)
+            g_out = _call(fn, _translated(wrapper), g_inp, g_args, g_kwargs)
             g_out = process(g_out)
     except Exception as exc:  # noqa: BLE001 - any failure of gradnb is the finding
         return SampleResult(f"forward raises {_describe(exc)}")
-    values = entry_id(op) not in RANDOM
+    values = not is_random(op, sample)
     try:
         compare("forward", t_out, g_out, values)
     except Mismatch as exc:

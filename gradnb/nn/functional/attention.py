@@ -1,4 +1,6 @@
-"""scaled_dot_product_attention, composed from matmul and softmax."""
+"""scaled_dot_product_attention, composed from matmul and softmax (PyTorch's math reference:
+a query row that every key is masked from attends to nothing, an output row of zeros, where a
+plain softmax would give NaN)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,15 @@ def _repeat_heads(t: Tensor, times: int) -> Tensor:
     *lead, heads, length, width = t.shape
     t = t.unsqueeze(-3).expand(*lead, heads, times, length, width)
     return t.reshape(*lead, heads * times, length, width)
+
+
+def _safe_softmax(scores: Tensor) -> Tensor:
+    """``softmax`` over the last dim, with rows that are all ``-inf`` set to zero (PyTorch's
+    ``_safe_softmax``). Those rows are softmaxed as zeros first, so neither the forward nor the
+    backward meets ``-inf - -inf``: their gradient is zero, as in PyTorch."""
+    masked_rows = (scores == float("-inf")).all(-1, keepdim=True)
+    weights = softmax(scores.masked_fill(masked_rows, 0.0), -1)
+    return weights.masked_fill(masked_rows, 0.0)
 
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
@@ -43,7 +54,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
             scores = scores + attn_mask
         else:
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
-    weights = softmax(scores, -1)
+    weights = _safe_softmax(scores)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return weights @ value

@@ -1,8 +1,10 @@
 """conv2d (im2col + one matrix product) and max_pool2d, on NCHW arrays.
 
 Both read their sliding windows through a strided view of the (padded) input, so gathering the
-windows is a single copy and no Python loop runs over output positions. Their backward passes
-run on raw arrays only (double backward through them is refused with a clear error).
+windows is a single copy and no Python loop runs over output positions. conv2d's first-order
+backward runs on raw arrays; under ``create_graph=True`` its gradients are built as
+convolutions (``conv_grad.py``). max_pool2d's backward is a ``scatter_add`` of tensors, so it is
+differentiable too.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import numpy as np
 from ..._core.backend import get_array_module
 from ..._core.graph import Node, const
 from ..._core.record import record
-from ._fused import Tensor, first_order_only, index_add_at
+from ...ops.creation import zeros
+from ...ops.shape import cat
+from ._fused import Tensor
 from .conv_checks import check_conv
 from .pool_checks import check_pool_input, check_pool_output, check_pool_window
 
@@ -65,8 +69,9 @@ class ConvolutionBackward0(Node):
     __slots__ = ("dilation", "groups", "in_shape", "out_hw", "pads", "stride", "w_shape")
 
     def backward(self, g):
-        first_order_only(self, g)
         x, w = self.saved(g)
+        if isinstance(g, Tensor):
+            return _grads_on_tensors(self, g, x, w)
         xp = get_array_module(g)
         n, c, h, wd = self.in_shape
         o, cg, kh, kw = self.w_shape
@@ -148,24 +153,83 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
                          "in_shape": x.shape, "w_shape": w.shape, "out_hw": (oh, ow)})
 
 
+def spread(x: Tensor, dim: int, stride: int, length: int | None = None) -> Tensor:
+    """``stride - 1`` zeros between consecutive entries along ``dim``, cut (or zero-extended, by
+    less than ``stride``) to ``length`` (default: ending at the last entry)."""
+    size = x.shape[dim]
+    length = (size - 1) * stride + 1 if length is None else length
+    if (stride == 1 and length == size) or size == 0:
+        return x
+    x = x.unsqueeze(dim + 1)
+    shape = list(x.shape)
+    shape[dim + 1] = stride - 1
+    x = cat([x, zeros(*shape, dtype=x.dtype, device=x.device)], dim + 1)
+    shape = list(x.shape)
+    x = x.reshape(*shape[:dim], size * stride, *shape[dim + 2:])
+    return x.narrow(dim, 0, length)
+
+
+def _zero_pad(t: Tensor, pads) -> Tensor:
+    """``t`` (NCHW) with ``(top, bottom, left, right)`` rows and columns of zeros around it."""
+    top, bottom, left, right = pads
+    n, c, _, w = t.shape
+
+    def z(*shape):
+        return zeros(*shape, dtype=t.dtype, device=t.device)
+
+    t = cat([z(n, c, top, w), t, z(n, c, bottom, w)], 2)
+    return cat([z(n, c, t.shape[2], left), t, z(n, c, t.shape[2], right)], 3)
+
+
+def _grads_on_tensors(node, g: Tensor, x, w) -> tuple:
+    """conv2d's gradients as convolutions of tensors (``create_graph=True``), so they record
+    and every higher order follows (PyTorch's ``_convolution_double_backward``): the input's
+    is the transposed convolution of ``g`` with the weight, the weight's a convolution of the
+    input with ``g`` (batch and channels swapped, stride and dilation trading places)."""
+    n, _, h, wd = node.in_shape
+    o, cg, kh, kw = node.w_shape
+    groups, (sh, sw), (dh, dw) = node.groups, node.stride, node.dilation
+    top, bottom, left, right = node.pads
+    hp, wp = h + top + bottom, wd + left + right
+    oh, ow = node.out_hw
+    gx = gw = gb = None
+    if node.needs(0):
+        # g spread stride apart over the padded input's extent (rows past the last window get
+        # nothing), fully correlated with the flipped weight, in/out channels swapped per group
+        spread_g = spread(spread(g, 2, sh, hp - dh * (kh - 1)), 3, sw, wp - dw * (kw - 1))
+        wt = w.reshape(groups, o // groups, cg, kh, kw).transpose(1, 2)
+        wt = wt.reshape(groups * cg, o // groups, kh, kw).flip((2, 3))
+        full = conv2d(spread_g, wt, None, 1, (dh * (kh - 1), dw * (kw - 1)), (dh, dw), groups)
+        gx = full[:, :, top:top + h, left:left + wd]
+    if node.needs(1):
+        xpad = _zero_pad(x, node.pads) if any(node.pads) else x
+        xs = xpad.reshape(n, groups, cg, hp, wp).permute(2, 1, 0, 3, 4)
+        xs = xs.reshape(cg, groups * n, hp, wp)
+        gs = g.reshape(n, groups, o // groups, oh, ow).permute(1, 2, 0, 3, 4)
+        gs = gs.reshape(o, n, oh, ow)
+        corr = conv2d(xs, gs, None, (dh, dw), 0, (sh, sw), groups)
+        gw = corr[:, :, :kh, :kw].transpose(0, 1)
+    if len(node.next_functions) > 2 and node.needs(2):
+        gb = g.sum((0, 2, 3))
+    return gx, gw, gb
+
+
 class MaxPool2DWithIndicesBackward0(Node):
     """Each window's gradient goes to the element that was its maximum (summed where windows
-    overlap)."""
+    overlap): a ``scatter_add`` into zeros, so under ``create_graph=True`` its own derivative
+    gathers the maxima's places back (PyTorch's ``max_pool_double_backward``)."""
 
     __slots__ = ("in_shape", "pads")
+    on_tensors = True
 
     def backward(self, g):
-        first_order_only(self, g)
         (flat_index,) = self.saved(g)
-        xp = get_array_module(g)
         n, c, h, w = self.in_shape
         top, bottom, left, right = self.pads
         hp, wp = h + top + bottom, w + left + right
-        grad = xp.zeros((n * c, hp * wp), dtype=g.dtype)
-        rows = xp.arange(n * c).reshape(-1, 1)
-        index_add_at(grad, (rows, flat_index.reshape(n * c, -1)), g.reshape(n * c, -1))
-        grad = grad.reshape(n, c, hp, wp)[:, :, top:top + h, left:left + w]
-        return (grad,)
+        grad = zeros(n * c, hp * wp, dtype=g.dtype, device=g.device)
+        grad = grad.scatter_add(1, flat_index.reshape(n * c, -1), g.reshape(n * c, -1))
+        return (grad.reshape(n, c, hp, wp)[:, :, top:top + h, left:left + w],)
 
 
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,

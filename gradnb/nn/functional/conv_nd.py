@@ -11,9 +11,8 @@
 from __future__ import annotations
 
 from ..._core.tensor import Tensor
-from ...ops.creation import zeros
-from ...ops.shape import cat, stack
-from .conv import conv2d
+from ...ops.shape import stack
+from .conv import conv2d, spread
 from .conv_checks import check_conv
 from .resample import pad
 
@@ -88,20 +87,6 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     return out.squeeze(0) if unbatched else out
 
 
-def _spread(x: Tensor, dim: int, stride: int) -> Tensor:
-    """``stride - 1`` zeros between consecutive entries along ``dim``."""
-    if stride == 1 or x.shape[dim] == 0:
-        return x
-    size = x.shape[dim]
-    x = x.unsqueeze(dim + 1)
-    shape = list(x.shape)
-    shape[dim + 1] = stride - 1
-    x = cat([x, zeros(*shape, dtype=x.dtype, device=x.device)], dim + 1)
-    shape = list(x.shape)
-    x = x.reshape(*shape[:dim], size * stride, *shape[dim + 2:])
-    return x.narrow(dim, 0, (size - 1) * stride + 1)
-
-
 def _conv_transpose(input: Tensor, weight: Tensor, bias, stride, padding, output_padding,
                     groups: int, dilation, n: int, name: str) -> Tensor:
     x, unbatched = _batched(input, n, name)
@@ -115,7 +100,7 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias, stride, padding, output
                                f"stride={list(stride)}, dilation={list(dilation)}")
     kernel = tuple(weight.shape[2:])
     for i in range(n):
-        x = _spread(x, 2 + i, stride[i])
+        x = spread(x, 2 + i, stride[i])
     flat = []
     for i in reversed(range(n)):
         edge = dilation[i] * (kernel[i] - 1) - padding[i]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..._core.tensor import Tensor
 from ...ops.shape import stack
-from .conv_nd import _spread
+from .conv import spread
 from .resample import pad
 
 __all__ = ["fold", "unfold"]
@@ -74,7 +74,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     total = None
     for k in range(kh * kw):
         i, j = divmod(k, kw)
-        placed = _spread(_spread(blocks[:, :, k], 2, sh), 3, sw)
+        placed = spread(spread(blocks[:, :, k], 2, sh), 3, sw)
         top, left = i * dh, j * dw
         placed = pad(placed, (left, wp - left - placed.shape[3], top, hp - top - placed.shape[2]))
         total = placed if total is None else total + placed

@@ -128,8 +128,14 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     place (unbiased variance, ``momentum`` blend); in eval the running statistics normalise.
     """
     x = input._data
+    if x.ndim < 2 and x.size == 0:
+        return _empty_without_channels(input, weight, bias)
+    if not training and running_mean is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
     if x.ndim < 2:
-        raise ValueError(f"expected 2D or 3D input (got {x.ndim}D input)")
+        n = max(x.ndim, 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         "but got 1)")
     axes = (0,) + tuple(range(2, x.ndim))
     count = x.size // x.shape[1] if x.shape[1] else 0
     stat_shape = [1] * x.ndim
@@ -167,6 +173,17 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     return record(NativeBatchNormBackward0, (input, weight, bias), out.astype(x.dtype, copy=False),
                   save=save, attrs={"axes": axes, "param_axes": axes, "eps": eps,
                                     "channel_dim": 1, "count": count, "training": training})
+
+
+def _empty_without_channels(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """An empty input with no channel dim: PyTorch returns a copy (a new tensor, so the
+    gradient chain holds), scaled and shifted by the first weight and bias."""
+    out = input.clone()
+    if weight is not None:
+        out = out * weight[0]
+    if bias is not None:
+        out = out + bias[0]
+    return out
 
 
 def _update_running(running_mean: Tensor, running_var: Tensor, x, mean, axes, count: int,

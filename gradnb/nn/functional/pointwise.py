@@ -1,14 +1,24 @@
 """Elementwise activations built from gradnb's own ops.
 
-Each is an exact composition (``silu = x * sigmoid(x)``, ELU through ``where``), so its
-gradient, double backward and device handling come from the ops it is made of. Branches that
+Most are exact compositions (``silu = x * sigmoid(x)``, leaky ReLU through ``where``), so their
+gradient, double backward and device handling come from the ops they are made of. Branches that
 ``where`` discards are computed on clamped input so they never overflow: a discarded ``inf``
 would turn the zero gradient of that branch into NaN. At the kinks the branch PyTorch's
 derivative takes is the one selected here (``x > 0`` picks the positive side, as torch does).
+
+The ELU family and mish are primitives whose derivative is PyTorch's formula written in gradnb
+ops (``on_tensors`` nodes): their second derivatives then agree with PyTorch's where a composition's
+would not (ELU's at 0, where PyTorch's first derivative takes the exponential side but its
+second is zero; mish's NaN where ``exp(x)`` overflows).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..._core.backend import get_array_module
+from ..._core.graph import Node
+from ..._core.record import record
 from ..._core.tensor import Tensor
 from ...ops import elementwise
 from ...ops.creation import rand
@@ -34,9 +44,39 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     return _w(input > 0, input, input * negative_slope)
 
 
+class EluBackward0(Node):
+    """PyTorch's ``elu_backward``: slope ``scale`` above 0, ``input_scale * alpha * scale *
+    exp(input_scale x)`` at and below 0; the slope's own derivative is taken only strictly
+    below 0 (``elu_double_backward``), so the second derivative at 0 is zero."""
+
+    __slots__ = ("alpha", "input_scale", "scale")
+    on_tensors = True
+    saves = (0,)
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        negative = elementwise.where(x < 0, x, 0.0) * self.input_scale
+        slope = elementwise.exp(negative) * (self.input_scale * self.alpha * self.scale)
+        return (g * elementwise.where(x <= 0, slope, self.scale),)
+
+
+class CeluBackward0(EluBackward0):
+    __slots__ = ()
+
+
+def _elu(cls, input: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
+    """``scale * x`` above 0, ``scale * alpha * (exp(input_scale x) - 1)`` at and below 0."""
+    x = input._data
+    xp = get_array_module(x)
+    with np.errstate(all="ignore"):
+        out = xp.where(x > 0, x * scale, xp.expm1(x * input_scale) * (alpha * scale))
+    return record(cls, (input,), out.astype(x.dtype, copy=False),
+                  attrs={"alpha": alpha, "scale": scale, "input_scale": input_scale})
+
+
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
-    return _w(input > 0, input, elementwise.expm1(input.clamp(max=0)) * alpha)
+    return _elu(EluBackward0, input, alpha, 1.0, 1.0)
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -45,12 +85,12 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants."""
-    return elu(input, _SELU_ALPHA) * _SELU_SCALE
+    return _elu(EluBackward0, input, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where positive, ``alpha * (exp(x / alpha) - 1)`` elsewhere."""
-    return _w(input > 0, input, elementwise.expm1(input.clamp(max=0) / alpha) * alpha)
+    return _elu(CeluBackward0, input, alpha, 1.0, 1.0 / alpha)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -60,9 +100,27 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     return _w(scaled > threshold, input, smooth)
 
 
+class MishBackward0(Node):
+    """PyTorch's ``infinitely_differentiable_mish_backward``: ``g (t + x sigmoid(x) (1 - t^2))``
+    with ``t = tanh(log1p(exp(x)))``."""
+
+    __slots__ = ()
+    on_tensors = True
+    saves = (0,)
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        t = elementwise.tanh(elementwise.log1p(elementwise.exp(x)))
+        return (g * (t + x * elementwise.sigmoid(x) * (1 - t * t)),)
+
+
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
-    return input * elementwise.tanh(softplus(input))
+    x = input._data
+    xp = get_array_module(x)
+    with np.errstate(all="ignore"):
+        out = x * xp.tanh(xp.log1p(xp.exp(x)))
+    return record(MishBackward0, (input,), out.astype(x.dtype, copy=False))
 
 
 def softsign(input: Tensor) -> Tensor:

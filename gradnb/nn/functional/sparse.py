@@ -5,24 +5,26 @@ from __future__ import annotations
 from ..._core.backend import get_array_module
 from ..._core.graph import Node, const
 from ..._core.record import record
+from ...ops.creation import zeros
 from ...sparse import SparseTensor
-from ._fused import Tensor, first_order_only, index_add_at
+from ._fused import Tensor
 
 __all__ = ["embedding", "one_hot"]
 
 
 class EmbeddingBackward0(Node):
     """The gradient of each looked-up row is added back to its row of the table: a dense
-    ``(num_embeddings, dim)`` array, or with ``sparse=True`` a ``SparseTensor`` holding only the
-    looked-up rows (so a step costs O(batch), not O(table))."""
+    ``(num_embeddings, dim)`` tensor (an ``index_add`` into zeros, so under ``create_graph=True``
+    its own derivative gathers the rows back), or with ``sparse=True`` a ``SparseTensor`` holding
+    only the looked-up rows (so a step costs O(batch), not O(table)); as in PyTorch, a sparse
+    gradient is not differentiable further."""
 
     __slots__ = ("num_weights", "padding_idx", "sparse")
     fit_grads = False  # the rule returns the weight's shape itself
+    on_tensors = True
 
     def backward(self, g):
-        first_order_only(self, g)
         (indices,) = self.saved(g)
-        xp = get_array_module(g)
         dim = g.shape[-1]
         rows = indices.reshape(-1)
         grads = g.reshape(-1, dim)
@@ -31,11 +33,10 @@ class EmbeddingBackward0(Node):
             rows, grads = rows[keep], grads[keep]
         if self.sparse:
             # The values are a private copy: ``g`` may be a buffer the engine reuses.
-            return (SparseTensor(rows.reshape(1, -1).astype("int64"), grads.copy(),
+            return (SparseTensor(rows._data.reshape(1, -1).astype("int64"), grads._data.copy(),
                                  (self.num_weights, dim)),)
-        out = xp.zeros((self.num_weights, dim), dtype=g.dtype)
-        index_add_at(out, rows, grads)
-        return (out,)
+        table = zeros(self.num_weights, dim, dtype=g.dtype, device=g.device)
+        return (table.index_add(0, rows, grads),)
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm=None,

@@ -59,6 +59,9 @@ RULES: dict[str, str] = {
     "SigmoidBackward0": "self: grad * result * (1 - result)",
     "ReluBackward0": "self: grad where result > 0, else 0",
     "GeluBackward0": "self: grad * (Phi(self) + self * phi(self))",
+    "EluBackward0": "self: grad * scale where self > 0, else grad * scale * alpha * exp(self)",
+    "CeluBackward0": "self: grad where self > 0, else grad * exp(self / alpha)",
+    "MishBackward0": "self: grad * (t + self * sigmoid(self) * (1 - t**2)), t = tanh(softplus(self))",
     "ErfBackward0": "self: grad * 2 / sqrt(pi) * exp(-self**2)",
     # reductions
     "SumBackward0": "self: grad expanded to self's shape",
@@ -121,6 +124,8 @@ RULES: dict[str, str] = {
     "SelectBackward0": "self: zeros with grad written at the index",
     "IndexBackward0": "self: zeros with grad added at the indices (repeats add up)",
     "AsStridedBackward0": "base: zeros with grad written at the view's positions",
+    "AsStridedStorageBackward": "self: grad added into zeros of the storage at the output's "
+                                "positions, read back at self's",
     "CatBackward0": "each input: its slice of grad along dim",
     "StackBackward0": "each input: grad.select(dim, i)",
     "SplitBackward0": "self: the pieces' grads concatenated (zeros for unused pieces)",
@@ -165,6 +170,10 @@ RULES: dict[str, str] = {
     "DiagonalBackward0": "self: zeros with grad written on the diagonal",
     "DiagonalScatterBackward0": "self: grad with the diagonal zeroed; src: grad's diagonal",
     "EinsumBackward": "each operand: einsum of grad with the other operands",
+    "NextafterBackward0": "self: grad; other: zeros",
+    "ScatterReduceBackward0": "prod: grad * result / factor (zeros: product of the others); "
+                              "amax/amin: grad split evenly among the tied extremes",
+    "SpecialLogNdtrBackward0": "self: grad / sqrt(2 pi) * exp(-(result + self**2 / 2))",
     "ErfcBackward0": "self: -grad * 2 / sqrt(pi) * exp(-self**2)",
     "ErfcxBackward0": "self: grad * (2 * self * result - 2 / sqrt(pi))",
     "ErfinvBackward0": "self: grad * sqrt(pi) / 2 * exp(result**2)",

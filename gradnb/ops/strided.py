@@ -1,0 +1,121 @@
+"""Views by explicit sizes and element strides over a tensor's storage: ``as_strided``,
+``as_strided_copy`` and ``as_strided_scatter``.
+
+A tensor's storage is the row-major memory of its base (the tensor itself when it is not a view):
+``x[1:].as_strided((2,), (1,))`` starts at the view's own offset, 3 elements into ``x``, as in
+PyTorch. The output is a NumPy strided view of that memory. Its gradient adds ``g`` into a zero
+storage at the positions the output reads (entries read twice get both contributions), then
+reads the input's entries back from it, so storage the input does not cover gets nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core.backend import get_array_module
+from .._core.graph import Node
+from .._core.record import record
+from .._core.views import positions_in_base
+from . import indexing as ix
+from ._common import Tensor
+
+__all__ = ["as_strided", "as_strided_copy", "as_strided_scatter"]
+
+
+def _storage(input: Tensor):
+    """The flat storage ``input`` lives in, its element offset there, and the storage position of
+    each of its entries. A base that is not row-major has no flat memory to share: its row-major
+    copy stands in (the result is then no view)."""
+    owner = input if input._base is None else input._base
+    base = owner._data
+    xp = get_array_module(base)
+    flat = xp.ascontiguousarray(base).reshape(-1)
+    if owner is input:
+        return flat, 0, xp.arange(base.size, dtype=np.int64).reshape(base.shape)
+    positions = positions_in_base(input._data, base)
+    return flat, int(positions.reshape(-1)[0]) if positions.size else 0, positions
+
+
+def _positions(xp, size, stride, offset: int):
+    """The storage position of every entry of a ``size``/``stride`` view starting at ``offset``."""
+    pos = xp.full(tuple(size), offset, dtype=np.int64)
+    for k, (n, s) in enumerate(zip(size, stride)):
+        shape = [1] * len(size)
+        shape[k] = n
+        pos = pos + (xp.arange(n, dtype=np.int64) * s).reshape(shape)
+    return pos
+
+
+def _check_geometry(size, stride, offset: int, storage_size: int, itemsize: int) -> None:
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                           f"strides={list(stride)}")
+    if any(s < 0 for s in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    if needed > storage_size:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                           f"offset {offset}, and itemsize {itemsize} requiring a storage size of "
+                           f"{needed * itemsize} are out of bounds for storage of size "
+                           f"{storage_size * itemsize}")
+
+
+class AsStridedStorageBackward(Node):
+    """``g`` added into zeros of the storage at the output's positions, then the input's entries
+    read back from there (PyTorch's ``AsStridedBackward0``; gradnb's class of that name
+    regenerates views written in place)."""
+
+    torch_name = "AsStridedBackward0"
+    __slots__ = ("input_positions", "output_positions", "storage_size")
+    is_view = True
+    fit_grads = False  # the rule returns the input's shape itself
+
+    def backward(self, g):
+        storage = ix.scatter_into_zeros((self.storage_size,), (self.output_positions,), g)
+        return (storage[self.input_positions],)
+
+
+def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
+    """A view of ``input``'s storage with the given ``size`` and element ``stride``, starting
+    ``storage_offset`` elements in (by default where ``input`` starts)."""
+    size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    data = input._data
+    xp = get_array_module(data)
+    flat, own_offset, input_positions = _storage(input)
+    offset = own_offset if storage_offset is None else int(storage_offset)
+    _check_geometry(size, stride, offset, flat.size, data.itemsize)
+    out = xp.lib.stride_tricks.as_strided(flat[offset:] if flat.size else flat, shape=size,
+                                          strides=tuple(s * data.itemsize for s in stride))
+    return record(AsStridedStorageBackward, (input,), out,
+                  attrs={"storage_size": flat.size,
+                         "output_positions": _positions(xp, size, stride, offset),
+                         "input_positions": input_positions})
+
+
+def as_strided_copy(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
+    """``as_strided`` as a new tensor that shares no memory with ``input``."""
+    return as_strided(input, size, stride, storage_offset).clone()
+
+
+def as_strided_scatter(input: Tensor, src: Tensor, size, stride,
+                       storage_offset: int | None = None) -> Tensor:
+    """A copy of ``input`` (row-major, so its storage is its entries in order) with ``src``
+    written where ``as_strided(size, stride, storage_offset)`` of that copy reads."""
+    size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    data = input._data
+    offset = 0 if storage_offset is None else int(storage_offset)
+    _check_geometry(size, stride, offset, data.size, data.itemsize)
+    if tuple(src.shape) != size:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(size)}")
+    positions = _positions(get_array_module(data), size, stride, offset).reshape(-1)
+    flat = ix.index_put(input.reshape(-1), (positions,), src.reshape(-1).to(input.dtype))
+    return flat.reshape(data.shape)
+
+
+TENSOR_METHODS = {"as_strided": as_strided, "as_strided_scatter": as_strided_scatter}
