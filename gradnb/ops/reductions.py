@@ -685,7 +685,9 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     elif order == 2:
         out = xp.sqrt((magnitude * magnitude).sum(axis=axes, keepdims=keepdim))
     else:
-        out = ((magnitude ** order).sum(axis=axes, keepdims=keepdim)) ** (1.0 / order)
+        # A negative order meets 0 ** -p = inf at zeros, and the norm is then 0, silently.
+        with np.errstate(divide="ignore", over="ignore"):
+            out = ((magnitude ** order).sum(axis=axes, keepdims=keepdim)) ** (1.0 / order)
     out = out.astype(data.dtype, copy=False)
     return _record(LinalgVectorNormBackward0, input, out, save_input=True, save_output=True,
                    in_shape=data.shape, axes=axes, keepdim=keepdim, ord=order)
