@@ -19,6 +19,7 @@ from .._core.backend import get_array_module
 from .._core.graph import OUTPUT, Node
 from .._core.record import record
 from . import dual
+from ._args import scalar_type_name
 from ._common import Tensor, check_broadcast
 from .creation import zeros_like
 
@@ -98,17 +99,12 @@ class ViewAsComplexBackward0(Node):
         return (xp.stack((g.real, g.imag), axis=-1),)
 
 
-_TYPE_NAMES = {"float16": "Half", "int64": "Long", "int32": "Int", "int16": "Short",
-               "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
-               "complex128": "ComplexDouble"}
-
-
 def view_as_complex(input: Tensor) -> Tensor:
     """A complex view of a float tensor whose last dimension (of size 2, stride 1) holds
     (real, imag) pairs."""
     data = input._data
     if data.dtype not in (np.float32, np.float64):
-        name = _TYPE_NAMES.get(data.dtype.name, data.dtype.name)
+        name = scalar_type_name(data.dtype)
         raise RuntimeError("view_as_complex is only supported for half, float and double tensors, "
                            f"but got a tensor of scalar type: {name}")
     if data.ndim == 0 or data.shape[-1] != 2:
@@ -134,7 +130,7 @@ def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
     written into that complex tensor."""
     a, b = real._data, imag._data
     if a.dtype != b.dtype or a.dtype.kind != "f":
-        names = [_type_name(a.dtype), _type_name(b.dtype)]
+        names = [scalar_type_name(a.dtype), scalar_type_name(b.dtype)]
         if a.dtype.kind != "f" or b.dtype.kind != "f":
             raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
                                f"{names[0]} and {names[1]}")
@@ -143,8 +139,8 @@ def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
     check_broadcast(a.shape, b.shape)
     kind = _dtype.complex_of(a.dtype)
     if out is not None and out._data.dtype != kind:
-        raise RuntimeError(f"Expected object of scalar type {_type_name(kind)} but got scalar "
-                           f"type {_type_name(out._data.dtype)} for argument 'out'")
+        raise RuntimeError(f"Expected object of scalar type {scalar_type_name(kind)} but got "
+                           f"scalar type {scalar_type_name(out._data.dtype)} for argument 'out'")
     data = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype=kind)
     data.real, data.imag = a, b
     result = record(ComplexBackward0, (real, imag), data)
@@ -170,7 +166,7 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
     r, t = abs._data, angle._data
     if r.dtype != t.dtype or r.dtype.kind != "f":
         raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{_type_name(r.dtype)} and {_type_name(t.dtype)}")
+                           f"{scalar_type_name(r.dtype)} and {scalar_type_name(t.dtype)}")
     check_broadcast(r.shape, t.shape)
     out = np.empty(np.broadcast_shapes(r.shape, t.shape), dtype=_dtype.complex_of(r.dtype))
     out.real, out.imag = r * np.cos(t), r * np.sin(t)
@@ -278,11 +274,6 @@ def is_conj(input: Tensor) -> bool:
 def is_complex(input: Tensor) -> bool:
     """Whether ``input`` has a complex dtype."""
     return input._data.dtype.kind == "c"
-
-
-def _type_name(np_dtype) -> str:
-    return {"float32": "Float", "float64": "Double"}.get(
-        np_dtype.name, _TYPE_NAMES.get(np_dtype.name, np_dtype.name))
 
 
 TENSOR_METHODS = {

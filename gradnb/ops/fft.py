@@ -26,6 +26,7 @@ from .._core import dtype as _dtype
 from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record
+from ._args import wrap_dim
 from ._common import Tensor
 from .complex import conj, real
 from .creation import tensor
@@ -168,12 +169,10 @@ def _require_real(x: Tensor, name: str) -> None:
 
 
 def _wrap_dim(d: int, ndim: int) -> int:
+    """The shared dim wrapping, except that a 0-d signal has no dimension to transform."""
     if ndim == 0:
         raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
-    if not -builtins.max(ndim, 1) <= d < builtins.max(ndim, 1):
-        raise IndexError(f"Dimension out of range (expected to be in range of "
-                         f"[{-builtins.max(ndim, 1)}, {builtins.max(ndim, 1) - 1}], but got {d})")
-    return d % builtins.max(ndim, 1)
+    return wrap_dim(d, ndim)
 
 
 def _dims_and_sizes(x: Tensor, s, dim, default_dim):

@@ -13,13 +13,9 @@ from . import linalg as la
 from . import reductions as red
 from ._common import Tensor
 from .creation import randn
-from .linalg_decompositions import linalg_svd, qr
+from .linalg_decompositions import _mT, linalg_svd, qr
 
 __all__ = ["pca_lowrank", "svd_lowrank"]
-
-
-def _mH(x: Tensor) -> Tensor:
-    return x.transpose(-2, -1)
 
 
 def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tensor:
@@ -31,9 +27,9 @@ def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tenso
         X = X - la.matmul(M, R)
     Q = qr(X).Q
     for _ in range(niter):
-        X = la.matmul(_mH(A), Q)
+        X = la.matmul(_mT(A), Q)
         if M is not None:
-            X = X - la.matmul(_mH(M), Q)
+            X = X - la.matmul(_mT(M), Q)
         Q = qr(X).Q
         X = la.matmul(A, Q)
         if M is not None:
@@ -51,14 +47,14 @@ def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor |
     if M is not None:
         M = M.broadcast_to(tuple(A.shape))
     if m < n:  # work on the tall transpose
-        A = _mH(A)
-        M = _mH(M) if M is not None else None
+        A = _mT(A)
+        M = _mT(M) if M is not None else None
     Q = _approximate_basis(A, q, niter, M)
-    B = la.matmul(_mH(Q), A)
+    B = la.matmul(_mT(Q), A)
     if M is not None:
-        B = B - la.matmul(_mH(Q), M)
+        B = B - la.matmul(_mT(Q), M)
     U, S, Vh = linalg_svd(B, full_matrices=False)
-    V = _mH(Vh)
+    V = _mT(Vh)
     U = la.matmul(Q, U)
     return (V, S, U) if m < n else (U, S, V)
 

@@ -25,7 +25,7 @@ from . import matrices as mx
 from ._args import scalar_type_name
 from ._common import Tensor, wrap
 from .creation import eye
-from .linalg_decompositions import solve_triangular
+from .linalg_decompositions import _mT, solve_triangular
 from .shape import cat
 
 __all__ = ["lu", "lu_solve", "lu_unpack"]
@@ -34,10 +34,6 @@ _lu_factor_result = collections.namedtuple("linalg_lu_factor", ["LU", "pivots"])
 _lu_factor_ex_result = collections.namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
 _lu_result = collections.namedtuple("linalg_lu", ["P", "L", "U"])
 _lu_unpack_result = collections.namedtuple("lu_unpack", ["P", "L", "U"])
-
-
-def _mT(x: Tensor) -> Tensor:
-    return x.transpose(-2, -1)
 
 
 # -- the kernel ------------------------------------------------------------------------------------
