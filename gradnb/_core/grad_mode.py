@@ -21,9 +21,26 @@ __all__ = [
 ]
 
 
+# How many threads are in inference mode now. Every new tensor must know whether it is an
+# inference tensor, and reading a thread-local costs about as much as making the tensor: so
+# ``Tensor._make`` reads the thread's flag only while this count is not zero (almost never).
+inference_threads = [0]
+
+
 class _State(threading.local):
     enabled = True
-    inference = False
+    _inference = False
+
+    @property
+    def inference(self) -> bool:
+        return self._inference
+
+    @inference.setter
+    def inference(self, on: bool) -> None:
+        on = bool(on)
+        if on != self._inference:
+            self._inference = on
+            inference_threads[0] += 1 if on else -1
 
 
 state = _State()

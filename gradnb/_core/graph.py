@@ -35,6 +35,7 @@ __all__ = [
     "Node",
     "Output",
     "accumulator",
+    "check_graph_versions",
     "check_versions",
     "const",
     "link",
@@ -601,6 +602,20 @@ def check_versions(node) -> None:
         elif kind == _OUTPUT and entry[2][0] != entry[3]:
             raise _version_error(node, entry[2][0], entry[3], entry[1].shape, entry[1].dtype,
                                  entry[4])
+
+
+def check_graph_versions(nodes) -> None:
+    """``check_versions`` for each of ``nodes`` in one call: before a backward runs, the engine
+    checks every node it reached (a loop here, not a call per node)."""
+    for node in nodes:
+        entries = node._saved
+        if entries is _RELEASED:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        for entry in entries:
+            kind = entry[0]
+            if (kind == _INPUT and entry[1]._version[0] != entry[2]) or \
+                    (kind == _OUTPUT and entry[2][0] != entry[3]):
+                check_versions(node)
 
 
 def _unpack(node, entry, make):

@@ -19,6 +19,7 @@ from . import dtype as _dtype
 from .deepcopy import copy_tensor
 from .events import emit as _emit
 from .events import observers as _observers
+from .grad_mode import inference_threads as _inference_threads
 from .grad_mode import state as _grad_state
 from .hooks import register
 from .printing import format_tensor
@@ -105,7 +106,7 @@ class Tensor:
         t._grad_fn = grad_fn
         t._output_nr = output_nr
         t._version = [0] if version is None else version
-        if _grad_state.inference:
+        if _inference_threads[0] and _grad_state.inference:
             t._inference = True
         return t
 

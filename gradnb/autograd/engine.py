@@ -29,7 +29,7 @@ from .._core import events
 from .._core.backend import get_array_module, sum_to
 from .._core.dtype import from_numpy_dtype
 from .._core.grad_mode import state as _grad_state
-from .._core.graph import AccumulateGrad, accumulator, check_versions, switches
+from .._core.graph import AccumulateGrad, accumulator, check_graph_versions, switches
 from .._core.tensor import Tensor
 from . import memory
 from .anomaly import check_nan, report_failure
@@ -188,9 +188,6 @@ def _discover(root_nodes, targets):
     parents: dict | None = {} if targets is not None else None
     while stack:
         node = stack.pop()
-        saved = node._saved
-        if saved or saved is None:  # holding values, or freed: check_versions raises if stale
-            check_versions(node)
         if not user_code and (node._hooks or node._pre_hooks or node._tensor_hooks
                               or node.runs_user_code or type(node) is AccumulateGrad):
             user_code = _runs_user_code(node)
@@ -205,6 +202,7 @@ def _discover(root_nodes, targets):
                 stack.append(nxt)
             else:
                 deps[nxt] = count + 1
+    check_graph_versions(deps)  # nothing freed, nothing modified in place since recorded
     if targets is None:
         return deps, None, user_code
     seen = deps
@@ -385,7 +383,9 @@ def _execute(run: _Pass) -> None:
             if observed:
                 events.emit("node_executed", node, tuple(grads or ()), tuple(results))
             if tracker is not None and node._saved:
-                tracker.add(node, node.release())
+                released = node.release()
+                if released:  # (a node that kept only numbers gives back no buffer)
+                    tracker.add(node, released)
             # Send: each input's gradient into the buffer of the node that made that input,
             # fitted (summed down from a broadcast, cast) to the output that node recorded.
             fit, nrs = node.fit_grads, node._next_nr
@@ -397,8 +397,9 @@ def _execute(run: _Pass) -> None:
                 g = results[i]
                 if g is not None:
                     nr = nrs[i]
+                    single = nxt.num_outputs == 1
                     if fit:
-                        if nxt.num_outputs == 1:
+                        if single:
                             shape, dtype = nxt._shape, nxt._dtype
                         else:
                             shape, dtype = nxt._shape[nr], nxt._dtype[nr]
@@ -407,8 +408,7 @@ def _execute(run: _Pass) -> None:
                             g = _fit(g, shape, dtype, tensor_mode)
                     buf = buffers.get(nxt)
                     if buf is None:
-                        buffers[nxt] = [g] if nxt.num_outputs == 1 and nr == 0 else \
-                            _one_hot(g, nr, nxt.num_outputs)
+                        buffers[nxt] = [g] if single else _one_hot(g, nr, nxt.num_outputs)
                     else:
                         prev = buf[nr]
                         buf[nr] = g if prev is None else prev + g
