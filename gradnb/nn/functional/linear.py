@@ -47,7 +47,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
 # as ``w @ x.T`` when the layer is wide and the batch small; the latter's result is transposed,
 # and the copy that makes it C-contiguous (adding the bias on the way) costs less than it saves
 # only then. Measured with OpenBLAS 0.3 on AVX2, 1 and 2 threads: a clear gain from 128 outputs
-# when the batch is at most half the outputs, a loss below 128 outputs or above that batch.
+# when the batch is under half the outputs, a loss below 128 outputs or from that batch on.
 _WIDE_OUTPUTS = 128
 
 
@@ -57,7 +57,7 @@ def _transposed_product_pays(m1, m2) -> bool:
     if type(m1) is not np.ndarray or not m2.flags.f_contiguous or m2.flags.c_contiguous:
         return False
     outputs = m2.shape[1]
-    return outputs >= _WIDE_OUTPUTS and m1.shape[0] <= outputs // 2
+    return outputs >= _WIDE_OUTPUTS and m1.shape[0] < outputs // 2
 
 
 def _bias_plus_product(bias, m1, m2):
