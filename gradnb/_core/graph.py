@@ -88,6 +88,8 @@ def const(value) -> tuple:
 
 
 _NOTHING = const(None)
+# Constants that hold no buffer (``x * 2`` saves the 2): memory accounting skips them.
+_NO_BUFFER = frozenset((type(None), bool, int, float, complex))
 
 
 class Node:
@@ -115,7 +117,13 @@ class Node:
     # output numbers, not as PyTorch's tuple of pairs: a pair per edge would be one more object
     # per op for the cyclic garbage collector to walk while a graph is alive (a 100,000-op graph
     # is walked several times as it grows). ``next_functions`` builds the pairs on demand.
-    __slots__ = ("__dict__", "__weakref__", "_meta", "_next", "_next_nr", "_saved", "_seq")
+    # ``_shape``/``_dtype`` describe the node's output (a tuple of them, one per output, when
+    # ``num_outputs > 1``), as PyTorch's per-node ``InputMetadata``: the engine fits each
+    # gradient it sends to the metadata of the node that receives it. Two plain slots, not a
+    # tuple per input edge, so recording allocates nothing for them and the cyclic GC has
+    # nothing more to walk.
+    __slots__ = ("__dict__", "__weakref__", "_dtype", "_next", "_next_nr", "_saved", "_seq",
+                 "_shape")
     num_outputs = 1
     runs_user_code = False  # True for nodes whose backward is user code (custom Functions)
     saves: ClassVar[tuple] = ()
@@ -152,6 +160,20 @@ class Node:
     def backward(self, *grad_outputs):  # pragma: no cover - every op defines it
         raise NotImplementedError
 
+    def output_metadata(self, nr: int = 0):
+        """``(shape, dtype)`` (NumPy's) of output ``nr`` as recorded, or None for an output that
+        is not in the graph."""
+        if self.num_outputs == 1:
+            return None if self._shape is None else (self._shape, self._dtype)
+        shape = self._shape[nr]
+        return None if shape is None else (shape, self._dtype[nr])
+
+    def input_metadata(self, i: int):
+        """``(shape, dtype)`` of input ``i`` as recorded (what the engine fits its gradient to),
+        or None when input ``i`` gets no gradient."""
+        nxt = self._next[i]
+        return None if nxt is None else nxt.output_metadata(self._next_nr[i])
+
     # -- saved values -------------------------------------------------------------------------
     def saved(self, like) -> list:
         """The saved values, in ``saves`` order: arrays, or tensors when ``like`` (a gradient)
@@ -168,6 +190,18 @@ class Node:
             if make is not None:
                 return [_unpack(self, entry, make) for entry in entries]
         # First-order backward: the hot path, unrolled for the common entry kinds.
+        if len(entries) == 1:
+            entry = entries[0]
+            kind = entry[0]
+            if kind == _OUTPUT:
+                if entry[2][0] != entry[3]:
+                    check_versions(self)
+                return (entry[1],)
+            if kind == _INPUT:
+                t = entry[1]
+                if t._version[0] != entry[2]:
+                    check_versions(self)
+                return (t._data,)
         out = []
         for entry in entries:
             kind = entry[0]
@@ -285,10 +319,30 @@ class Node:
                     sources.append((arr, None, None))
         return sources
 
-    def release(self) -> list:
-        """Drop the saved values; return the arrays that were held (caller does accounting)."""
-        arrays = self.saved_arrays()
+    def release(self):
+        """Drop the saved values; return the arrays that were held (caller does accounting).
+        Runs once per node in every backward: the one-entry case (most nodes) skips the
+        loop."""
+        entries = self._saved
         self._saved = _RELEASED
+        if len(entries) == 1:
+            entry = entries[0]
+            kind = entry[0]
+            if kind == _OUTPUT:
+                return (entry[1],)
+            if kind == _INPUT:
+                return (entry[1]._data,)
+        arrays = []
+        for entry in entries:
+            kind = entry[0]
+            if kind == _OUTPUT:
+                arrays.append(entry[1])
+            elif kind == _INPUT:
+                arrays.append(entry[1]._data)
+            elif kind != _CONST or entry[1].__class__ not in _NO_BUFFER:
+                arr = _entry_array(entry)
+                if arr is not None:
+                    arrays.append(arr)
         return arrays
 
     def retarget_output(self, old_array, t) -> None:
@@ -317,15 +371,29 @@ class Node:
         # As Python prints any object, and PyTorch its nodes: the name and the address.
         return f"<{self.name()} object at {id(self):#x}>"
 
-    def __getattr__(self, name: str):
-        # Only reached for names the node lacks: PyTorch's ``_saved_*`` / ``_raw_saved_*``.
-        if name.startswith(("_saved_", "_raw_saved_")) and saved_attribute_reader is not None:
-            return saved_attribute_reader(self, name)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    def __init_subclass__(cls, **kwargs) -> None:
+        # PyTorch's ``grad_fn._saved_<name>`` and ``_raw_saved_<name>``, one property per name
+        # the class declares. Not a ``__getattr__``: on a class that defines one, CPython takes
+        # its slow path for every attribute read, and the engine reads node attributes on
+        # every op.
+        super().__init_subclass__(**kwargs)
+        for name in cls.saved_names:
+            _add_saved_reader(cls, "_saved_" + name)
+            _add_saved_reader(cls, "_raw_saved_" + name)
+        for name in cls.saved_attrs:
+            _add_saved_reader(cls, "_saved_" + name)
 
-    # Nodes are compared by identity and ordered by creation, newest first, in the ready heap.
-    def __lt__(self, other: Node) -> bool:
-        return self._seq > other._seq
+
+def _add_saved_reader(cls, attr: str) -> None:
+    if attr in cls.__dict__:
+        return
+
+    def read(node):
+        if saved_attribute_reader is None:
+            raise AttributeError(f"'{type(node).__name__}' object has no attribute '{attr}'")
+        return saved_attribute_reader(node, attr)
+
+    setattr(cls, attr, property(read))
 
 
 class AccumulateGrad(Node):
@@ -337,7 +405,8 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._next = self._next_nr = ()
         self._saved = ()
-        self._meta = ()
+        self._shape = variable._data.shape
+        self._dtype = variable._data.dtype
         self._seq = next(_sequence)
 
     def backward(self, grad):
@@ -374,37 +443,43 @@ def edge(t) -> tuple:
     return (fn, t._output_nr) if fn is not None else (accumulator(t), 0)
 
 
-def link(node, inputs, fit_grads: bool = True) -> None:
-    """Connect ``node`` to ``inputs`` (tensors, or None for constants): one edge per input, and
-    each input's shape and dtype when the engine must fit gradients to them. Runs once per
-    recorded op, so the one- and two-input cases (nearly every op) are unrolled."""
+def link(node, inputs) -> None:
+    """Connect ``node`` to ``inputs`` (tensors, or None for constants): one edge per input. Runs
+    once per recorded op, so the one- and two-input cases (nearly every op) are unrolled. The
+    caller sets the node's output metadata (``_shape``, ``_dtype``)."""
     if len(inputs) == 2:
         a, b = inputs
         if a is not None and a._requires_grad:
-            fa, ra = edge(a)
-            ma = (a._data.shape, a._data.dtype)
+            fa = a._grad_fn  # callers brought stale views up to date first
+            if fa is None:
+                fa, ra = accumulator(a), 0
+            else:
+                ra = a._output_nr
         else:
-            fa, ra, ma = None, 0, None
+            fa, ra = None, 0
         if b is not None and b._requires_grad:
-            fb, rb = edge(b)
-            mb = (b._data.shape, b._data.dtype)
+            fb = b._grad_fn
+            if fb is None:
+                fb, rb = accumulator(b), 0
+            else:
+                rb = b._output_nr
         else:
-            fb, rb, mb = None, 0, None
+            fb, rb = None, 0
         node._next = (fa, fb)
         node._next_nr = (ra, rb) if ra or rb else _ZERO_NRS[2]
-        node._meta = (ma, mb) if fit_grads else None
     elif len(inputs) == 1 and inputs[0] is not None and inputs[0]._requires_grad:
         a = inputs[0]
-        fa, ra = edge(a)
-        node._next = (fa,)
-        node._next_nr = (ra,) if ra else _ZERO_NRS[1]
-        node._meta = ((a._data.shape, a._data.dtype),) if fit_grads else None
+        fa = a._grad_fn
+        if fa is None:
+            node._next = (accumulator(a),)
+            node._next_nr = _ZERO_NRS[1]
+        else:
+            node._next = (fa,)
+            node._next_nr = (a._output_nr,) if a._output_nr else _ZERO_NRS[1]
     else:
         edges = [edge(t) if t is not None and t._requires_grad else NO_EDGE for t in inputs]
         node._next = tuple([fn for fn, _ in edges])
         node._next_nr = tuple([nr for _, nr in edges])
-        node._meta = tuple([None if fn is None else (t._data.shape, t._data.dtype)
-                            for (fn, _), t in zip(edges, inputs)]) if fit_grads else None
     node._seq = next(_sequence)
     node._saved = ()
     if switches.anomaly is not None:
@@ -420,7 +495,7 @@ def unlinked(cls, num_inputs: int):
     node = object.__new__(cls)
     node._next = (None,) * num_inputs
     node._next_nr = (0,) * num_inputs
-    node._meta = None
+    node._shape = node._dtype = None
     node._seq = -1
     node._saved = ()
     return node
@@ -434,23 +509,31 @@ def save(node, spec, inputs, outputs, operands) -> None:
     if switches.saved_tensor_hooks and node.pack_order is not None:
         entries = [None] * len(spec)
         for i in node.pack_order:  # each entry saved (and so packed) in PyTorch's order
-            (entries[i],) = _entries(node, (spec[i],), inputs, outputs, operands)
+            (entries[i],) = _entries((spec[i],), inputs, outputs, operands)
         node._saved = tuple(entries)
         return
-    node._saved = _entries(node, spec, inputs, outputs, operands)
+    node._saved = _entries(spec, inputs, outputs, operands)
 
 
-def _entries(node, spec, inputs, outputs, operands) -> tuple:
+def _entries(spec, inputs, outputs, operands) -> tuple:
+    # Once per recorded op: the input and output entries are built inline, not by a call.
+    packing = bool(switches.saved_tensor_hooks)
     entries = []
     for item in spec:
         if item.__class__ is int:
             t = inputs[item]
-            entries.append(_save_input(t) if t is not None else (_CONST, operands[item]))
+            if t is None:
+                entries.append((_CONST, operands[item]))
+            elif t._inference:
+                raise RuntimeError(INFERENCE_SAVED_MESSAGE)
+            else:
+                entries.append(_pack(t, False) if packing else (_INPUT, t, t._version[0]))
         elif item is None:
             entries.append(_NOTHING)
         elif item.__class__ is Output:
-            entries.append(_save_output(outputs[item.index] if item.index or
-                                        isinstance(outputs, tuple) else outputs))
+            t = outputs[item.index] if item.index or outputs.__class__ is tuple else outputs
+            entries.append(_pack(t, True) if packing else
+                           (_OUTPUT, t._data, t._version, t._version[0], t._output_nr))
         elif item.__class__ is tuple:
             entries.append(item)
         else:

@@ -79,17 +79,22 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
                 and t._grad_fn_version != t._version[0]:
             refresh(t)
     node = object.__new__(cls) if ctx is None else ctx
-    link(node, inputs, cls.fit_grads)
+    link(node, inputs)
     if attrs is not None:
         for name, value in attrs.items():
             setattr(node, name, value)
     if into is not None:
         outputs = _rebase(into, node)
     elif type(data) is _ndarray and not cls.is_view:  # the common case, without a call
+        node._shape = data.shape
+        node._dtype = data.dtype
         outputs = _make(data, True, node)
     else:
         outputs = _outputs(cls, inputs, data, node)
-    spec = cls.saves if save is None else save() if callable(save) else save
+    if save is None:
+        spec = cls.saves
+    else:
+        spec = save if save.__class__ is tuple else save()
     if spec:
         keep_saved(node, spec, inputs, outputs, operands)
     if events.observers:
@@ -108,6 +113,9 @@ def would_record(operands) -> bool:
 def _outputs(cls, inputs, data, node):
     if type(data) is not tuple:
         t = wrap(data, node)
+        if node is not None:
+            node._shape = t._data.shape
+            node._dtype = t._data.dtype
         if cls.is_view:
             share_memory(t, inputs[0])
         return t
@@ -125,17 +133,27 @@ def _outputs(cls, inputs, data, node):
             t._base = base
             t._grad_fn_version = source._version[0]
         tensors.append(t)
+    if node is not None:
+        shapes = tuple(t._data.shape for t in tensors)
+        dtypes = tuple(t._data.dtype for t in tensors)
+        node._shape, node._dtype = (shapes[0], dtypes[0]) if len(data) == 1 else (shapes, dtypes)
     return tuple(tensors)
 
 
 def _rebase(into, node):
     if type(into) is not tuple:
         _rebase_one(into, node, 0)
+        node._shape = into._data.shape
+        node._dtype = into._data.dtype
         return into
     node.num_outputs = len(into)
     for i, t in enumerate(into):
         if t is not None:
             _rebase_one(t, node, i)
+    shapes = tuple(None if t is None else t._data.shape for t in into)
+    dtypes = tuple(None if t is None else t._data.dtype for t in into)
+    # One output keeps its metadata unwrapped, as every single-output node does.
+    node._shape, node._dtype = (shapes[0], dtypes[0]) if len(into) == 1 else (shapes, dtypes)
     return into
 
 

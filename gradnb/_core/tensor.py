@@ -261,7 +261,12 @@ class Tensor:
 
     @data.setter
     def data(self, value: Tensor) -> None:
-        self._data = value._data if isinstance(value, Tensor) else value
+        data = value._data if isinstance(value, Tensor) else value
+        if data.shape != self._data.shape or data.dtype != self._data.dtype:
+            # The leaf's AccumulateGrad recorded the old shape and dtype: a graph built from
+            # now on gets a new one (PyTorch resets it too).
+            self._accumulator = None
+        self._data = data
 
     # -- metadata -----------------------------------------------------------------------------
     @property

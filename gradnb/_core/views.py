@@ -84,7 +84,9 @@ def rebase_view(view, base, positions) -> None:
     """Make ``view`` an ``AsStridedBackward0`` view of ``base``'s current history; ``positions``
     are its entries' flat positions in ``base``."""
     node = object.__new__(AsStridedBackward0)
-    link(node, (base,), fit_grads=False)
+    link(node, (base,))
+    node._shape = view._data.shape
+    node._dtype = view._data.dtype
     node.base_shape = base._data.shape
     node.key = base_key(positions, base._data.shape)
     view._grad_fn = node

@@ -291,7 +291,7 @@ class _Pass:
         self.buffers: dict = {}  # node -> one summed gradient per output, until the node runs
         self.captured = [None] * len(inputs) if inputs is not None else None
         self.pending_leaves: list = []  # (leaf, grad) held back (see ``stream``)
-        self.tracker = None if retain_graph else memory.ReleaseTracker()
+        self.tracker = None if retain_graph else memory.ReleaseTracker(by_node=self.observed)
         self.report = memory.BackwardReport(retain_graph=retain_graph,
                                             device=str(roots[0].device) if roots else "cpu")
         self.executed = 0
@@ -322,7 +322,9 @@ def _execute(run: _Pass) -> None:
     deps, needed, buffers, user_code = run.deps, run.needed, run.buffers, run.user_code
     targets, accumulate, stream = run.targets, run.accumulate, run.stream
     tensor_mode = create_graph = run.create_graph
-    ready = [node for node in run.root_nodes if deps.get(node, 0) == 0
+    # The ready heap holds ``(-seq, node)``: newest node first, compared as integers (no two
+    # nodes share a sequence number, so nodes themselves are never compared).
+    ready = [(-node._seq, node) for node in run.root_nodes if deps.get(node, 0) == 0
              and (needed is None or node in needed)]
     heapq.heapify(ready)
     heappop, heappush = heapq.heappop, heapq.heappush
@@ -336,12 +338,12 @@ def _execute(run: _Pass) -> None:
     quiet.__enter__()
     try:
         while ready:
-            node = heappop(ready)
+            node = heappop(ready)[1]
             grads = buffers.pop(node, None)
             executed += 1
-            if grads is not None:
-                # ``user_code`` (from discovery) is False for most passes: then no node has
-                # hooks and the per-node hook lookups are skipped.
+            # ``user_code`` (from discovery) is False for most passes: then no node has hooks
+            # and the per-node hook lookups are skipped.
+            if grads is not None and (user_code or targets is not None):
                 if user_code and node._tensor_hooks:
                     grads = _run_tensor_hooks(node, grads, tensor_mode, Tensor)
                 if user_code and node._pre_hooks:
@@ -384,8 +386,9 @@ def _execute(run: _Pass) -> None:
                 events.emit("node_executed", node, tuple(grads or ()), tuple(results))
             if tracker is not None and node._saved:
                 tracker.add(node, node.release())
-            # Send: each input's gradient into the buffer of the node that made that input.
-            meta, nrs = node._meta, node._next_nr
+            # Send: each input's gradient into the buffer of the node that made that input,
+            # fitted (summed down from a broadcast, cast) to the output that node recorded.
+            fit, nrs = node.fit_grads, node._next_nr
             i = -1
             for nxt in node._next:
                 i += 1
@@ -393,12 +396,15 @@ def _execute(run: _Pass) -> None:
                     continue
                 g = results[i]
                 if g is not None:
-                    if meta is not None:
-                        shape, dtype = meta[i]
+                    nr = nrs[i]
+                    if fit:
+                        if nxt.num_outputs == 1:
+                            shape, dtype = nxt._shape, nxt._dtype
+                        else:
+                            shape, dtype = nxt._shape[nr], nxt._dtype[nr]
                         if tensor_mode or g.shape != shape or (g.dtype is not dtype
                                                                and g.dtype != dtype):
-                            g = _fit(g, meta[i], tensor_mode)
-                    nr = nrs[i]
+                            g = _fit(g, shape, dtype, tensor_mode)
                     buf = buffers.get(nxt)
                     if buf is None:
                         buffers[nxt] = [g] if nxt.num_outputs == 1 and nr == 0 else \
@@ -409,7 +415,7 @@ def _execute(run: _Pass) -> None:
                 remaining = deps[nxt] - 1
                 deps[nxt] = remaining
                 if remaining == 0:
-                    heappush(ready, nxt)
+                    heappush(ready, (-nxt._seq, nxt))
             del results, grads
     finally:
         run.executed += executed
@@ -450,9 +456,8 @@ def _release_and_report(run: _Pass):
     return run.captured
 
 
-def _fit(g, meta, tensor_mode):
+def _fit(g, shape, dtype, tensor_mode):
     """Central unbroadcast and cast: make ``g`` match its input's shape and dtype."""
-    shape, dtype = meta
     if tensor_mode:
         if tuple(g._data.shape) != shape:
             g = sum_to(g, shape)

@@ -160,6 +160,8 @@ def make_dual(tensor, tangent, *, level: int | None = None):
             f"while the given forward gradient is of size {list(tangent.shape)}.")
     node = object.__new__(MakeDualBackward0)
     link(node, (tensor,))
+    node._shape = tensor._data.shape
+    node._dtype = tensor._data.dtype
     node._fw_level = current
     node._fw_pending = None
     node._fw_tangents = (tangent,)
@@ -209,10 +211,11 @@ def _propagate(node, outputs, tangents) -> tuple:
             raise RuntimeError(f"Trying to use forward AD with {node.name()} that does not "
                                "support it because it has not been implemented yet.") from error
         total = None
-        for g, t, meta in zip(grads_in, tangents, node._meta or (None,) * len(tangents)):
+        for i, (g, t) in enumerate(zip(grads_in, tangents)):
             if g is None or t is None or t.numel() == 0:
                 continue  # an empty input contributes exactly 0 (even where J^T u is nan)
-            g = _fit(g, meta, True) if meta is not None else g
+            meta = node.input_metadata(i) if node.fit_grads else None
+            g = _fit(g, *meta, True) if meta is not None else g
             if g._data.dtype.kind == "c":  # Re<g, t>: its gradient in u is J t for complex too
                 term = (g.conj() * t.to(dtype=g.dtype)).real.sum()
             else:

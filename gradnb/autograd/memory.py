@@ -8,6 +8,7 @@ keeps it alive. Views count their base array once.
 
 from __future__ import annotations
 
+import sys
 import weakref
 from collections import deque
 from dataclasses import dataclass, field
@@ -38,26 +39,49 @@ class BackwardReport:
 
 
 class ReleaseTracker:
-    """Collects arrays released during one backward; at the end tells freed from still-held."""
+    """Collects arrays released during one backward; at the end tells freed from still-held.
 
-    __slots__ = ("_released", "_seen")
+    An array whose only references are the caller's (the sequence ``release`` returned) dies
+    the moment the caller drops it: it is counted as freed at once. Only an array that someone
+    else still holds (a leaf, a tensor the user kept, a node not yet run) is watched by a weak
+    reference until the end of the pass. ``by_node``: keep the bytes per node (observers read
+    them); otherwise only the totals.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("_by_node", "_freed", "_released", "_seen")
+
+    def __init__(self, by_node: bool = False) -> None:
         self._released: list[tuple] = []  # (node, weakref to the owning array, nbytes)
-        self._seen: set[int] = set()  # ids of owners already counted (a buffer counts once)
+        self._seen: set[int] = set()  # ids of owners watched (a buffer counts once)
+        self._freed = 0
+        self._by_node: dict | None = {} if by_node else None
 
     def add(self, node, arrays) -> None:
         seen = self._seen
         for arr in arrays:
-            owner = arr if arr.base is None else owner_of(arr)
+            if arr.base is None:
+                owner = arr
+                # References: ``arrays``, the loop variable, getrefcount's argument.
+                dies_now = _getrefcount(arr) <= _DIES_NOW_REFS
+            else:
+                owner = owner_of(arr)
+                dies_now = False
             key = id(owner)
-            if key not in seen:
-                seen.add(key)
-                self._released.append((node, weakref.ref(owner), owner.nbytes))
+            if key in seen:
+                continue
+            if dies_now:
+                self._freed += owner.nbytes
+                if self._by_node is not None:
+                    self._by_node[node] = self._by_node.get(node, 0) + owner.nbytes
+                continue
+            seen.add(key)
+            self._released.append((node, weakref.ref(owner), owner.nbytes))
 
     def finish(self, report: BackwardReport) -> None:
         by_node = report.freed_by_node
-        freed = released = 0
+        if self._by_node:
+            by_node.update(self._by_node)
+        freed, released = self._freed, 0
         for node, ref, nbytes in self._released:
             if ref() is None:
                 freed += nbytes
@@ -68,6 +92,10 @@ class ReleaseTracker:
         report.freed_bytes += freed
         report.released_bytes += released
         self._released.clear()
+
+
+_getrefcount = sys.getrefcount
+_DIES_NOW_REFS = 3
 
 
 def owner_of(arr):

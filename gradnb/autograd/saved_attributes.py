@@ -21,7 +21,6 @@ from __future__ import annotations
 from .._core import graph
 from .._core.graph import SECOND_BACKWARD_MESSAGE
 from .._core.tensor import Tensor
-from ..ops.arithmetic import MulBackward0
 from ..ops.creation import tensor
 
 __all__ = ["SavedTensor", "saved_attribute"]
@@ -48,11 +47,6 @@ def saved_attribute(node, attr: str):
     if name in cls.saved_names:
         if node.released:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        if isinstance(node, MulBackward0) and not node.saves_anything:
-            # ``x * 2`` keeps the number on the node (nothing saved): PyTorch shows a tensor.
-            if raw:
-                raise AttributeError(f"'{cls.__name__}' object has no attribute '{attr}'")
-            return tensor(node.scalar) if name == "other" else None
         if raw:
             return SavedTensor(node, name)
         value = node.saved_named(name, Tensor)

@@ -216,11 +216,9 @@ class Trace(events.Subscriber):
     # -- building -------------------------------------------------------------------------------
     def _add_op(self, node: Node, outputs, output_tensors) -> OpRecord:
         inputs = []
-        meta = node._meta or ()
-        for i, (nxt, nr) in enumerate(node.next_functions):
+        for nxt, nr in node.next_functions:
             if nxt is not None:
-                info = meta[i] if i < len(meta) else None
-                inputs.append((self._key_for_node(nxt, info), nr))
+                inputs.append((self._key_for_node(nxt, nxt.output_metadata(nr)), nr))
         saved = self._saved_of(node)
         key = self._next_key()
         saved = tuple(
@@ -348,17 +346,18 @@ def _reachable_ops(start: Iterable[Node]) -> list[Node]:
 
 
 def _output_meta(nodes: list[Node], roots: list) -> dict[int, dict[int, tuple]]:
-    """Shape and dtype of each op output, read from its consumers' input metadata."""
+    """Shape and dtype of each op output that a root or another op uses, as the op recorded
+    it."""
     meta: dict[int, dict[int, tuple]] = {}
     for t in roots:
         meta.setdefault(t.grad_fn._seq, {})[t._output_nr] = (
             tuple(t._data.shape), t._data.dtype.name)
     for node in nodes:
-        if node._meta is None:
-            continue
-        for (nxt, nr), info in zip(node.next_functions, node._meta):
-            if nxt is not None and info is not None and type(nxt) is not AccumulateGrad:
-                meta.setdefault(nxt._seq, {}).setdefault(nr, (tuple(info[0]), info[1].name))
+        for nxt, nr in node.next_functions:
+            if nxt is not None and type(nxt) is not AccumulateGrad:
+                info = nxt.output_metadata(nr)
+                if info is not None:
+                    meta.setdefault(nxt._seq, {}).setdefault(nr, (tuple(info[0]), info[1].name))
     return meta
 
 

@@ -103,14 +103,14 @@ def watched_backward(
 
 def _reductions(node, grad_inputs) -> tuple:
     """The gradients the engine will sum back to their input's (smaller) broadcast shape."""
-    meta = node._meta
-    if meta is None:
+    if not node.fit_grads:
         return ()
     out = []
-    for i, ((nxt, _), g) in enumerate(zip(node.next_functions, grad_inputs)):
-        if nxt is None or g is None or i >= len(meta) or meta[i] is None:
+    for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, grad_inputs)):
+        meta = None if nxt is None or g is None else nxt.output_metadata(nr)
+        if meta is None:
             continue
-        shape = tuple(meta[i][0])
+        shape = tuple(meta[0])
         data = host_array(g._data if isinstance(g, Tensor) else g)
         if tuple(data.shape) != shape:
             summed = _sum_to(data, shape)

@@ -102,22 +102,19 @@ def rsub(input, other) -> Tensor:
 
 
 class MulBackward0(Node):
-    """d(a * b): ``g * b`` and ``g * a``. A Python-number factor is kept on the node (``scalar``)
-    and saved as a constant, as PyTorch saves it: ``x * 2`` holds no array, but a second
-    backward through it is refused like any node that saved a value."""
+    """d(a * b): ``g * b`` and ``g * a``, each saved only when the other gradient is needed. A
+    Python-number factor is saved as a constant, as PyTorch saves it: ``x * 2`` holds no array,
+    but a second backward through it is refused like any node that saved a value."""
 
     __slots__ = ()
-    scalar = None
     pack_order = (1, 0)
     saved_names = ("self", "other")
 
     def backward(self, g):
-        if self.scalar is not None:
-            self.saved(g)  # refuses a second backward once the graph was freed
-            return g * dual.conj(self.scalar), None
-        a, b = map(dual.conj, self.saved(g))  # complex: PyTorch's g * conj(other)
-        return (g * b if self.needs(0) else None,
-                g * a if self.needs(1) else None)
+        a, b = self.saved(g)
+        conj = dual.conj  # complex: PyTorch's g * conj(other)
+        return (g * conj(b) if self._next[0] is not None else None,
+                g * conj(a) if self._next[1] is not None else None)
 
 
 def mul(input, other) -> Tensor:
@@ -125,8 +122,7 @@ def mul(input, other) -> Tensor:
     ta, tb, a, b = binary_operands(input, other)
     # (``type(b) is float`` first: a failed ``hasattr`` costs more than the multiplication)
     if tb is None and (type(b) is float or not hasattr(b, "shape") or isinstance(b, np.generic)):
-        return record(MulBackward0, (ta, None), a * b, save=(None, const(b)),
-                      attrs={"scalar": b})
+        return record(MulBackward0, (ta, None), a * b, save=(None, const(b)))
     # Save only what the gradients need: d/da needs b, d/db needs a.
     save = (0 if tb is not None and tb._requires_grad else None,
             1 if ta is not None and ta._requires_grad else None)

@@ -428,8 +428,9 @@ class ZeroGradBackward(Node):
 
     def backward(self, g):
         xp = _backend.get_array_module(g._data)
+        metas = (self.input_metadata(i) for i in range(len(self._next)))
         return tuple(None if meta is None else type(g)._make(xp.zeros(meta[0], dtype=g._data.dtype))
-                     for meta in self._meta)
+                     for meta in metas)
 
 
 @accepts_out("bernoulli")

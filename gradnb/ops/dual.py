@@ -9,6 +9,8 @@ call Tensor methods, so this module imports no other op family.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._core.backend import get_array_module, sum_to
 from .._core.tensor import Tensor
 from .creation import zeros_like as tzeros
@@ -63,6 +65,11 @@ abs = _unary("abs")
 
 def conj(x):
     """The complex conjugate of ``x``; ``x`` itself when it is real (the common case, free)."""
+    cls = type(x)
+    if cls is np.ndarray:  # a first-order backward's arrays, first: every rule asks
+        return x if x.dtype.kind != "c" else np.conj(x)
+    if cls is float or x is None:
+        return x
     if isinstance(x, Tensor):
         return x.conj() if x._data.dtype.kind == "c" else x
     if getattr(x, "dtype", None) is not None:
