@@ -81,6 +81,12 @@ class LogSoftmaxBackward0(Node):
 
     def backward(self, g):
         (y,) = self.saved(g)
+        if type(g) is np.ndarray and g.ndim and g.dtype == y.dtype:
+            # The same arithmetic in one buffer: ``exp(y)`` is new, so it takes the product
+            # and the difference in place.
+            out = np.exp(y)
+            out *= g.sum(axis=self.dim, keepdims=True)
+            return (np.subtract(g, out, out=out),)
         return (g - dual.exp(y) * dual.sum(g, axis=self.dim, keepdims=True),)
 
 
@@ -92,10 +98,9 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     xp = get_array_module(x)
     shifted = _shifted(x, dim)
     if x.ndim:
-        out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
-    else:
-        out = shifted
-    return record(LogSoftmaxBackward0, (input,), out, attrs={"dim": dim})
+        # ``shifted`` is a new array nobody else sees: the log-sum-exp comes off in place.
+        shifted -= xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+    return record(LogSoftmaxBackward0, (input,), shifted, attrs={"dim": dim})
 
 
 TENSOR_METHODS = {"log_softmax": log_softmax, "softmax": softmax}

@@ -21,13 +21,7 @@ torch = pytest.importorskip("torch")
 
 # Classes gradnb has whose samples do not all match yet, with the reason. This list only
 # shrinks: an entry that starts passing fails the suite (strict xfail) until it is removed.
-_LPPOOL_NAN = ("input gradient: NaN placement on the fractional-norm sample (x^p of negative "
-               "inputs) differs since the NaN-gradient changes of the ops merged from main")
-KNOWN_GAPS: dict[str, str] = {
-    "LPPool1d": _LPPOOL_NAN,
-    "LPPool2d": _LPPOOL_NAN,
-    "LPPool3d": _LPPOOL_NAN,
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 def _cases():

@@ -60,6 +60,23 @@ def test_relu_gradient_at_zero_is_zero():
     assert x.grad.tolist() == [0.0, 1.0]
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_relu_gradient_with_non_finite_values_matches_pytorch(torch, dtype, create_graph):
+    # the gradient is selected, never multiplied: inf or NaN upstream stays out of masked
+    # entries, a NaN output passes its gradient on, and a masked entry is +0.0
+    values = [-1.0, 0.0, -0.0, 2.0, float("nan"), float("inf"), -float("inf"), 3.0]
+    upstream = [float("inf"), float("nan"), -2.0, 3.0, 4.0, -5.0, float("nan"), -float("inf")]
+    grads = []
+    for module in (gradnb, torch):
+        x = module.tensor(values, dtype=getattr(module, dtype), requires_grad=True)
+        g = module.tensor(upstream, dtype=getattr(module, dtype))
+        (grad,) = module.autograd.grad(x.relu(), x, g, create_graph=create_graph)
+        grads.append(grad.detach().numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+    assert (np.signbit(grads[0]) == np.signbit(grads[1])).all()
+
+
 def test_sigmoid_is_stable_for_huge_inputs():
     x = gradnb.tensor([-1e4, 1e4], requires_grad=True)
     y = x.sigmoid()
