@@ -190,7 +190,7 @@ class Trace(events.Subscriber):
     # -- observer methods (called by the engine) ------------------------------------------------
     def op_recorded(self, node: Node, outputs: tuple) -> None:
         """Engine event: remember ``node`` and its outputs."""
-        self._add_op(node, [(tuple(t._data.shape), t._data.dtype.name) for t in outputs],
+        self._add_op(node, [(tuple(t._data.shape), _dtype_name(t._data.dtype)) for t in outputs],
                      [weakref.ref(t) for t in outputs])
         for listener in tuple(self.listeners):
             listener(self)
@@ -218,7 +218,7 @@ class Trace(events.Subscriber):
         inputs = []
         for nxt, nr in node.next_functions:
             if nxt is not None:
-                inputs.append((self._key_for_node(nxt, nxt.output_metadata(nr)), nr))
+                inputs.append((self._key_for_node(nxt, nr), nr))
         saved = self._saved_of(node)
         key = self._next_key()
         saved = tuple(
@@ -236,19 +236,20 @@ class Trace(events.Subscriber):
     def _next_key(self) -> int:
         return len(self._records)
 
-    def _key_for_node(self, node: Node, meta=None) -> int:
+    def _key_for_node(self, node: Node, output_nr: int = 0) -> int:
         """The key of the record for ``node``: a leaf's AccumulateGrad becomes a leaf record; an
-        op recorded before the trace started becomes a leaf too (the trace's horizon)."""
+        op recorded before the trace started becomes a leaf too (the trace's horizon), drawn
+        with the shape of its output ``output_nr``."""
         key = self._key_of_node.get(node._seq)
         if key is not None:
             return key
         if type(node) is AccumulateGrad:
             return self._add_leaf(node.variable, requires_grad=True, node_seq=node._seq)
-        return self._add_horizon(node, meta)
+        return self._add_horizon(node, node.output_metadata(output_nr))
 
     def _add_leaf(self, tensor, requires_grad: bool, node_seq: int | None = None) -> int:
         record = LeafRecord(self._next_key(), tuple(tensor._data.shape),
-                            tensor._data.dtype.name, requires_grad, weakref.ref(tensor))
+                            _dtype_name(tensor._data.dtype), requires_grad, weakref.ref(tensor))
         self._records[record.key] = record
         self.leaves.append(record)
         if node_seq is not None:
@@ -259,7 +260,7 @@ class Trace(events.Subscriber):
 
     def _add_horizon(self, node: Node, meta) -> int:
         """An op from before the trace: drawn as an input leaf carrying the op's name."""
-        shape, dtype = (tuple(meta[0]), meta[1].name) if meta is not None else ((), "")
+        shape, dtype = (tuple(meta[0]), _dtype_name(meta[1])) if meta is not None else ((), "")
         record = LeafRecord(self._next_key(), shape, dtype, True, _dead, horizon=node.name())
         self._records[record.key] = record
         self.leaves.append(record)
@@ -285,13 +286,13 @@ class Trace(events.Subscriber):
             if id(owner) in seen:
                 continue
             seen.add(id(owner))
-            saved.append(SavedRecord(tuple(array.shape), array.dtype.name, int(owner.nbytes),
+            saved.append(SavedRecord(tuple(array.shape), _dtype_name(array.dtype), int(owner.nbytes),
                                      source))
         return tuple(saved)
 
     def _edge_of_tensor(self, tensor) -> Edge:
         if tensor.grad_fn is not None:
-            return (self._key_for_node(tensor.grad_fn), tensor._output_nr)
+            return (self._key_for_node(tensor.grad_fn, tensor._output_nr), tensor._output_nr)
         if tensor._requires_grad and tensor._accumulator is not None:
             acc = tensor._accumulator()
             if acc is not None:
@@ -351,14 +352,25 @@ def _output_meta(nodes: list[Node], roots: list) -> dict[int, dict[int, tuple]]:
     meta: dict[int, dict[int, tuple]] = {}
     for t in roots:
         meta.setdefault(t.grad_fn._seq, {})[t._output_nr] = (
-            tuple(t._data.shape), t._data.dtype.name)
+            tuple(t._data.shape), _dtype_name(t._data.dtype))
     for node in nodes:
         for nxt, nr in node.next_functions:
             if nxt is not None and type(nxt) is not AccumulateGrad:
                 info = nxt.output_metadata(nr)
                 if info is not None:
-                    meta.setdefault(nxt._seq, {}).setdefault(nr, (tuple(info[0]), info[1].name))
+                    meta.setdefault(nxt._seq, {}).setdefault(nr, (tuple(info[0]), _dtype_name(info[1])))
     return meta
+
+
+# NumPy computes ``dtype.name`` in Python on every read; a trace reads it for every op.
+_DTYPE_NAMES: dict = {}
+
+
+def _dtype_name(dtype) -> str:
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = dtype.name
+    return name
 
 
 def _child_name(parent, module) -> str | None:
