@@ -26,7 +26,7 @@ import sys
 import numpy as np
 
 from .._core import events
-from .._core.backend import get_array_module, sum_to
+from .._core.backend import get_array_module, silent, sum_to
 from .._core.dtype import from_numpy_dtype
 from .._core.grad_mode import state as _grad_state
 from .._core.graph import AccumulateGrad, accumulator, check_graph_versions, switches
@@ -332,7 +332,7 @@ def _execute(run: _Pass) -> None:
     _grad_state.enabled = create_graph
     executed = 0
     # Derivative rules meet inf and NaN as PyTorch's kernels do, silently: no NumPy warnings.
-    quiet = np.errstate(all="ignore")
+    quiet = silent()
     quiet.__enter__()
     try:
         while ready:

@@ -23,7 +23,7 @@ from typing import ClassVar
 import numpy as np
 
 from .._core import dtype as _dtype
-from .._core.backend import get_array_module
+from .._core.backend import get_array_module, silent
 from .._core.graph import OUTPUT, Node, const
 from .._core.record import record, wrap
 from . import dual
@@ -205,11 +205,11 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
     data = input._data
     out_dtype = _integral_to_int64(data, dtype)
     if dim is None:
-        with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is NaN, silently
+        with silent():  # inf - inf is NaN, silently
             out = data.sum(dtype=out_dtype)
         return _record(SumBackward0, input, out, in_shape=data.shape)
     axes = _reduced_axes(dim, data.ndim)
-    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is NaN, silently
+    with silent():  # inf - inf is NaN, silently
         out = data.sum(axis=axes, keepdims=keepdim, dtype=out_dtype)
     return _record(SumBackward1, input, out, in_shape=data.shape, axes=axes, keepdim=keepdim)
 
