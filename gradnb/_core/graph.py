@@ -284,8 +284,8 @@ class Node:
         return self._saved is _RELEASED
 
     def saved_arrays(self) -> list:
-        """The arrays this node keeps alive for backward (for memory accounting). Runs once per
-        node in every backward (via ``release``), so the common entry kinds are unrolled."""
+        """The arrays this node keeps alive for backward (for memory accounting: what a graph
+        still holds)."""
         if self._saved is _RELEASED:
             return []
         arrays = []
@@ -295,7 +295,7 @@ class Node:
                 arrays.append(entry[1]._data)
             elif kind == _OUTPUT:
                 arrays.append(entry[1])
-            else:
+            elif kind != _CONST or entry[1].__class__ not in _NO_BUFFER:
                 arr = _entry_array(entry)
                 if arr is not None:
                     arrays.append(arr)
@@ -322,28 +322,18 @@ class Node:
 
     def release(self):
         """Drop the saved values; return the arrays that were held (caller does accounting).
-        Runs once per node in every backward: the one-entry case (most nodes) skips the
-        loop."""
+        Runs once per node in every backward: the one-entry case (most nodes) is unrolled."""
         entries = self._saved
-        self._saved = _RELEASED
         if len(entries) == 1:
             entry = entries[0]
-            kind = entry[0]
-            if kind == _OUTPUT:
+            if entry[0] == _OUTPUT:
+                self._saved = _RELEASED
                 return (entry[1],)
-            if kind == _INPUT:
+            if entry[0] == _INPUT:
+                self._saved = _RELEASED
                 return (entry[1]._data,)
-        arrays = []
-        for entry in entries:
-            kind = entry[0]
-            if kind == _OUTPUT:
-                arrays.append(entry[1])
-            elif kind == _INPUT:
-                arrays.append(entry[1]._data)
-            elif kind != _CONST or entry[1].__class__ not in _NO_BUFFER:
-                arr = _entry_array(entry)
-                if arr is not None:
-                    arrays.append(arr)
+        arrays = self.saved_arrays()
+        self._saved = _RELEASED
         return arrays
 
     def retarget_output(self, old_array, t) -> None:

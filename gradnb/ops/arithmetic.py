@@ -13,7 +13,7 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module, silent
-from .._core.graph import OUTPUT, Node, const
+from .._core.graph import OUTPUT, Node
 from .._core.record import record, wrap
 from . import dual
 from ._args import reflected
@@ -122,11 +122,15 @@ def mul(input, other) -> Tensor:
     ta, tb, a, b = binary_operands(input, other)
     # (``type(b) is float`` first: a failed ``hasattr`` costs more than the multiplication)
     if tb is None and (type(b) is float or not hasattr(b, "shape") or isinstance(b, np.generic)):
-        return record(MulBackward0, (ta, None), a * b, save=(None, const(b)))
+        # The number is saved as a constant from ``operands`` (position 1 has no tensor).
+        return record(MulBackward0, (ta, None), a * b, save=_SAVE_OTHER, operands=(a, b))
     # Save only what the gradients need: d/da needs b, d/db needs a.
     save = (0 if tb is not None and tb._requires_grad else None,
             1 if ta is not None and ta._requires_grad else None)
     return record(MulBackward0, (ta, tb), a * b, save=save, operands=(a, b))
+
+
+_SAVE_OTHER = (None, 1)  # ``x * 2``: only the number, for d/dx
 
 
 multiply = mul
