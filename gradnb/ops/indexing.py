@@ -83,12 +83,13 @@ def scatter_into_zeros(shape, key, g, accumulate: bool = True):
 
 
 def _zero_at(g, key):
-    """``g`` with the entries at ``key`` set to zero (multiplying by a constant mask keeps the
-    rule differentiable)."""
+    """``g`` with the entries at ``key`` set to zero, as PyTorch writes them: an inf or NaN there
+    becomes 0 too, where a product with a mask would give NaN (``where`` keeps the rule
+    differentiable)."""
     xp = dual.xp_of(g)
     keep = xp.ones(tuple(g.shape), dtype=bool)
     keep[key] = False
-    return g * wrap(keep) if isinstance(g, Tensor) else g * keep
+    return dual.where(keep, g, 0)
 
 
 def sum_all(g):

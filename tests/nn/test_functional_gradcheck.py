@@ -26,6 +26,17 @@ def test_linear():
     assert gradcheck(lambda x, w: F.linear(x, w), (x, w))
 
 
+@pytest.mark.parametrize("bias_shape", [(2,), (1,), (), (1, 2), (3, 2)])
+def test_linear_bias_of_any_broadcastable_shape(bias_shape):
+    """The rule sums a vector bias's gradient itself and leaves other shapes to the engine;
+    both ways hold to second order."""
+    x, w, b = rand(3, 4), rand(2, 4), rand(*bias_shape)
+    assert F.linear(x, w, b).grad_fn.name() == "AddmmBackward0"
+    assert gradcheck(F.linear, (x, w, b))
+    assert gradgradcheck(F.linear, (x, w, b))
+    assert gradcheck(lambda b: F.linear(x.detach(), w.detach(), b), (b,))
+
+
 @pytest.mark.parametrize("kwargs", [
     {},
     {"stride": 2, "padding": 1},

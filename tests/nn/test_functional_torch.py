@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -123,6 +125,33 @@ def test_nll_loss(reduction, weighted):
                      None if weight is None else gradnb.tensor(weight), reduction=reduction),
           TF.nll_loss(tx, torch.tensor(target), None if weight is None else torch.tensor(weight),
                       reduction=reduction), [gx], [tx])
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (4,), (2, 4, 3)])
+@pytest.mark.parametrize(("loss", "kwargs"), [
+    ("nll_loss", {}), ("nll_loss", {"weighted": True}), ("cross_entropy", {}),
+    ("cross_entropy", {"weighted": True}), ("cross_entropy", {"label_smoothing": 0.2}),
+    ("cross_entropy", {"weighted": True, "label_smoothing": 0.2}),
+])
+def test_mean_loss_with_every_target_ignored(shape, loss, kwargs):
+    """0 / 0: the loss is NaN, silently, and the input's gradient is exactly zero, as PyTorch."""
+    kwargs = dict(kwargs)
+    gx, tx = pair(*shape, dtype=np.float32)
+    target = np.full(shape[:1] + shape[2:] if len(shape) > 1 else (), 1)
+    if kwargs.pop("weighted", False):
+        weight = np.array([0.5, 2.0, 1.0, 1.5], dtype=np.float32)
+        g_kw, t_kw = {"weight": gradnb.tensor(weight)}, {"weight": torch.tensor(weight)}
+    else:
+        g_kw, t_kw = {}, {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out_g = getattr(F, loss)(gx, gradnb.tensor(target), ignore_index=1, **g_kw, **kwargs)
+        out_g.backward()
+    out_t = getattr(TF, loss)(tx, torch.tensor(target), ignore_index=1, **t_kw, **kwargs)
+    out_t.backward()
+    assert np.isnan(out_g.item()) and np.isnan(out_t.item())
+    assert out_g.dtype == gradnb.float32
+    np.testing.assert_array_equal(gx.grad.numpy(), tx.grad.numpy())
 
 
 @pytest.mark.parametrize("kwargs", [

@@ -287,6 +287,14 @@ def test_every_node_class_has_a_chain_rule():
     assert RULES["ExpBackward0"] == "self: grad * result"
 
 
+def test_relu_rule_says_what_its_backward_does():
+    """ReLU passes the gradient where its result is not 0, so a NaN result passes it too."""
+    x = gradnb.tensor([-1.0, 0.0, 2.0, float("nan")], requires_grad=True)
+    x.relu().backward(gradnb.tensor([1.0, 2.0, 3.0, 4.0]))
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, 3.0, 4.0])
+    assert RULES["ReluBackward0"] == "self: grad where result != 0 (a NaN result passes it), else 0"
+
+
 def test_step_player_shows_rules_reductions_additions_and_freed_bytes():
     w = gradnb.tensor(3.0, requires_grad=True)
     b = gradnb.tensor([1.0, 2.0], requires_grad=True)

@@ -389,6 +389,22 @@ def test_masked_fill_tensor_value(check):
     check(lambda m, x, v: x.masked_fill(m.tensor(A34 > 0), v), [A34, np.array(0.25)])
 
 
+@pytest.mark.parametrize("write", ["masked_fill", "index_put"])
+def test_overwritten_entries_get_zero_gradient_even_from_inf(torch, write):
+    """PyTorch writes zeros into the gradient where a value was overwritten, so an inf upstream
+    (``sum / 0``) leaves 0 there, not ``0 * inf`` = NaN."""
+    def run(m):
+        x = m.tensor(A34, requires_grad=True)
+        if write == "masked_fill":
+            y = x.masked_fill(m.tensor(A34 > 0), 0.0)
+        else:
+            y = x.index_put((m.tensor([0, 2]),), m.tensor(0.0, dtype=m.float64))
+        (y.sum() / 0.0).backward()
+        return x.grad.numpy()
+
+    np.testing.assert_array_equal(run(gradnb), run(torch))
+
+
 @pytest.mark.parametrize("mask_shape", [(3, 4), (4,), ()])
 def test_masked_select(check, mask_shape):
     mask = np.random.default_rng(6).standard_normal(mask_shape) > -0.3

@@ -126,7 +126,9 @@ class NllLossBackward0(Node):
         if self.reduction == "none":
             scale = dual.reshape(g, (n, 1, r))
         elif self.reduction == "mean":
-            scale = g / total
+            # Every target ignored: total is 0 and so is every one-hot weight. PyTorch then
+            # writes no gradient at all (zeros), not ``0 * (g / 0)`` = NaN.
+            scale = g / total if total else g
         else:
             scale = g
         grad = const_like(onehot_weights, g) * scale
@@ -200,9 +202,11 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         return nll
     smooth = -(logp if w_view is None else logp * w_view).sum(class_dim)
     valid = target._data != ignore_index
+    # Filled, not multiplied by the mask, as PyTorch does: with every target ignored the mean
+    # divides by 0, and the ignored entries must get a zero gradient, not ``0 * inf`` = NaN.
     # ``asarray``: a 0-d mask (unbatched input) must stay an array, not become a NumPy scalar.
     xp = get_array_module(valid)
-    smooth = smooth * Tensor._make(xp.asarray(valid, dtype=logp._data.dtype))
+    smooth = smooth.masked_fill(Tensor._make(xp.asarray(~valid)), 0.0)
     if reduction == "mean":
         if weight is None:
             denom = float(valid.sum())

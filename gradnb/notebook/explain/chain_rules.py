@@ -57,7 +57,7 @@ RULES: dict[str, str] = {
     "CoshBackward0": "self: grad * sinh(self)",
     "TanhBackward0": "self: grad * (1 - result**2)",
     "SigmoidBackward0": "self: grad * result * (1 - result)",
-    "ReluBackward0": "self: grad where result > 0, else 0",
+    "ReluBackward0": "self: grad where result != 0 (a NaN result passes it), else 0",
     "GeluBackward0": "self: grad * (Phi(self) + self * phi(self))",
     "EluBackward0": "self: grad * scale where self > 0, else grad * scale * alpha * exp(self)",
     "CeluBackward0": "self: grad where self > 0, else grad * exp(self / alpha)",
