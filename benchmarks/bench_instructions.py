@@ -1,0 +1,84 @@
+"""CPU instructions per op of gradnb's engine, a measure a busy machine does not disturb.
+
+    python benchmarks/bench_instructions.py            # every workload, under valgrind
+    python benchmarks/bench_instructions.py tiny 100   # run one workload 100 times, plainly
+
+Wall-clock ratios move by tens of percent when the host is busy; the number of instructions
+a workload executes barely moves. Each workload runs in a child process under
+``valgrind --tool=callgrind`` twice, for ``LOW`` and ``HIGH`` repetitions; the difference,
+divided by the ops it ran, is the cost of one op without the interpreter's start-up and the
+imports. Compare two checkouts by running the script in each (``PYTHONHASHSEED`` is fixed, so
+dictionary layouts match; differences under about 2% are noise). Needs valgrind.
+
+Workloads (the benchmark suite's tiny-op and deep chains):
+- ``tiny``: 200 elementwise ops on float64[16] (x*0.9, x+0.1, tanh), sum, backward;
+- ``traced``: the same under ``gradnb.autograd.graph_trace()`` (what ``%%trace`` runs);
+- ``deep``: ``x = x * 1.0001 + 0.0001`` 100 times per repetition, kept in one graph, then
+  backward (so the graph grows with the repetitions, as the deep chain does).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+import gradnb
+
+LOW, HIGH = 20, 120
+OPS_PER_REPETITION = {"tiny": 200, "traced": 200, "deep": 200}
+
+
+def tiny(x):
+    x.grad = None
+    h = x
+    for i in range(200):
+        k = i % 3
+        h = h * 0.9 if k == 0 else h + 0.1 if k == 1 else gradnb.tanh(h)
+    h.sum().backward()
+
+
+def run(workload: str, repetitions: int) -> None:
+    """Run ``workload`` ``repetitions`` times in this process."""
+    x = gradnb.tensor(np.linspace(-1, 1, 16), requires_grad=True)
+    if workload == "tiny":
+        for _ in range(repetitions):
+            tiny(x)
+    elif workload == "traced":
+        for _ in range(repetitions):
+            with gradnb.autograd.graph_trace():
+                tiny(x)
+    elif workload == "deep":
+        h = x = gradnb.tensor([0.5], dtype=gradnb.float64, requires_grad=True)
+        for _ in range(repetitions * 100):
+            h = h * 1.0001 + 0.0001
+        h.sum().backward()
+    else:
+        raise SystemExit(f"unknown workload {workload!r}: tiny, traced or deep")
+
+
+def instructions(workload: str, repetitions: int) -> int:
+    """Instructions a child process executes running ``workload`` ``repetitions`` times."""
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+         __file__, workload, str(repetitions)],
+        capture_output=True, text=True, env=env, check=True)
+    return int(re.search(r"Collected : (\d+)", done.stderr).group(1))
+
+
+def main() -> None:
+    if len(sys.argv) == 3:
+        run(sys.argv[1], int(sys.argv[2]))
+        return
+    for workload, ops in OPS_PER_REPETITION.items():
+        per_op = (instructions(workload, HIGH) - instructions(workload, LOW)) / (
+            (HIGH - LOW) * ops)
+        print(f"{workload}: {per_op:,.0f} instructions per op")
+
+
+if __name__ == "__main__":
+    main()
