@@ -269,11 +269,6 @@ class Node:
                 return None, entry[1].shape, entry[1].dtype, entry[3], entry[2]
         return None
 
-    @property
-    def saves_anything(self) -> bool:
-        """Whether the recording saved any value for backward."""
-        return bool(self._saved)
-
     def needs(self, i: int) -> bool:
         """Whether input ``i`` wants a gradient (PyTorch's ``needs_input_grad[i]``)."""
         return self._next[i] is not None

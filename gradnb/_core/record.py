@@ -134,9 +134,7 @@ def _outputs(cls, inputs, data, node):
             t._grad_fn_version = source._version[0]
         tensors.append(t)
     if node is not None:
-        shapes = tuple(t._data.shape for t in tensors)
-        dtypes = tuple(t._data.dtype for t in tensors)
-        node._shape, node._dtype = (shapes[0], dtypes[0]) if len(data) == 1 else (shapes, dtypes)
+        _describe_outputs(node, tensors)
     return tuple(tensors)
 
 
@@ -150,11 +148,17 @@ def _rebase(into, node):
     for i, t in enumerate(into):
         if t is not None:
             _rebase_one(t, node, i)
-    shapes = tuple(None if t is None else t._data.shape for t in into)
-    dtypes = tuple(None if t is None else t._data.dtype for t in into)
-    # One output keeps its metadata unwrapped, as every single-output node does.
-    node._shape, node._dtype = (shapes[0], dtypes[0]) if len(into) == 1 else (shapes, dtypes)
+    _describe_outputs(node, into)
     return into
+
+
+def _describe_outputs(node, tensors) -> None:
+    """The node's output metadata for a tuple of outputs (None: an output outside the graph):
+    one shape and dtype per output, unwrapped when there is only one, as every single-output
+    node keeps it."""
+    shapes = tuple(None if t is None else t._data.shape for t in tensors)
+    dtypes = tuple(None if t is None else t._data.dtype for t in tensors)
+    node._shape, node._dtype = (shapes[0], dtypes[0]) if len(tensors) == 1 else (shapes, dtypes)
 
 
 def _rebase_one(t, node, output_nr: int) -> None:

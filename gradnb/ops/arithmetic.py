@@ -113,8 +113,8 @@ class MulBackward0(Node):
     def backward(self, g):
         a, b = self.saved(g)
         conj = dual.conj  # complex: PyTorch's g * conj(other)
-        return (g * conj(b) if self._next[0] is not None else None,
-                g * conj(a) if self._next[1] is not None else None)
+        return (g * conj(b) if self.needs(0) else None,
+                g * conj(a) if self.needs(1) else None)
 
 
 def mul(input, other) -> Tensor:
