@@ -412,6 +412,8 @@ def _execute(run: _Pass) -> None:
                 try:
                     if node.on_tensors and not tensor_mode:
                         results = _backward_on_tensors(node, grads)
+                    elif len(grads) == 1:  # (most nodes: a call without unpacking a list)
+                        results = node.backward(grads[0])
                     else:
                         results = node.backward(*grads)
                 except Exception:
