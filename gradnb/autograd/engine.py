@@ -634,15 +634,18 @@ def _accumulate(leaf, g, create_graph, observed, Tensor):
         g = _to_tensor(g, Tensor)
         leaf._grad = g if old is None else old + g
     elif old is None:
-        if isinstance(g, Tensor):
-            g = g._data
-        if isinstance(g, np.generic):  # NumPy turned a 0-d result into a scalar
-            g = np.asarray(g)
-        if getattr(g, "is_sparse", False):
+        # (an array, the common case, skips the checks: a failed getattr costs a microsecond)
+        if type(g) is not np.ndarray:
+            if isinstance(g, Tensor):
+                g = g._data
+            if isinstance(g, np.generic):  # NumPy turned a 0-d result into a scalar
+                g = np.asarray(g)
+        if type(g) is not np.ndarray and getattr(g, "is_sparse", False):
             leaf._grad = g
         else:
             leaf._grad = Tensor._make(_owned(g))
-    elif getattr(old, "is_sparse", False) or getattr(g, "is_sparse", False) or old._requires_grad:
+    elif old.is_sparse or old._requires_grad or (type(g) is not np.ndarray
+                                                  and getattr(g, "is_sparse", False)):
         leaf._grad = old + (g if getattr(g, "is_sparse", False) else _to_tensor(g, Tensor))
     else:
         old._data += g._data if isinstance(g, Tensor) else g
