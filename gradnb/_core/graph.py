@@ -441,12 +441,6 @@ def accumulator(leaf) -> AccumulateGrad:
     return node
 
 
-def edge(t) -> tuple:
-    """The edge into ``t``'s producer (its grad_fn, or its AccumulateGrad if it is a leaf)."""
-    fn = t._grad_fn  # callers brought stale views up to date first
-    return (fn, t._output_nr) if fn is not None else (accumulator(t), 0)
-
-
 def link(node, inputs) -> None:
     """Connect ``node`` to ``inputs`` (tensors, or None for constants): one edge per input. Runs
     once per recorded op, so the one- and two-input cases (nearly every op) are unrolled. The
@@ -480,10 +474,20 @@ def link(node, inputs) -> None:
         else:
             node._next = (fa,)
             node._next_nr = (a._output_nr,) if a._output_nr else _ZERO_NRS[1]
-    else:
-        edges = [edge(t) if t is not None and t._requires_grad else NO_EDGE for t in inputs]
-        node._next = tuple([fn for fn, _ in edges])
-        node._next_nr = tuple([nr for _, nr in edges])
+    else:  # three or more inputs (addmm, custom Functions): one loop, no edge pairs
+        fns, nrs = [], []
+        for t in inputs:
+            if t is None or not t._requires_grad:
+                fns.append(None)
+                nrs.append(0)
+            elif t._grad_fn is None:
+                fns.append(accumulator(t))
+                nrs.append(0)
+            else:
+                fns.append(t._grad_fn)
+                nrs.append(t._output_nr)
+        node._next = tuple(fns)
+        node._next_nr = tuple(nrs)
     node._seq = next(_sequence)
     node._saved = ()
     if switches.anomaly is not None:
