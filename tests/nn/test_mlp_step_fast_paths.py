@@ -1,0 +1,76 @@
+"""The fast paths of an MLP training step (``nll_loss`` on ``(N, C)`` inputs without class
+weights, ...) give PyTorch's numbers and keep the general path's behaviour: errors, ignored
+targets, gradients of gradients."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gradnb
+import gradnb.nn.functional as F
+from gradnb.autograd import gradcheck, gradgradcheck
+
+
+def _logits(n, c, dtype=np.float32, seed=0):
+    return np.random.default_rng(seed).standard_normal((n, c)).astype(dtype)
+
+
+def _targets(n, c, seed=1):
+    return np.random.default_rng(seed).integers(0, c, n)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("n", [1, 16, 300])
+def test_cross_entropy_fast_path_matches_torch(torch, reduction, n):
+    x, t = _logits(n, 10), _targets(n, 10)
+    ours = gradnb.tensor(x, requires_grad=True)
+    theirs = torch.tensor(x, requires_grad=True)
+    loss = F.cross_entropy(ours, gradnb.tensor(t), reduction=reduction)
+    expected = torch.nn.functional.cross_entropy(theirs, torch.tensor(t), reduction=reduction)
+    loss.backward()
+    expected.backward()
+    np.testing.assert_allclose(loss.item(), expected.item(), rtol=1e-6)
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-5, atol=1e-7)
+    assert loss.grad_fn.name() == "NllLossBackward0"
+
+
+def test_nll_loss_gradient_zeros_are_positive_as_in_torch(torch):
+    # PyTorch writes -w * g at the targets of a zero tensor: the other entries are +0.0.
+    x, t = _logits(4, 3), _targets(4, 3)
+    ours = gradnb.tensor(x, requires_grad=True)
+    theirs = torch.tensor(x, requires_grad=True)
+    F.nll_loss(ours, gradnb.tensor(t)).backward()
+    torch.nn.functional.nll_loss(theirs, torch.tensor(t)).backward()
+    assert np.array_equal(np.signbit(ours.grad.numpy()), np.signbit(theirs.grad.numpy()))
+
+
+@pytest.mark.parametrize("ignore_index", [2, -100])
+def test_nll_loss_ignored_targets_still_take_the_general_path(torch, ignore_index):
+    x = _logits(6, 4)
+    t = np.array([0, 2, 1, 2, 3, 0])
+    ours = gradnb.tensor(x, requires_grad=True)
+    theirs = torch.tensor(x, requires_grad=True)
+    loss = F.nll_loss(ours, gradnb.tensor(t), ignore_index=ignore_index)
+    expected = torch.nn.functional.nll_loss(theirs, torch.tensor(t), ignore_index=ignore_index)
+    loss.backward()
+    expected.backward()
+    np.testing.assert_allclose(loss.item(), expected.item(), rtol=1e-6)
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("bad", [5, -1])
+def test_nll_loss_out_of_bounds_target_raises(bad):
+    x = gradnb.tensor(_logits(3, 5), requires_grad=True)
+    with pytest.raises(IndexError, match=f"Target {bad} is out of bounds."):
+        F.nll_loss(x, gradnb.tensor(np.array([0, bad, 1])))
+
+
+def test_cross_entropy_fast_path_gradgradcheck():
+    x = gradnb.tensor(_logits(5, 4, np.float64), requires_grad=True)
+    t = gradnb.tensor(_targets(5, 4))
+    for reduction in ("mean", "sum"):
+        def loss(x, reduction=reduction):
+            return F.cross_entropy(x, t, reduction=reduction)
+        assert gradcheck(loss, (x,))
+        assert gradgradcheck(loss, (x,))
