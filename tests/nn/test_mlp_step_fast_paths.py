@@ -74,3 +74,31 @@ def test_cross_entropy_fast_path_gradgradcheck():
             return F.cross_entropy(x, t, reduction=reduction)
         assert gradcheck(loss, (x,))
         assert gradgradcheck(loss, (x,))
+
+
+def test_plain_sgd_step_matches_torch_and_leaves_grad_alone(torch):
+    w0 = np.random.default_rng(2).standard_normal((3, 4)).astype(np.float32)
+    ours = gradnb.nn.Parameter(gradnb.tensor(w0))
+    theirs = torch.nn.Parameter(torch.tensor(w0))
+    opt_ours = gradnb.optim.SGD([ours], lr=0.1)
+    opt_theirs = torch.optim.SGD([theirs], lr=0.1)
+    for _ in range(3):
+        opt_ours.zero_grad()
+        opt_theirs.zero_grad()
+        (ours * ours).sum().backward()
+        (theirs * theirs).sum().backward()
+        grad_before = ours.grad.numpy().copy()
+        opt_ours.step()
+        opt_theirs.step()
+        np.testing.assert_array_equal(ours.grad.numpy(), grad_before)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-6)
+
+
+def test_plain_sgd_step_is_seen_by_graphs_that_saved_the_parameter():
+    w = gradnb.nn.Parameter(gradnb.tensor([1.0, 2.0]))
+    opt = gradnb.optim.SGD([w], lr=0.1)
+    (w * w).sum().backward()
+    saved_by = (w * w).sum()
+    opt.step()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        saved_by.backward()
