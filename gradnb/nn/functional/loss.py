@@ -132,11 +132,12 @@ class NllLossBackward0(Node):
         else:
             scale = g
         if w is None and type(g) is np.ndarray and self.reduction != "none":
-            # Every target counted with weight 1 (plain cross entropy): write ``-scale`` at the
-            # targets of a zero array, as PyTorch's kernel does, instead of building the
-            # one-hot array and multiplying all of it.
+            # (N, C) logits with every target counted with weight 1 (plain cross entropy, the
+            # only case that saves no weights): write ``-scale`` at the targets of a zero
+            # array, as PyTorch's kernel does, instead of building the one-hot array and
+            # multiplying all of it.
             grad = np.zeros(self.in_shape, np.result_type(self._dtype, scale))
-            grad.reshape(n, c, r)[np.arange(n)[:, None], safe, np.arange(r)] = -scale
+            grad[np.arange(n), safe[:, 0]] = -scale
             return (grad, None, None)
         xp = get_array_module(safe)
         classes = xp.arange(c).reshape(1, c, 1)
