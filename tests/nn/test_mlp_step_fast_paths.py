@@ -102,3 +102,18 @@ def test_plain_sgd_step_is_seen_by_graphs_that_saved_the_parameter():
     opt.step()
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         saved_by.backward()
+
+
+def test_nll_loss_negative_ignore_index_present_in_targets(torch):
+    # A target equal to a negative ignore_index fails the fast path's unsigned bounds check and
+    # is ignored by the general path, as in PyTorch.
+    x = _logits(5, 3)
+    t = np.array([0, -1, 2, -1, 1])
+    ours = gradnb.tensor(x, requires_grad=True)
+    theirs = torch.tensor(x, requires_grad=True)
+    loss = F.cross_entropy(ours, gradnb.tensor(t), ignore_index=-1)
+    expected = torch.nn.functional.cross_entropy(theirs, torch.tensor(t), ignore_index=-1)
+    loss.backward()
+    expected.backward()
+    np.testing.assert_allclose(loss.item(), expected.item(), rtol=1e-6)
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-6)

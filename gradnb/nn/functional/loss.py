@@ -203,9 +203,15 @@ def _unweighted_batch_loss(x, t, ignore_index: int, reduction: str):
     if x.ndim != 2 or t.ndim != 1 or t.shape[0] != x.shape[0] or not t.shape[0]:
         return None
     n, c = x.shape
-    low, high = t.min(), t.max()
-    if low < 0 or high >= c or low <= ignore_index <= high:
-        return None
+    if t.dtype == np.int64 and not 0 <= ignore_index < c:
+        # Seen as unsigned, a negative target is huge: one comparison checks both bounds
+        # (and no target can equal an ignore_index outside the classes).
+        if not (t.view(np.uint64) < c).all():
+            return None
+    else:
+        low, high = t.min(), t.max()
+        if low < 0 or high >= c or low <= ignore_index <= high:
+            return None
     total = -x[np.arange(n), t].sum()
     if reduction == "mean":
         total = total / x.dtype.type(n)
@@ -218,9 +224,13 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     """Cross entropy between logits ``input`` (class dimension 1) and class indices or class
     probabilities ``target``; ``nll_loss(log_softmax(input, 1))`` for indices."""
     _check_reduction(reduction)
-    class_dim = 0 if input.ndim == 1 else 1
+    shape = input._data.shape
+    class_dim = 0 if len(shape) == 1 else 1
     logp = log_softmax(input, class_dim)
-    num_classes = input.shape[class_dim]
+    if weight is None and label_smoothing <= 0 and target._data.dtype.kind in "iu":
+        # Class indices, no weights or smoothing: the common case, with nothing to prepare.
+        return nll_loss(logp, target, ignore_index=ignore_index, reduction=reduction)
+    num_classes = shape[class_dim]
     w_view = None
     if weight is not None:
         shape = [1] * input.ndim
