@@ -7,7 +7,7 @@ Wall-clock ratios move by tens of percent when the host is busy; the number of i
 a workload executes barely moves. Each workload runs in a child process under
 ``valgrind --tool=callgrind`` twice, for ``LOW`` and ``HIGH`` repetitions; the difference,
 divided by the ops it ran, is the cost of one op without the interpreter's start-up and the
-imports. Compare two checkouts by running the script in each (``PYTHONHASHSEED`` is fixed, so
+imports (with one BLAS thread: an idle OpenBLAS worker spins under valgrind). Compare two checkouts by running the script in each (``PYTHONHASHSEED`` is fixed, so
 dictionary layouts match; differences under about 2% are noise). Needs valgrind.
 
 Workloads (the benchmark suite's tiny-op and deep chains):
@@ -62,7 +62,9 @@ def run(workload: str, repetitions: int) -> None:
 
 def instructions(workload: str, repetitions: int) -> int:
     """Instructions a child process executes running ``workload`` ``repetitions`` times."""
-    env = dict(os.environ, PYTHONHASHSEED="0")
+    # One BLAS thread: an idle OpenBLAS worker spins under valgrind, adding instructions that
+    # have nothing to do with the engine (these workloads make no BLAS call).
+    env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1")
     done = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
          __file__, workload, str(repetitions)],

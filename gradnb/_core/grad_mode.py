@@ -21,15 +21,31 @@ __all__ = [
 ]
 
 
-# How many threads are in inference mode now. Every new tensor must know whether it is an
-# inference tensor, and reading a thread-local costs about as much as making the tensor: so
-# ``Tensor._make`` reads the thread's flag only while this count is not zero (almost never).
+# How many threads have grad mode off, and how many are in inference mode, now. Every op reads
+# its thread's grad mode and every new tensor whether it is an inference tensor, and reading a
+# thread-local costs about as much as making the tensor: so the hot paths read these
+# process-wide counts first and the thread's own flag only while a count is not zero (grad mode
+# off: inside a backward pass or a ``no_grad`` block; inference mode: almost never).
+grad_off_threads = [0]
 inference_threads = [0]
+_counts_lock = threading.Lock()  # a thread switch inside ``+=`` would lose an update
 
 
 class _State(threading.local):
-    enabled = True
+    _enabled = True
     _inference = False
+
+    @property
+    def enabled(self) -> bool:
+        return self._enabled
+
+    @enabled.setter
+    def enabled(self, on: bool) -> None:
+        on = bool(on)
+        if on != self._enabled:
+            self._enabled = on
+            with _counts_lock:
+                grad_off_threads[0] += -1 if on else 1
 
     @property
     def inference(self) -> bool:
@@ -40,7 +56,8 @@ class _State(threading.local):
         on = bool(on)
         if on != self._inference:
             self._inference = on
-            inference_threads[0] += 1 if on else -1
+            with _counts_lock:
+                inference_threads[0] += 1 if on else -1
 
 
 state = _State()

@@ -35,10 +35,13 @@ __all__ = [
     "Node",
     "Output",
     "accumulator",
+    "bump_version",
     "check_graph_versions",
     "check_versions",
     "const",
+    "last_change",
     "link",
+    "note_release",
     "unlinked",
 ]
 
@@ -317,16 +320,20 @@ class Node:
 
     def release(self):
         """Drop the saved values; return the arrays that were held (caller does accounting).
-        Runs once per node in every backward: the one-entry case (most nodes) is unrolled."""
+        Runs once per node in every backward: the one-entry case (most nodes) and the
+        numbers-only case (``x * 2`` keeps its 2) are unrolled."""
         entries = self._saved
+        self._saved = _RELEASED
         if len(entries) == 1:
             entry = entries[0]
             if entry[0] == _OUTPUT:
-                self._saved = _RELEASED
                 return (entry[1],)
             if entry[0] == _INPUT:
-                self._saved = _RELEASED
                 return (entry[1]._data,)
+        elif len(entries) == 2 and entries[0] is _NOTHING and entries[1][0] == _CONST \
+                and entries[1][1].__class__ in _NO_BUFFER:
+            return ()
+        self._saved = entries
         arrays = self.saved_arrays()
         self._saved = _RELEASED
         return arrays
@@ -345,12 +352,14 @@ class Node:
         ``grad_inputs``."""
         if self._hooks is None:
             self._hooks = {}
+        switches.user_code = True
         return register(self._hooks, fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node's backward; it may return new grads."""
         if self._pre_hooks is None:
             self._pre_hooks = {}
+        switches.user_code = True
         return register(self._pre_hooks, fn)
 
     def __repr__(self) -> str:
@@ -400,12 +409,21 @@ class AccumulateGrad(Node):
 
 
 class _Switches:
-    """Engine-wide switches read on the hot path. ``anomaly`` is None, or (while anomaly mode
-    is on) the function that remembers where each node was recorded; ``saved_tensor_hooks`` is
-    one process-wide stack of (pack, unpack) pairs."""
+    """Engine-wide switches read on the hot path (instance attributes, not class ones: CPython
+    reads those fastest).
 
-    anomaly = None
-    saved_tensor_hooks: ClassVar[list] = []
+    - ``anomaly``: None, or (while anomaly mode is on) the function that remembers where each
+      node was recorded;
+    - ``saved_tensor_hooks``: one process-wide stack of (pack, unpack) pairs;
+    - ``user_code``: False until the process first registers a hook on a tensor or node, keeps
+      a non-leaf's gradient (``retain_grad``) or records a custom Function. Until then no
+      backward can run user code, and discovery skips looking for it node by node.
+    """
+
+    def __init__(self) -> None:
+        self.anomaly = None
+        self.saved_tensor_hooks: list = []
+        self.user_code = False
 
 
 switches = _Switches()
@@ -491,19 +509,14 @@ def save(node, spec, inputs, outputs, operands) -> None:
     """Keep what ``node``'s backward reads, as ``spec`` lists it: an input position (a Python
     operand at that position is kept as a constant, taken from ``operands``), ``Output(i)``,
     ``const(value)``, None (nothing, to keep positions), or any other tensor (custom Functions
-    save intermediates)."""
-    if switches.saved_tensor_hooks and node.pack_order is not None:
+    save intermediates). Runs once per recorded op: the entries are built inline."""
+    packing = switches.saved_tensor_hooks
+    if packing and node.pack_order is not None:
         entries = [None] * len(spec)
         for i in node.pack_order:  # each entry saved (and so packed) in PyTorch's order
-            (entries[i],) = _entries((spec[i],), inputs, outputs, operands)
+            entries[i] = _entry(spec[i], inputs, outputs, operands)
         node._saved = tuple(entries)
         return
-    node._saved = _entries(spec, inputs, outputs, operands)
-
-
-def _entries(spec, inputs, outputs, operands) -> tuple:
-    # Once per recorded op: the input and output entries are built inline, not by a call.
-    packing = bool(switches.saved_tensor_hooks)
     entries = []
     for item in spec:
         if item.__class__ is int:
@@ -524,7 +537,20 @@ def _entries(spec, inputs, outputs, operands) -> tuple:
             entries.append(item)
         else:
             entries.append(_save_input(item))
-    return tuple(entries)
+    node._saved = tuple(entries)
+
+
+def _entry(item, inputs, outputs, operands) -> tuple:
+    """One entry of a save spec (``save``'s loop, for saving in a given order)."""
+    if item.__class__ is int:
+        t = inputs[item]
+        return (_CONST, operands[item]) if t is None else _save_input(t)
+    if item is None:
+        return _NOTHING
+    if item.__class__ is Output:
+        t = outputs[item.index] if item.index or outputs.__class__ is tuple else outputs
+        return _save_output(t)
+    return item if item.__class__ is tuple else _save_input(item)
 
 
 # -- saved entries ------------------------------------------------------------------------------
@@ -589,9 +615,30 @@ def check_versions(node) -> None:
                                  entry[4])
 
 
+# The sequence number drawn at the last change that can stop a recorded node from running: an
+# in-place write to any tensor (``bump_version``: a saved tensor may now be stale) or a backward
+# pass that frees saved tensors (``note_release``). A node recorded later (a larger ``_seq``)
+# cannot be affected by either, so before a pass the engine checks only the nodes older than
+# this: in a training loop, where each step builds its graph after the last step's backward and
+# optimizer update, none.
+last_change = [-1]
+
+
+def bump_version(t) -> None:
+    """Count an in-place write to ``t`` (its version counter is shared with its views)."""
+    t._version[0] += 1
+    last_change[0] = next(_sequence)
+
+
+def note_release() -> None:
+    """A backward pass is about to free the saved tensors of nodes recorded before now."""
+    last_change[0] = next(_sequence)
+
+
 def check_graph_versions(nodes) -> None:
     """``check_versions`` for each of ``nodes`` in one call: before a backward runs, the engine
-    checks every node it reached (a loop here, not a call per node)."""
+    checks every node it reached that is older than ``last_change`` (a loop here, not a call
+    per node)."""
     for node in nodes:
         entries = node._saved
         if entries is _RELEASED:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import events
+from .grad_mode import grad_off_threads as _grad_off_threads
 from .grad_mode import state as _grad_state
 from .graph import link
 from .graph import save as keep_saved
@@ -56,7 +57,7 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
       None for outputs outside the graph) onto the node: in-place writes and custom Functions.
     - ``ctx``: the node itself, made before the forward ran (a custom Function's ``ctx``).
     """
-    if _grad_state.enabled:
+    if not _grad_off_threads[0] or _grad_state.enabled:
         n = len(inputs)
         if n == 1:
             a = inputs[0]

@@ -21,6 +21,7 @@ from .events import emit as _emit
 from .events import observers as _observers
 from .grad_mode import inference_threads as _inference_threads
 from .grad_mode import state as _grad_state
+from .graph import switches
 from .hooks import register
 from .printing import format_tensor
 from .views import refresh
@@ -198,6 +199,7 @@ class Tensor:
         if self._retains_grad:
             return
         self._retains_grad = True
+        switches.user_code = True
         # The node refers to this tensor weakly: tensor -> grad_fn is the only strong direction.
         fn = self.grad_fn
         if fn._tensor_hooks is None:
@@ -216,6 +218,7 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._hooks is None:
             self._hooks = {}
+        switches.user_code = True
         handle = register(self._hooks, hook)
         if self.grad_fn is not None:
             fn = self.grad_fn
@@ -232,6 +235,7 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._post_hooks is None:
             self._post_hooks = {}
+        switches.user_code = True
         return register(self._post_hooks, hook)
 
     def detach(self) -> Tensor:

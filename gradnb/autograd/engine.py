@@ -29,7 +29,15 @@ from .._core import events
 from .._core.backend import get_array_module, silent, sum_to
 from .._core.dtype import from_numpy_dtype
 from .._core.grad_mode import state as _grad_state
-from .._core.graph import AccumulateGrad, accumulator, check_graph_versions, switches
+from .._core.graph import (
+    AccumulateGrad,
+    accumulator,
+    bump_version,
+    check_graph_versions,
+    last_change,
+    note_release,
+    switches,
+)
 from .._core.tensor import Tensor
 from . import memory
 from .anomaly import check_nan, report_failure
@@ -181,16 +189,24 @@ def _discover(root_nodes, targets):
     run; else None) and ``user_code``: whether any hook or custom Function can run (and so
     fail) during the pass.
     """
-    user_code = switches.anomaly
+    # Until the process first sets up a hook or a custom Function, no node can run user code
+    # (``switches.user_code``), and the look at each node is skipped.
+    user_code = switches.anomaly is not None
+    look = not user_code and switches.user_code
     # ``deps`` doubles as the visited set: a node is in it once reached.
     deps: dict = dict.fromkeys(root_nodes, 0)
     stack = list(root_nodes)
     parents: dict | None = {} if targets is not None else None
+    # Only a node recorded before the last in-place write or freeing pass can have a freed or
+    # modified saved tensor (``graph.last_change``): those are checked once all are found.
+    changed_since = last_change[0]
+    older = [node for node in root_nodes if node._seq < changed_since]
     while stack:
         node = stack.pop()
-        if not user_code and (node._hooks or node._pre_hooks or node._tensor_hooks
-                              or node.runs_user_code or type(node) is AccumulateGrad):
+        if look and (node._hooks or node._pre_hooks or node._tensor_hooks
+                     or node.runs_user_code or type(node) is AccumulateGrad):
             user_code = _runs_user_code(node)
+            look = not user_code
         for nxt in node._next:
             if nxt is None:
                 continue
@@ -200,9 +216,11 @@ def _discover(root_nodes, targets):
             if count is None:
                 deps[nxt] = 1
                 stack.append(nxt)
+                if nxt._seq < changed_since:
+                    older.append(nxt)
             else:
                 deps[nxt] = count + 1
-    check_graph_versions(deps)  # nothing freed, nothing modified in place since recorded
+    check_graph_versions(older)  # nothing freed, nothing modified in place since recorded
     if targets is None:
         return deps, None, user_code
     seen = deps
@@ -238,6 +256,8 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     targets, target_index = _targets(inputs)
     root_nodes = list(dict.fromkeys(node for node, _ in root_edges))
     deps, needed, user_code = _discover(root_nodes, targets)
+    if not retain_graph:
+        note_release()  # this pass frees what the nodes recorded so far saved
     run = _Pass(root_nodes, deps, needed, user_code, create_graph, accumulate, inputs, targets,
                 target_index, retain_graph, roots)
     if run.observed:
@@ -331,17 +351,33 @@ def _execute(run: _Pass) -> None:
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
     executed = 0
+    # A node that the last one made ready, with its gradients, kept in hand instead of going
+    # through the heap and the buffers: in a chain (most of any graph) it is the next to run.
+    follow = follow_grads = None
+    # Hooks and captured gradients (``inputs=``, ``autograd.grad``) intercept a node's gradients
+    # before it runs; in most passes neither exists, and one test skips both.
+    intercept = user_code or targets is not None
     # Derivative rules meet inf and NaN as PyTorch's kernels do, silently: no NumPy warnings.
     quiet = silent()
     quiet.__enter__()
     try:
-        while ready:
-            node = heappop(ready)[1]
-            grads = buffers.pop(node, None)
+        while True:
+            if follow is not None and (not ready or follow._seq > -ready[0][0]):
+                node, grads = follow, follow_grads
+            else:
+                if follow is not None:  # an older node is ready too: the heap orders them
+                    if follow_grads is not None:
+                        buffers[follow] = follow_grads
+                    heappush(ready, (-follow._seq, follow))
+                if not ready:
+                    break
+                node = heappop(ready)[1]
+                grads = buffers.pop(node, None)
+            follow = follow_grads = None
             executed += 1
             # ``user_code`` (from discovery) is False for most passes: then no node has hooks
             # and the per-node hook lookups are skipped.
-            if grads is not None and (user_code or targets is not None):
+            if intercept and grads is not None:
                 if user_code and node._tensor_hooks:
                     grads = _run_tensor_hooks(node, grads, tensor_mode, Tensor)
                 if user_code and node._pre_hooks:
@@ -395,6 +431,8 @@ def _execute(run: _Pass) -> None:
                 if nxt is None or (needed is not None and nxt not in needed):
                     continue
                 g = results[i]
+                remaining = deps[nxt] - 1
+                deps[nxt] = remaining
                 if g is not None:
                     nr = nrs[i]
                     single = nxt.num_outputs == 1
@@ -406,16 +444,29 @@ def _execute(run: _Pass) -> None:
                         if tensor_mode or g.shape != shape or (g.dtype is not dtype
                                                                and g.dtype != dtype):
                             g = _fit(g, shape, dtype, tensor_mode)
-                    buf = buffers.get(nxt)
+                    # The last edge into ``nxt`` takes its buffer out with it; earlier ones
+                    # leave their sum in ``buffers``.
+                    buf = buffers.get(nxt) if remaining else buffers.pop(nxt, None)
                     if buf is None:
-                        buffers[nxt] = [g] if single else _one_hot(g, nr, nxt.num_outputs)
+                        buf = [g] if single else _one_hot(g, nr, nxt.num_outputs)
+                        if remaining:
+                            buffers[nxt] = buf
                     else:
                         prev = buf[nr]
                         buf[nr] = g if prev is None else prev + g
-                remaining = deps[nxt] - 1
-                deps[nxt] = remaining
+                elif remaining:
+                    continue
+                else:
+                    buf = buffers.pop(nxt, None)
                 if remaining == 0:
-                    heappush(ready, (-nxt._seq, nxt))
+                    if follow is None:
+                        follow, follow_grads = nxt, buf
+                    else:  # several became ready: keep the newest in hand, queue the other
+                        if nxt._seq > follow._seq:
+                            follow, follow_grads, nxt, buf = nxt, buf, follow, follow_grads
+                        if buf is not None:
+                            buffers[nxt] = buf
+                        heappush(ready, (-nxt._seq, nxt))
             del results, grads
     finally:
         run.executed += executed
@@ -583,7 +634,7 @@ def _accumulate(leaf, g, create_graph, observed, Tensor):
         leaf._grad = old + (g if getattr(g, "is_sparse", False) else _to_tensor(g, Tensor))
     else:
         old._data += g._data if isinstance(g, Tensor) else g
-        old._version[0] += 1
+        bump_version(old)
     if observed:
         events.emit("grad_accumulated", leaf, leaf._grad, old is not None)
     if leaf._post_hooks:

@@ -20,7 +20,7 @@ import inspect
 from .._core.backend import get_array_module
 from .._core.grad_mode import no_grad
 from .._core.grad_mode import state as _grad_state
-from .._core.graph import Node, Output, unlinked
+from .._core.graph import Node, Output, switches, unlinked
 from .._core.record import record
 from .._core.tensor import Tensor
 
@@ -252,6 +252,7 @@ class DelayedError(Node):
 def _delayed_error(g, inputs):
     if not isinstance(g, Tensor):
         return g
+    switches.user_code = True
     return record(DelayedError, tuple(inputs), g._data)
 
 
@@ -281,6 +282,7 @@ def _bind(cls, args, kwargs, separate_context) -> tuple:
 def _new_ctx(cls, tensor_args, executable):
     """The ctx ``forward`` receives: the node itself, linked into the graph once the outputs
     exist (``_connect_outputs``)."""
+    switches.user_code = True  # its backward is the user's
     ctx = unlinked(cls._backward_cls, sum(t is not None for t in tensor_args))
     ctx._to_save = ()
     ctx._dirty = ()

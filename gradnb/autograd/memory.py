@@ -60,9 +60,10 @@ class ReleaseTracker:
         seen = self._seen
         for arr in arrays:
             if arr.base is None:
-                owner = arr
-                # References: ``arrays``, the loop variable, getrefcount's argument.
+                # References: ``arrays``, the loop variable, getrefcount's argument (counted
+                # before ``owner`` becomes a fourth).
                 dies_now = _getrefcount(arr) <= _DIES_NOW_REFS
+                owner = arr
             else:
                 owner = owner_of(arr)
                 dies_now = False

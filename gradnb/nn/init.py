@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from .._core.backend import device_of, to_device
+from .._core.graph import bump_version
 from .._core.tensor import Tensor
 from ..ops.creation import default_generator
 
@@ -39,7 +40,7 @@ def _fill(tensor: Tensor, values) -> Tensor:
     if type(data) is not np.ndarray:
         values = to_device(values, device_of(data))
     data[...] = values
-    tensor._version[0] += 1
+    bump_version(tensor)
     return tensor
 
 

@@ -113,8 +113,9 @@ class MulBackward0(Node):
     def backward(self, g):
         a, b = self.saved(g)
         conj = dual.conj  # complex: PyTorch's g * conj(other)
-        return (g * conj(b) if self.needs(0) else None,
-                g * conj(a) if self.needs(1) else None)
+        needs_a, needs_b = self._next  # (``needs(i)``, read once)
+        return (g * conj(b) if needs_a is not None else None,
+                g * conj(a) if needs_b is not None else None)
 
 
 def mul(input, other) -> Tensor:

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._core import events
 from .._core.backend import device_of, get_array_module, to_device
-from .._core.graph import Node
+from .._core.graph import Node, bump_version
 from .._core.record import record, would_record
 from .._core.views import base_key, positions_in_base, rebase_view
 from . import arithmetic, elementwise
@@ -152,7 +152,7 @@ def apply_inplace(t: Tensor, compute, others=(), fast=None) -> Tensor:
             result = compute(t)._data
             _check_result(t, result)
             xp.copyto(t._data, result, casting="unsafe")
-        t._version[0] += 1
+        bump_version(t)
         return _modified(t)
     shadow = Tensor._make(t._data.copy(), t._requires_grad, t.grad_fn, t._output_nr)
     result = compute(shadow)
@@ -160,14 +160,14 @@ def apply_inplace(t: Tensor, compute, others=(), fast=None) -> Tensor:
     base = _differentiable_base(t)
     if base is None:
         xp.copyto(t._data, result._data, casting="unsafe")
-        t._version[0] += 1
+        bump_version(t)
         _adopt(t, result.grad_fn, result._output_nr)
         if result.grad_fn is not None:  # a node that saved its output now finds it in ``t``
             result.grad_fn.retarget_output(result._data, t)
         return _modified(t)
     positions = positions_in_base(t._data, base._data)
     xp.copyto(t._data, result._data, casting="unsafe")
-    t._version[0] += 1
+    bump_version(t)
     record(CopySlices, (base, result), None, into=base,
            attrs={"key": base_key(positions, base._data.shape), "accumulate": False})
     rebase_view(t, base, positions)
@@ -209,7 +209,7 @@ def write_region(t: Tensor, key, value) -> None:
     raw = vt._data if vt is not None else value
     if not (grad_state.enabled and (t._requires_grad or (vt is not None and vt._requires_grad))):
         t._data[data_key] = raw
-        t._version[0] += 1
+        bump_version(t)
         _modified(t)
         return
     base = _differentiable_base(t)
@@ -220,7 +220,7 @@ def write_region(t: Tensor, key, value) -> None:
     view_made = base is not None or _takes_view(items, is_tuple, t._data.shape)
     cls = CopySlices if view_made else IndexPutBackward0
     t._data[data_key] = raw
-    t._version[0] += 1
+    bump_version(t)
     record(cls, (root, vt if vt is not None and vt._requires_grad else None), None, into=root,
            attrs={"key": root_key, "accumulate": False})
     if base is not None:

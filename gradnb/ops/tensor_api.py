@@ -13,6 +13,7 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.grad_mode import no_grad
+from .._core.graph import bump_version
 from . import shape as sh
 from ._common import Tensor
 from .creation import full, randint, tensor, zeros
@@ -183,7 +184,7 @@ def _inplace_view(view):
         if out.grad_fn is not None:
             self.grad_fn = out.grad_fn
             self._output_nr = out._output_nr
-        self._version[0] += 1
+        bump_version(self)
         return self
 
     method.__name__ = f"{view.__name__}_"

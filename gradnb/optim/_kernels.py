@@ -9,6 +9,7 @@ never shows it).
 from __future__ import annotations
 
 from .._core.backend import get_array_module
+from .._core.graph import bump_version
 from .._core.tensor import Tensor
 
 __all__ = [
@@ -116,4 +117,4 @@ def effective_grad(grad, param, maximize: bool, weight_decay: float, workspace: 
 
 def bump(p: Tensor) -> None:
     """Record an in-place update of ``p`` (graphs that saved the old value will refuse it)."""
-    p._version[0] += 1
+    bump_version(p)

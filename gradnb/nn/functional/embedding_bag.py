@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from ..._core.backend import get_array_module
+from ..._core.graph import bump_version
 from ..._core.tensor import Tensor
 from ...ops.creation import tensor as _tensor
 from ...ops.creation import zeros
@@ -161,4 +162,4 @@ def _renorm(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: flo
         norm = float(xp.linalg.norm(data[row], ord=norm_type))
         if norm > max_norm:
             data[row] *= max_norm / (norm + 1e-7)
-    weight._version[0] += 1
+    bump_version(weight)

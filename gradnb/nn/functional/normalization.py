@@ -8,7 +8,7 @@ which keeps the rule valid on tensors too, so double backward works.
 from __future__ import annotations
 
 from ..._core.backend import get_array_module
-from ..._core.graph import Node, const
+from ..._core.graph import Node, bump_version, const
 from ..._core.record import record
 from ...ops import dual
 from ._fused import Tensor
@@ -194,8 +194,8 @@ def _update_running(running_mean: Tensor, running_var: Tensor, x, mean, axes, co
     m = momentum
     running_mean._data[...] = (1 - m) * running_mean._data + m * mean.reshape(-1)
     running_var._data[...] = (1 - m) * running_var._data + m * unbiased
-    running_mean._version[0] += 1
-    running_var._version[0] += 1
+    bump_version(running_mean)
+    bump_version(running_var)
 
 
 def _prod(shape) -> int:

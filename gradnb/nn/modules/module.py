@@ -17,6 +17,7 @@ from ..._core.backend import device as Device
 from ..._core.backend import device_of, to_device
 from ..._core.deepcopy import copy_attributes
 from ..._core.grad_mode import no_grad
+from ..._core.graph import bump_version
 from ..._core.hooks import RemovableHandle
 from ..._core.hooks import register as _register
 from ..._core.tensor import Tensor
@@ -52,7 +53,7 @@ def zero_grads(params, set_to_none: bool = True) -> None:
             else:
                 g._requires_grad = False
             g._data[...] = 0
-            g._version[0] += 1
+            bump_version(g)
 
 
 def _addindent(text: str, spaces: int) -> str:
@@ -542,4 +543,4 @@ def _copy_into(target: Tensor, value) -> None:
     if type(data) is not type(target._data):
         data = to_device(data, device_of(target._data))
     target._data[...] = data
-    target._version[0] += 1
+    bump_version(target)

@@ -3,6 +3,7 @@ InstanceNorm1d/2d/3d."""
 
 from __future__ import annotations
 
+from ..._core.graph import bump_version
 from ..._core.tensor import Tensor
 from ...ops.creation import ones, tensor, zeros
 from .. import functional as F
@@ -105,7 +106,7 @@ class _NormBase(Module):
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             self.num_batches_tracked._data += 1
-            self.num_batches_tracked._version[0] += 1
+            bump_version(self.num_batches_tracked)
             if self.momentum is None:  # a cumulative average over all batches seen
                 momentum = 1.0 / float(self.num_batches_tracked.item())
         return momentum

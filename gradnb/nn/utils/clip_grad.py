@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from ..._core.backend import get_array_module
+from ..._core.graph import bump_version
 from ..._core.tensor import Tensor
 from ...ops.creation import tensor
 
@@ -60,7 +61,7 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
             g.mul_(coef)
         else:
             arr *= arr.dtype.type(coef)
-            g._version[0] += 1
+            bump_version(g)
     return Tensor._make(xp.asarray(total, dtype=arrays[0].dtype))
 
 
@@ -72,4 +73,4 @@ def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
         xp = get_array_module(arr)
         xp.clip(arr, -clip_value, clip_value, out=arr)
         if not getattr(g, "is_sparse", False):
-            g._version[0] += 1
+            bump_version(g)
