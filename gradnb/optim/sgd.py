@@ -112,7 +112,7 @@ class SGD(Optimizer):
             scratch = like(data)
             get_array_module(data).multiply(grad._data, -lr, out=scratch)
             data += scratch
-            p._version[0] += 1  # bump(p), inlined
+            bump(p)
 
     @staticmethod
     def _sparse_step(p: Tensor, grad, lr, maximize: bool) -> None:
