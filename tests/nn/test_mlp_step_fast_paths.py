@@ -117,3 +117,17 @@ def test_nll_loss_negative_ignore_index_present_in_targets(torch):
     expected.backward()
     np.testing.assert_allclose(loss.item(), expected.item(), rtol=1e-6)
     np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("ignore_index", [-100, 1])  # the fast path, and the general one
+def test_nll_loss_keeps_its_own_copy_of_the_targets(ignore_index):
+    x = _logits(4, 3)
+    t = np.array([0, 2, 1, 2])
+    expected = gradnb.tensor(x, requires_grad=True)
+    F.nll_loss(expected, gradnb.tensor(t.copy()), ignore_index=ignore_index).backward()
+    ours = gradnb.tensor(x, requires_grad=True)
+    target = gradnb.tensor(t.copy())
+    loss = F.nll_loss(ours, target, ignore_index=ignore_index)
+    target.zero_()
+    loss.backward()
+    np.testing.assert_array_equal(ours.grad.numpy(), expected.grad.numpy())

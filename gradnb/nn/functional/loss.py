@@ -166,7 +166,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         if out is not None:
             n, c = x.shape
             return record(NllLossBackward0, (input, None, None), out,
-                          save=(const(t.reshape(n, 1)), _NO_WEIGHTS, const(float(n))),
+                          save=(const(t.reshape(n, 1).copy()), _NO_WEIGHTS, const(float(n))),
                           attrs={"reduction": reduction, "canonical": (n, c, 1),
                                  "in_shape": x.shape})
     n, c, r = _canonical(x.shape, t.shape)
@@ -186,8 +186,10 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         with np.errstate(invalid="ignore"):
             out = losses.sum() / total
     cls = NllLoss2DBackward0 if x.ndim > 2 else NllLossBackward0
+    # The targets are copied (``safe`` may be a view of them): writing into the target tensor
+    # before backward must not change the gradient, as when the one-hot array was saved.
     return record(cls, (input, None, None), out.astype(x.dtype, copy=False),
-                  save=lambda: (const(safe), const(w.astype(x.dtype, copy=False)),
+                  save=lambda: (const(safe.copy()), const(w.astype(x.dtype, copy=False)),
                                 const(float(total))),
                   attrs={"reduction": reduction, "canonical": (n, c, r), "in_shape": x.shape})
 
