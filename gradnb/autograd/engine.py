@@ -86,8 +86,9 @@ def _root_grads(tensors, grads, create_graph, Tensor):
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
                 )
-            xp = get_array_module(t._data)
-            arr = xp.ones(t._data.shape, dtype=t._data.dtype)
+            # (``empty`` + ``fill``: NumPy's ``ones`` is Python code that costs several times more)
+            arr = get_array_module(t._data).empty(t._data.shape, dtype=t._data.dtype)
+            arr.fill(1)
         else:
             if not isinstance(g, Tensor):
                 raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
@@ -310,8 +311,10 @@ class _Pass:
         self.captured = [None] * len(inputs) if inputs is not None else None
         self.pending_leaves: list = []  # (leaf, grad) held back (see ``stream``)
         self.tracker = None if retain_graph else memory.ReleaseTracker(by_node=self.observed)
-        self.report = memory.BackwardReport(retain_graph=retain_graph,
-                                            device=str(roots[0].device) if roots else "cpu")
+        self.report = memory.BackwardReport(
+            retain_graph=retain_graph,
+            device="cpu" if not roots or type(roots[0]._data) is np.ndarray
+            else str(roots[0].device))
         self.executed = 0
 
     def add(self, node, nr: int, g) -> None:
@@ -598,6 +601,8 @@ def _run_node_hooks(node, results, grads, tensor_mode, Tensor):
 
 def _apply_leaf_grads(pending, create_graph, observed, Tensor):
     """Apply the gradients held back during a pass that ran user code (see ``_run``)."""
+    if not pending:
+        return
     merged: dict = {}
     order = []
     for leaf, g in pending:

@@ -115,6 +115,13 @@ def reshape(x, shape):
 
 
 def expand(x, shape):
+    if type(x) is np.ndarray and x.ndim == 0 and not x.dtype.hasobject:
+        # The gradient of a full reduction (``loss.sum()``, ``mean()``), in every backward: the
+        # read-only zero-stride view ``np.broadcast_to`` makes, built directly (NumPy's
+        # ``broadcast_to`` runs Python code that costs ten times more).
+        out = np.ndarray(shape, x.dtype, x, 0, (0,) * len(shape))
+        out.flags.writeable = False
+        return out
     if isinstance(x, Tensor):
         return x.expand(*shape)
     return get_array_module(x).broadcast_to(x, tuple(shape))
