@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from threading import get_ident
 
-__all__ = ["Subscriber", "emit", "observers", "subscribe"]
+__all__ = ["Subscriber", "emit", "handled", "observers", "subscribe"]
 
 observers: list = []
 _thread_of: dict[int, int] = {}  # id(observer) -> the thread it watches (absent: every thread)
@@ -74,6 +74,13 @@ def subscribe(observer, *, thread: int | None = None) -> _Subscription:
     if thread is not None:
         _thread_of[id(observer)] = thread
     return _Subscription(observer)
+
+
+def handled(event: str) -> bool:
+    """Whether any observer now defines ``event``: the engine asks once per backward pass
+    before it would emit an event for every node (a failed attribute lookup per node and
+    observer costs more than the node's own bookkeeping)."""
+    return any(getattr(observer, event, None) is not None for observer in tuple(observers))
 
 
 def emit(event: str, *payload) -> None:

@@ -294,7 +294,8 @@ class _Pass:
 
     __slots__ = ("accumulate", "buffers", "captured", "create_graph", "deps", "executed",
                  "inputs", "needed", "observed", "pending_leaves", "report", "root_nodes",
-                 "stream", "target_index", "targets", "tracker", "user_code")
+                 "stream", "target_index", "targets", "tracker", "user_code", "watch_freed",
+                 "watch_nodes")
 
     def __init__(self, root_nodes, deps, needed, user_code, create_graph, accumulate, inputs,
                  targets, target_index, retain_graph, roots) -> None:
@@ -307,10 +308,13 @@ class _Pass:
         # .grad.
         self.stream = accumulate and not user_code
         self.observed = bool(events.observers)
+        # The per-node events, only when some observer defines them.
+        self.watch_nodes = self.observed and events.handled("node_executed")
+        self.watch_freed = self.observed and events.handled("buffers_freed")
         self.buffers: dict = {}  # node -> one summed gradient per output, until the node runs
         self.captured = [None] * len(inputs) if inputs is not None else None
         self.pending_leaves: list = []  # (leaf, grad) held back (see ``stream``)
-        self.tracker = None if retain_graph else memory.ReleaseTracker(by_node=self.observed)
+        self.tracker = None if retain_graph else memory.ReleaseTracker(by_node=self.watch_freed)
         self.report = memory.BackwardReport(
             retain_graph=retain_graph,
             device="cpu" if not roots or type(roots[0]._data) is np.ndarray
@@ -350,7 +354,7 @@ def _execute(run: _Pass) -> None:
     heapq.heapify(ready)
     heappop, heappush = heapq.heappop, heapq.heappush
     anomaly = switches.anomaly
-    observed, tracker = run.observed, run.tracker
+    observed, watch_nodes, tracker = run.observed, run.watch_nodes, run.tracker
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
     executed = 0
@@ -408,6 +412,8 @@ def _execute(run: _Pass) -> None:
                 try:
                     if node.on_tensors and not tensor_mode:
                         results = _backward_on_tensors(node, grads)
+                    elif len(grads) == 1:  # (most nodes: a call without unpacking a list)
+                        results = node.backward(grads[0])
                     else:
                         results = node.backward(*grads)
                 except Exception:
@@ -419,7 +425,7 @@ def _execute(run: _Pass) -> None:
                         check_nan(node, results)
                     if node._hooks:
                         results = _run_node_hooks(node, results, grads, tensor_mode, Tensor)
-            if observed:
+            if watch_nodes:
                 events.emit("node_executed", node, tuple(grads or ()), tuple(results))
             if tracker is not None and node._saved:
                 released = node.release()
@@ -503,8 +509,9 @@ def _release_and_report(run: _Pass):
         report.retained_bytes = memory.graph_bytes(run.root_nodes)
     memory.record_report(report)
     if run.observed:
-        for node, freed in report.freed_by_node.items():
-            events.emit("buffers_freed", node, freed)
+        if run.watch_freed:
+            for node, freed in report.freed_by_node.items():
+                events.emit("buffers_freed", node, freed)
         events.emit("backward_finished", report)
     report.freed_by_node.clear()
     return run.captured

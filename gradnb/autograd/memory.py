@@ -33,8 +33,9 @@ class BackwardReport:
     nodes_executed: int = 0
     device: str = "cpu"
     retain_graph: bool = False
-    # node -> bytes its release gave back; observers read it at ``backward_finished``, then the
-    # engine empties it so a stored report does not keep the graph's nodes alive.
+    # node -> bytes its release gave back, kept while an observer handles ``buffers_freed`` (it
+    # is sent from here); the engine then empties it so a stored report does not keep the
+    # graph's nodes alive.
     freed_by_node: dict = field(default_factory=dict, repr=False)
 
 

@@ -216,16 +216,17 @@ class Trace(events.Subscriber):
     # -- building -------------------------------------------------------------------------------
     def _add_op(self, node: Node, outputs, output_tensors) -> OpRecord:
         inputs = []
-        for nxt, nr in node.next_functions:
+        for nxt, nr in zip(node._next, node._next_nr):  # next_functions, without its tuple
             if nxt is not None:
                 inputs.append((self._key_for_node(nxt, nr), nr))
-        saved = self._saved_of(node)
+        saved = self._saved_of(node) if node._saved else ()  # (may add leaf records first)
         key = self._next_key()
-        saved = tuple(
-            SavedRecord(s.shape, s.dtype, s.nbytes, (key, s.source[1]))
-            if s.source is not None and s.source[0] == _SELF else s
-            for s in saved
-        )
+        if saved:  # the node's own outputs get the key of the record being made
+            saved = tuple(
+                SavedRecord(s.shape, s.dtype, s.nbytes, (key, s.source[1]))
+                if s.source is not None and s.source[0] == _SELF else s
+                for s in saved
+            )
         record = OpRecord(key, node.name(), tuple(inputs), outputs, saved, weakref.ref(node),
                           output_tensors, tuple(self._scope), seq=node._seq)
         self._key_of_node[node._seq] = key

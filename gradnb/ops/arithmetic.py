@@ -47,6 +47,10 @@ class AddBackward0(Node):
 
 def add(input, other, *, alpha=1) -> Tensor:
     """``input + alpha * other`` with broadcasting."""
+    if type(other) is float and type(input) is Tensor and alpha == 1:  # ``x + 0.5``: no call
+        a = input._data
+        if a.dtype.kind == "f":
+            return record(AddBackward0, (input, None), a + other)
     ta, tb, a, b = binary_operands(input, other)
     if alpha == 1:
         return record(AddBackward0, (ta, tb), a + b)
@@ -120,6 +124,11 @@ class MulBackward0(Node):
 
 def mul(input, other) -> Tensor:
     """Elementwise product with broadcasting."""
+    if type(other) is float and type(input) is Tensor:  # ``x * 0.5``, the commonest: no call
+        a = input._data
+        if a.dtype.kind == "f":
+            return record(MulBackward0, (input, None), a * other, save=_SAVE_OTHER,
+                          operands=(a, other))
     ta, tb, a, b = binary_operands(input, other)
     # (``type(b) is float`` first: a failed ``hasattr`` costs more than the multiplication)
     if tb is None and (type(b) is float or not hasattr(b, "shape") or isinstance(b, np.generic)):
