@@ -413,24 +413,28 @@ class ReluBackward0(Node):
         (y,) = self.saved(g)
         # The output is >= 0 or NaN, so ``y != 0`` is PyTorch's ``not (y <= 0)``: a NaN output
         # passes its gradient on, as ``threshold_backward`` does.
-        if type(g) is np.ndarray and g.dtype == y.dtype and g.shape == y.shape:
-            bits = _SAME_SIZE_INT.get(g.dtype.itemsize)
-            if bits is not None and g.dtype.kind == "f":
+        if type(g) is np.ndarray and g.shape == y.shape:
+            dtype = g.dtype
+            bits = _SAME_SIZE_INT.get(dtype) if dtype == y.dtype else None
+            if bits is not None:
                 # ``where(y != 0, g, 0)`` on bit patterns: a float's bits times a 0/1 mask are
                 # its bits or +0.0, exactly, without ``where``'s unpredictable branches
                 # (several times faster on the random masks ReLU makes).
-                return (np.multiply(g.view(bits), y != 0, dtype=bits).view(g.dtype),)
+                return (np.multiply(g.view(bits), y != 0, dtype=bits).view(dtype),)
         # where, not a product with the mask: 0 * inf would be NaN where PyTorch gives 0
         return (dual.where(dual.data(y) != 0, g, 0),)
 
 
-# The signed integer as wide as each float, for ReluBackward0's bitwise select.
-_SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+# The signed integer as wide as each real float, for ReluBackward0's bitwise select.
+_SAME_SIZE_INT = {np.dtype(np.float16): np.int16, np.dtype(np.float32): np.int32,
+                  np.dtype(np.float64): np.int64}
 
 
 def relu(input: Tensor) -> Tensor:
     """``max(x, 0)``; the gradient at 0 is 0, as in PyTorch."""
     d = input._data
+    if type(d) is np.ndarray and d.dtype in _SAME_SIZE_INT:  # a float keeps its dtype
+        return record(ReluBackward0, (input,), np.maximum(d, 0))
     return record(ReluBackward0, (input,), _xp(input).maximum(d, 0).astype(d.dtype, copy=False))
 
 

@@ -93,8 +93,9 @@ class LogSoftmaxBackward0(Node):
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``x - logsumexp(x)`` along ``dim``, shifted by the maximum so it never overflows."""
     input = _as_float(input, dtype)
-    dim = _softmax_dim("log_softmax", dim, input.ndim)
     x = input._data
+    if type(dim) is not int or not 0 <= dim < x.ndim:  # (a valid dim skips the checks)
+        dim = _softmax_dim("log_softmax", dim, x.ndim)
     xp = get_array_module(x)
     shifted = _shifted(x, dim)
     if x.ndim:

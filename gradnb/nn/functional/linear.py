@@ -22,6 +22,12 @@ class AddmmBackward0(Node):
 
     def backward(self, g):
         m1, m2 = self.saved(g)
+        if type(g) is np.ndarray:  # first order: the same products, without dual's dispatch
+            return (
+                self._grad_bias(g) if self._next[0] is not None else None,
+                g @ m2.T if self._next[1] is not None else None,
+                (g.T @ m1).T if self._next[2] is not None else None,
+            )
         return (
             self._grad_bias(g) if self.needs(0) else None,
             dual.matmul(g, dual.mT(m2)) if self.needs(1) else None,
@@ -63,10 +69,12 @@ _WIDE_OUTPUTS = 128
 def _transposed_product_pays(m1, m2) -> bool:
     """Whether ``(m2.T @ m1.T).T`` beats ``m1 @ m2`` for ``m2`` a transposed C-contiguous
     weight (NumPy arrays only; other backends use ``@`` as is)."""
-    if type(m1) is not np.ndarray or not m2.flags.f_contiguous or m2.flags.c_contiguous:
-        return False
     outputs = m2.shape[1]
-    return outputs >= _WIDE_OUTPUTS and m1.shape[0] < outputs // 2
+    # The shapes first: most layers fail them, and reading ``flags`` builds an object each time.
+    if outputs < _WIDE_OUTPUTS or m1.shape[0] >= outputs // 2 or type(m1) is not np.ndarray:
+        return False
+    flags = m2.flags
+    return flags.f_contiguous and not flags.c_contiguous
 
 
 def _bias_plus_product(bias, m1, m2):

@@ -121,8 +121,8 @@ class NllLossBackward0(Node):
     __slots__ = ("canonical", "in_shape", "reduction")
 
     def backward(self, g):
-        (onehot_weights, total) = self.saved(g)
-        n, _, r = self.canonical
+        (safe, w, total) = self.saved(g)
+        n, c, r = self.canonical
         if self.reduction == "none":
             scale = dual.reshape(g, (n, 1, r))
         elif self.reduction == "mean":
@@ -131,7 +131,19 @@ class NllLossBackward0(Node):
             scale = g / total if total else g
         else:
             scale = g
-        grad = const_like(onehot_weights, g) * scale
+        if w is None and type(g) is np.ndarray and self.reduction != "none":
+            # (N, C) logits with every target counted with weight 1 (plain cross entropy, the
+            # only case that saves no weights): write ``-scale`` at the targets of a zero
+            # array, as PyTorch's kernel does, instead of building the one-hot array and
+            # multiplying all of it.
+            grad = np.zeros(self.in_shape, np.result_type(self._dtype, scale))
+            grad[np.arange(n), safe[:, 0]] = -scale
+            return (grad, None, None)
+        xp = get_array_module(safe)
+        classes = xp.arange(c).reshape(1, c, 1)
+        weights = xp.ones(safe.shape, self._dtype) if w is None else w
+        onehot = (classes == safe[:, None, :]) * -weights[:, None, :]
+        grad = const_like(onehot, g) * scale
         return (dual.reshape(grad, self.in_shape), None, None)
 
 
@@ -149,8 +161,15 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     t = target._data
     if t.dtype.kind not in "iu":
         raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
+    if weight is None and reduction != "none" and type(x) is np.ndarray:
+        out = _unweighted_batch_loss(x, t, ignore_index, reduction)
+        if out is not None:
+            n, c = x.shape
+            return record(NllLossBackward0, (input, None, None), out,
+                          save=(const(t.reshape(n, 1).copy()), _NO_WEIGHTS, const(float(n))),
+                          attrs={"reduction": reduction, "canonical": (n, c, 1),
+                                 "in_shape": x.shape})
     n, c, r = _canonical(x.shape, t.shape)
-    xp = get_array_module(x)
     x3 = x.reshape(n, c, r)
     t2 = t.reshape(n, r)
     safe, w = _nll_weights(t2, None if weight is None else weight._data, ignore_index, c, x.dtype)
@@ -167,14 +186,38 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         with np.errstate(invalid="ignore"):
             out = losses.sum() / total
     cls = NllLoss2DBackward0 if x.ndim > 2 else NllLossBackward0
-
-    def save():
-        classes = xp.arange(c).reshape(1, c, 1)
-        onehot = (classes == safe[:, None, :]) * -w[:, None, :].astype(x.dtype, copy=False)
-        return (const(onehot), const(float(total)))
-
-    return record(cls, (input, None, None), out.astype(x.dtype, copy=False), save=save,
+    # The targets are copied (``safe`` may be a view of them): writing into the target tensor
+    # before backward must not change the gradient, as when the one-hot array was saved.
+    return record(cls, (input, None, None), out.astype(x.dtype, copy=False),
+                  save=lambda: (const(safe.copy()), const(w.astype(x.dtype, copy=False)),
+                                const(float(total))),
                   attrs={"reduction": reduction, "canonical": (n, c, r), "in_shape": x.shape})
+
+
+_NO_WEIGHTS = const(None)  # saved for a weight of 1 on every target: the backward's fast case
+
+
+def _unweighted_batch_loss(x, t, ignore_index: int, reduction: str):
+    """The mean or summed loss of ``(N, C)`` log-probabilities when no class weight is given
+    and every target is a class (none equals ``ignore_index``), else None (the general path
+    decides, and raises for bad shapes or targets). The same arithmetic as the general path
+    with every weight 1: ``-x[n, t[n]]`` summed, divided by ``N`` for the mean."""
+    if x.ndim != 2 or t.ndim != 1 or t.shape[0] != x.shape[0] or not t.shape[0]:
+        return None
+    n, c = x.shape
+    if t.dtype == np.int64 and not 0 <= ignore_index < c:
+        # Seen as unsigned, a negative target is huge: one comparison checks both bounds
+        # (and no target can equal an ignore_index outside the classes).
+        if not (t.view(np.uint64) < c).all():
+            return None
+    else:
+        low, high = t.min(), t.max()
+        if low < 0 or high >= c or low <= ignore_index <= high:
+            return None
+    total = -x[np.arange(n), t].sum()
+    if reduction == "mean":
+        total = total / x.dtype.type(n)
+    return np.asarray(total, dtype=x.dtype)
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
@@ -183,9 +226,13 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     """Cross entropy between logits ``input`` (class dimension 1) and class indices or class
     probabilities ``target``; ``nll_loss(log_softmax(input, 1))`` for indices."""
     _check_reduction(reduction)
-    class_dim = 0 if input.ndim == 1 else 1
+    shape = input._data.shape
+    class_dim = 0 if len(shape) == 1 else 1
     logp = log_softmax(input, class_dim)
-    num_classes = input.shape[class_dim]
+    if weight is None and label_smoothing <= 0 and target._data.dtype.kind in "iu":
+        # Class indices, no weights or smoothing: the common case, with nothing to prepare.
+        return nll_loss(logp, target, ignore_index=ignore_index, reduction=reduction)
+    num_classes = shape[class_dim]
     w_view = None
     if weight is not None:
         shape = [1] * input.ndim
