@@ -284,20 +284,7 @@ class Node:
     def saved_arrays(self) -> list:
         """The arrays this node keeps alive for backward (for memory accounting: what a graph
         still holds)."""
-        if self._saved is _RELEASED:
-            return []
-        arrays = []
-        for entry in self._saved:
-            kind = entry[0]
-            if kind == _INPUT:
-                arrays.append(entry[1]._data)
-            elif kind == _OUTPUT:
-                arrays.append(entry[1])
-            elif kind != _CONST or entry[1].__class__ not in _NO_BUFFER:
-                arr = _entry_array(entry)
-                if arr is not None:
-                    arrays.append(arr)
-        return arrays
+        return [] if self._saved is _RELEASED else _arrays_of(self._saved)
 
     def saved_sources(self) -> list:
         """For each saved buffer: ``(array, tensor, output_nr)``. ``tensor`` is the saved input
@@ -333,10 +320,7 @@ class Node:
         elif len(entries) == 2 and entries[0] is _NOTHING and entries[1][0] == _CONST \
                 and entries[1][1].__class__ in _NO_BUFFER:
             return ()
-        self._saved = entries
-        arrays = self.saved_arrays()
-        self._saved = _RELEASED
-        return arrays
+        return _arrays_of(entries)
 
     def retarget_output(self, old_array, t) -> None:
         """The output whose array ``old_array`` was saved now lives in ``t`` (an in-place op
@@ -679,6 +663,22 @@ def _unpack(node, entry, make):
     if entry[3] and make is not None:
         return make(t._data, True, node, entry[4], None)
     return t if make is not None else t._data
+
+
+def _arrays_of(entries) -> list:
+    """The arrays saved ``entries`` hold (constants that are plain numbers hold none)."""
+    arrays = []
+    for entry in entries:
+        kind = entry[0]
+        if kind == _INPUT:
+            arrays.append(entry[1]._data)
+        elif kind == _OUTPUT:
+            arrays.append(entry[1])
+        elif kind != _CONST or entry[1].__class__ not in _NO_BUFFER:
+            arr = _entry_array(entry)
+            if arr is not None:
+                arrays.append(arr)
+    return arrays
 
 
 def _entry_array(entry):

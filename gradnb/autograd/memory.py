@@ -80,17 +80,19 @@ class ReleaseTracker:
             self._released.append((node, weakref.ref(owner), owner.nbytes))
 
     def finish(self, report: BackwardReport) -> None:
-        by_node = report.freed_by_node
-        if self._by_node:
+        by_node = None if self._by_node is None else report.freed_by_node
+        if by_node is not None:
             by_node.update(self._by_node)
         freed, released = self._freed, 0
         for node, ref, nbytes in self._released:
             if ref() is None:
                 freed += nbytes
-                by_node[node] = by_node.get(node, 0) + nbytes
+                if by_node is not None:
+                    by_node[node] = by_node.get(node, 0) + nbytes
             else:
                 released += nbytes
-                by_node.setdefault(node, 0)
+                if by_node is not None:
+                    by_node.setdefault(node, 0)
         report.freed_bytes += freed
         report.released_bytes += released
         self._released.clear()

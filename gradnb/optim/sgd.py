@@ -92,9 +92,7 @@ class SGD(Optimizer):
                     g = scratch
                 else:
                     g = buf
-            get_array_module(data).multiply(g, -lr, out=scratch)  # add_(g, alpha=-lr)
-            data += scratch
-            bump(p)
+            _descend(p, g, lr, scratch)
 
     def _plain_step(self, group: dict, lr) -> None:
         """``p.add_(grad, alpha=-lr)`` for each parameter: plain SGD (no momentum, weight decay
@@ -108,11 +106,7 @@ class SGD(Optimizer):
             if getattr(grad, "is_sparse", False):
                 self._sparse_step(p, grad, lr, False)
                 continue
-            data = p._data
-            scratch = like(data)
-            get_array_module(data).multiply(grad._data, -lr, out=scratch)
-            data += scratch
-            bump(p)
+            _descend(p, grad._data, lr, like(p._data))
 
     @staticmethod
     def _sparse_step(p: Tensor, grad, lr, maximize: bool) -> None:
@@ -122,3 +116,12 @@ class SGD(Optimizer):
         step = lr * g._vals
         p._data[rows] += step if maximize else -step
         bump(p)
+
+
+def _descend(p: Tensor, g, lr, scratch) -> None:
+    """``p.add_(g, alpha=-lr)`` through ``scratch`` (an array like ``p``), counted as an
+    in-place write so graphs that saved ``p`` refuse it."""
+    data = p._data
+    get_array_module(data).multiply(g, -lr, out=scratch)
+    data += scratch
+    bump(p)

@@ -226,13 +226,13 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     """Cross entropy between logits ``input`` (class dimension 1) and class indices or class
     probabilities ``target``; ``nll_loss(log_softmax(input, 1))`` for indices."""
     _check_reduction(reduction)
-    shape = input._data.shape
-    class_dim = 0 if len(shape) == 1 else 1
+    in_shape = input._data.shape
+    class_dim = 0 if len(in_shape) == 1 else 1
     logp = log_softmax(input, class_dim)
     if weight is None and label_smoothing <= 0 and target._data.dtype.kind in "iu":
         # Class indices, no weights or smoothing: the common case, with nothing to prepare.
         return nll_loss(logp, target, ignore_index=ignore_index, reduction=reduction)
-    num_classes = shape[class_dim]
+    num_classes = in_shape[class_dim]
     w_view = None
     if weight is not None:
         shape = [1] * input.ndim
