@@ -14,7 +14,10 @@ Workloads (the benchmark suite's tiny-op and deep chains):
 - ``tiny``: 200 elementwise ops on float64[16] (x*0.9, x+0.1, tanh), sum, backward;
 - ``traced``: the same under ``gradnb.autograd.graph_trace()`` (what ``%%trace`` runs);
 - ``deep``: ``x = x * 1.0001 + 0.0001`` 100 times per repetition, kept in one graph, then
-  backward (so the graph grows with the repetitions, as the deep chain does).
+  backward (so the graph grows with the repetitions, as the deep chain does);
+- ``mlp``: one training step (``nn.Linear``, ``F.relu``, ``F.cross_entropy``, ``optim.SGD``)
+  of an 8-16-16-4 MLP at batch 4, counted per step: the benchmark's MLP step with its BLAS
+  work shrunk away, so what is left is the per-op overhead a small batch pays.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ import numpy as np
 import gradnb
 
 LOW, HIGH = 20, 120
-OPS_PER_REPETITION = {"tiny": 200, "traced": 200, "deep": 200}
+# What one repetition is, per workload: (how many, of what), to report a cost per unit.
+UNITS = {"tiny": (200, "op"), "traced": (200, "op"), "deep": (200, "op"), "mlp": (1, "step")}
 
 
 def tiny(x):
@@ -56,8 +60,34 @@ def run(workload: str, repetitions: int) -> None:
         for _ in range(repetitions * 100):
             h = h * 1.0001 + 0.0001
         h.sum().backward()
+    elif workload == "mlp":
+        step = mlp_step()
+        for _ in range(repetitions):
+            step()
     else:
-        raise SystemExit(f"unknown workload {workload!r}: tiny, traced or deep")
+        raise SystemExit(f"unknown workload {workload!r}: {', '.join(UNITS)}")
+
+
+def mlp_step():
+    """A training-step function of a small MLP (the MLP benchmark's code, tiny sizes)."""
+    rng = np.random.default_rng(0)
+    layers = [gradnb.nn.Linear(m, n) for m, n in ((8, 16), (16, 16), (16, 4))]
+    optimizer = gradnb.optim.SGD([p for layer in layers for p in layer.parameters()], lr=0.01)
+    x = gradnb.tensor(rng.standard_normal((4, 8), dtype=np.float32))
+    y = gradnb.tensor(rng.integers(0, 4, size=4))
+    functional = gradnb.nn.functional
+
+    def step():
+        optimizer.zero_grad()
+        h = x
+        for layer in layers[:-1]:
+            h = functional.relu(layer(h))
+        loss = functional.cross_entropy(layers[-1](h), y)
+        loss.backward()
+        optimizer.step()
+        loss.item()
+
+    return step
 
 
 def instructions(workload: str, repetitions: int) -> int:
@@ -76,10 +106,10 @@ def main() -> None:
     if len(sys.argv) == 3:
         run(sys.argv[1], int(sys.argv[2]))
         return
-    for workload, ops in OPS_PER_REPETITION.items():
-        per_op = (instructions(workload, HIGH) - instructions(workload, LOW)) / (
-            (HIGH - LOW) * ops)
-        print(f"{workload}: {per_op:,.0f} instructions per op")
+    for workload, (count, unit) in UNITS.items():
+        per_unit = (instructions(workload, HIGH) - instructions(workload, LOW)) / (
+            (HIGH - LOW) * count)
+        print(f"{workload}: {per_unit:,.0f} instructions per {unit}")
 
 
 if __name__ == "__main__":

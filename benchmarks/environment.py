@@ -77,8 +77,10 @@ def run_facts(settings: Settings, load_before: str, load_after: str, command: st
         f"OpenBLAS environment: {blas_env}",
         (
             f"Rounds: {settings.rounds} interleaved timing rounds ({settings.deep_rounds} for "
-            "the deep chain), each system in its own worker process, A B C, A B C, ...; a "
-            "round's time is the fastest of up to "
+            "the deep chain), each system in its own worker process, A B C, A B C, ...; "
+            f"each system's turn starts after {settings.settle_s:g} s idle (so the previous "
+            "system's spin-waiting BLAS threads have parked); a round's time is the fastest of "
+            "up to "
             f"{settings.iterations} calls; ratios to the NumPy limit are taken within a round "
             "and reported as the median over rounds (lowest–highest round in brackets)"
         ),

@@ -7,6 +7,7 @@ rounds (other load, clock changes) cancels; the report gives the median over rou
 from __future__ import annotations
 
 import statistics
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -97,6 +98,7 @@ def _time_round(session: Session, variant: Variant, cells: dict[str, _Cell]) -> 
     for system, cell in cells.items():
         if cell.failure is not None:
             continue
+        time.sleep(settings.settle_s)  # the last system's spinning BLAS threads park meanwhile
         outcome = session.call(system, variant.time, **kwargs)
         if not outcome.ok:
             if system == REFERENCE:

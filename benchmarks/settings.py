@@ -30,7 +30,7 @@ class Settings:
     threads: int = dataclasses.field(default_factory=_available_cores)
     out: Path = DEFAULT_OUT
     unset_openblas_env: bool = False
-    rounds: int = 7
+    rounds: int = 11
     deep_rounds: int = 3
     layers: tuple[int, ...] = (784, 512, 256, 10)
     mlp_batches: tuple[int, ...] = (128, 16)
@@ -43,6 +43,11 @@ class Settings:
     deep_iterations: int = 100_000
     iterations: int = 30  # timed calls per system per round, at most ...
     budget_s: float = 1.5  # ... and about this long
+    # Idle seconds before each system's turn in a round. An OpenBLAS worker thread spin-waits
+    # ~0.1 s of CPU after its process's last BLAS call (and OpenMP threads a few ms): without
+    # the pause the system timed next shares a core with the previous one's spinning thread,
+    # and which system that penalises depends only on the order in the round.
+    settle_s: float = 0.3
     import_runs: int = 7
     timeout_s: float = 900.0  # per worker call; a deep chain in a slow engine takes a while
 
@@ -63,6 +68,7 @@ class Settings:
             iterations=2,
             budget_s=0.2,
             import_runs=1,
+            settle_s=0.0,
             timeout_s=120.0,
         )
         return dataclasses.replace(small, **overrides)

@@ -121,3 +121,14 @@ def test_compare_flags_a_wrong_gradient_and_accepts_rounding() -> None:
     assert not compare(halved, reference, 1e-4).ok
     assert not compare(transposed, reference, 1e-4).ok
     assert not compare({"loss": np.array(np.nan), "W1": reference["W1"]}, reference, 1e-4).ok
+
+
+@pytest.mark.parametrize("workload", ["tiny", "traced", "deep", "mlp"])
+def test_instruction_count_workloads_run_plainly(workload: str) -> None:
+    """Each workload of ``bench_instructions.py`` runs (without valgrind, which CI need not
+    have) to the end."""
+    result = subprocess.run(
+        [sys.executable, str(REPOSITORY / "benchmarks" / "bench_instructions.py"), workload, "2"],
+        capture_output=True, text=True, cwd=REPOSITORY, timeout=120,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert result.returncode == 0, result.stderr

@@ -65,8 +65,12 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
         elif n == 2:
             a, b = inputs
             on = (a is not None and a._requires_grad) or (b is not None and b._requires_grad)
-        else:
-            on = any(t is not None and t._requires_grad for t in inputs)
+        else:  # (a loop, not ``any()`` over a generator: addmm records here every layer)
+            on = False
+            for t in inputs:
+                if t is not None and t._requires_grad:
+                    on = True
+                    break
     else:
         on = False
     if not on:

@@ -454,8 +454,11 @@ def _execute(run: _Pass) -> None:
                                                                and g.dtype != dtype):
                             g = _fit(g, shape, dtype, tensor_mode)
                     # The last edge into ``nxt`` takes its buffer out with it; earlier ones
-                    # leave their sum in ``buffers``.
-                    buf = buffers.get(nxt) if remaining else buffers.pop(nxt, None)
+                    # leave their sum in ``buffers`` (empty all through a chain: no lookup).
+                    if remaining:
+                        buf = buffers.get(nxt)
+                    else:
+                        buf = buffers.pop(nxt, None) if buffers else None
                     if buf is None:
                         buf = [g] if single else _one_hot(g, nr, nxt.num_outputs)
                         if remaining:

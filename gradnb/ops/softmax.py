@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._core.backend import get_array_module
+from .._core.backend import get_array_module, silent
 from .._core.graph import OUTPUT, Node
 from .._core.record import record
 from .._core.tensor import _wrap_dim
@@ -40,9 +40,11 @@ def _as_float(input: Tensor, dtype):
 def _shifted(x, axis):
     """``x - max(x)`` along ``axis``: exponentials of it never overflow (max is 0). A slice
     that is all ``-inf`` (a fully masked row) gives NaN quietly, as in PyTorch."""
-    with np.errstate(invalid="ignore"):
+    with silent():
         if x.ndim == 0 or x.size == 0:  # an empty tensor has nothing to shift (and no max)
             return x - x
+        if type(x) is np.ndarray:  # the ufunc's own reduce: ``x.max`` adds a Python wrapper
+            return x - np.maximum.reduce(x, axis=axis, keepdims=True)
         return x - x.max(axis=axis, keepdims=True)
 
 
