@@ -7,17 +7,19 @@ Wall-clock ratios move by tens of percent when the host is busy; the number of i
 a workload executes barely moves. Each workload runs in a child process under
 ``valgrind --tool=callgrind`` twice, for ``LOW`` and ``HIGH`` repetitions; the difference,
 divided by the ops it ran, is the cost of one op without the interpreter's start-up and the
-imports (with one BLAS thread: an idle OpenBLAS worker spins under valgrind). Compare two checkouts by running the script in each (``PYTHONHASHSEED`` is fixed, so
-dictionary layouts match; differences under about 2% are noise). Needs valgrind.
+imports (with one BLAS thread: an idle OpenBLAS worker spins under valgrind). Compare two
+checkouts by running the script in each: it imports the gradnb of its own checkout
+(``PYTHONHASHSEED`` is fixed, so dictionary layouts match; differences under about 2% are
+noise). Needs valgrind.
 
-Workloads (the benchmark suite's tiny-op and deep chains):
+Workloads (the benchmark suite's, small):
 - ``tiny``: 200 elementwise ops on float64[16] (x*0.9, x+0.1, tanh), sum, backward;
 - ``traced``: the same under ``gradnb.autograd.graph_trace()`` (what ``%%trace`` runs);
 - ``deep``: ``x = x * 1.0001 + 0.0001`` 100 times per repetition, kept in one graph, then
   backward (so the graph grows with the repetitions, as the deep chain does);
-- ``mlp``: one training step (``nn.Linear``, ``F.relu``, ``F.cross_entropy``, ``optim.SGD``)
-  of an 8-16-16-4 MLP at batch 4, counted per step: the benchmark's MLP step with its BLAS
-  work shrunk away, so what is left is the per-op overhead a small batch pays.
+- ``mlp``: one step of the MLP benchmark's own code (``nn.Linear``, ``F.relu``,
+  ``F.cross_entropy``, ``optim.SGD``) on an 8-16-16-4 MLP at batch 4, counted per step: the
+  BLAS work shrunk away, what is left is the per-op overhead a small batch pays.
 """
 
 from __future__ import annotations
@@ -26,10 +28,16 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 
+if __package__ in (None, ""):  # run as a script: make ``benchmarks`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 import gradnb
+from benchmarks.data import mlp_problem
+from benchmarks.systems.torchlike import TorchLikeMlpStep
 
 LOW, HIGH = 20, 120
 # What one repetition is, per workload: (how many, of what), to report a cost per unit.
@@ -61,33 +69,13 @@ def run(workload: str, repetitions: int) -> None:
             h = h * 1.0001 + 0.0001
         h.sum().backward()
     elif workload == "mlp":
-        step = mlp_step()
+        # The MLP benchmark's own step (``nn.Linear``, ``F.relu``, ``F.cross_entropy``,
+        # ``optim.SGD``), on an 8-16-16-4 MLP at batch 4.
+        step = TorchLikeMlpStep(gradnb, mlp_problem((8, 16, 16, 4), 4))
         for _ in range(repetitions):
-            step()
+            step.run()
     else:
         raise SystemExit(f"unknown workload {workload!r}: {', '.join(UNITS)}")
-
-
-def mlp_step():
-    """A training-step function of a small MLP (the MLP benchmark's code, tiny sizes)."""
-    rng = np.random.default_rng(0)
-    layers = [gradnb.nn.Linear(m, n) for m, n in ((8, 16), (16, 16), (16, 4))]
-    optimizer = gradnb.optim.SGD([p for layer in layers for p in layer.parameters()], lr=0.01)
-    x = gradnb.tensor(rng.standard_normal((4, 8), dtype=np.float32))
-    y = gradnb.tensor(rng.integers(0, 4, size=4))
-    functional = gradnb.nn.functional
-
-    def step():
-        optimizer.zero_grad()
-        h = x
-        for layer in layers[:-1]:
-            h = functional.relu(layer(h))
-        loss = functional.cross_entropy(layers[-1](h), y)
-        loss.backward()
-        optimizer.step()
-        loss.item()
-
-    return step
 
 
 def instructions(workload: str, repetitions: int) -> int:
