@@ -442,6 +442,14 @@ def _execute(run: _Pass) -> None:
                 g = results[i]
                 remaining = deps[nxt] - 1
                 deps[nxt] = remaining
+                # The last edge into ``nxt`` takes its buffer out with it; earlier ones leave
+                # their sum in ``buffers`` (empty all through a chain: no lookup).
+                if remaining:
+                    if g is None:
+                        continue
+                    buf = buffers.get(nxt)
+                else:
+                    buf = buffers.pop(nxt, None) if buffers else None
                 if g is not None:
                     nr = nrs[i]
                     single = nxt.num_outputs == 1
@@ -453,12 +461,6 @@ def _execute(run: _Pass) -> None:
                         if tensor_mode or g.shape != shape or (g.dtype is not dtype
                                                                and g.dtype != dtype):
                             g = _fit(g, shape, dtype, tensor_mode)
-                    # The last edge into ``nxt`` takes its buffer out with it; earlier ones
-                    # leave their sum in ``buffers`` (empty all through a chain: no lookup).
-                    if remaining:
-                        buf = buffers.get(nxt)
-                    else:
-                        buf = buffers.pop(nxt, None) if buffers else None
                     if buf is None:
                         buf = [g] if single else _one_hot(g, nr, nxt.num_outputs)
                         if remaining:
@@ -466,10 +468,6 @@ def _execute(run: _Pass) -> None:
                     else:
                         prev = buf[nr]
                         buf[nr] = g if prev is None else prev + g
-                elif remaining:
-                    continue
-                else:
-                    buf = buffers.pop(nxt, None)
                 if remaining == 0:
                     if follow is None:
                         follow, follow_grads = nxt, buf

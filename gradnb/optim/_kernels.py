@@ -115,6 +115,6 @@ def effective_grad(grad, param, maximize: bool, weight_decay: float, workspace: 
     return buffer
 
 
-def bump(p: Tensor) -> None:
-    """Record an in-place update of ``p`` (graphs that saved the old value will refuse it)."""
-    bump_version(p)
+# Record an in-place update of a parameter (graphs that saved the old value will refuse it):
+# the engine's own version bump, under the name the optimizers use.
+bump = bump_version
