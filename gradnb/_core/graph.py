@@ -154,6 +154,10 @@ class Node:
         """The node's name as PyTorch prints it, e.g. ``MulBackward0``."""
         return self.torch_name or type(self).__name__
 
+    def _sequence_nr(self) -> int:
+        """The node's creation number, as PyTorch's: backward runs newer nodes first."""
+        return self._seq
+
     @property
     def next_functions(self) -> tuple:
         """One ``(node, output_nr)`` per input: the node that made the input (its
