@@ -107,12 +107,35 @@ class Node:
     tensors in every pass (grad mode off in a first-order one, so nothing records) and takes
     arrays back, and the rule is differentiable to any order.
 
-    Class attributes describe the op to the recording function (and ``torch_name`` the name
-    ``grad_fn`` prints, when it differs from the class name): ``saves`` (what backward reads:
-    input positions, ``OUTPUT``, ``const(v)``; a recording may pass its own), ``fit_grads``
-    (False when the rule already returns gradients in each input's shape and dtype, so the
-    engine need not sum or cast them), ``is_view`` (the output shares its input's memory) and
-    ``on_tensors`` (the rule works on tensors, above).
+    A node class declares its op once, in PyTorch's words (``tools/autograd/derivatives.yaml``)::
+
+        class MulBackward0(Node):
+            saves = ("other", "self")       # what backward reads, by PyTorch's names
+            rule = "self: grad * other.conj(); other: grad * self.conj()"
+
+            def backward(self, g):
+                other, x = self.saved(g)
+                ...
+
+    - ``inputs``: PyTorch's names of the op's differentiable arguments, in ``next_functions``
+      order (default ``("self", "other")``); ``outputs``: its outputs' names (default
+      ``("result",)``; ``("Q", "R")`` for ``linalg.qr``).
+    - ``saves``: PyTorch's names of what it saves, in PyTorch's order (the order
+      ``saved_tensors_hooks`` see). An input's name saves that input tensor; ``result`` (or
+      ``result0``, ``result1``, ...) or an output's name the op's output; ``<input>_sym_sizes``, ``_sym_numel``,
+      ``_sym_strides``, ``_scalar_type`` and ``_dim`` are read from that input when the op
+      records; any other name (``dim``, ``keepdim``) is a plain value the op passes in
+      ``record(attrs=...)`` (kept under the attribute ``saved_attrs`` maps it to, else its own
+      name). ``self.saved(g)`` gives the tensors back in this order; ``grad_fn._saved_<name>``
+      shows each of them. (Old style, still read: positions, ``OUTPUT``, ``const(v)``, with
+      ``saved_names`` beside them; a recording may pass its own spec in ``record(save=...)``.)
+    - ``rule``: the chain rule in one line, as derivatives.yaml writes it (the step player shows
+      it); ``why_nonfinite`` / ``fix_nonfinite`` / ``why_zero``: how this node can make a NaN or
+      an all-zero gradient, and the fix, in words (``%why`` says them).
+    - ``torch_name``: the name ``grad_fn`` prints, when it differs from the class name;
+      ``fit_grads`` (False when the rule already returns gradients in each input's shape and
+      dtype, so the engine need not sum or cast them), ``is_view`` (the output shares its
+      input's memory) and ``on_tensors`` (the rule works on tensors, above).
     """
 
     # Only what every node needs is a slot; hooks and metadata are rare, so they default to the
@@ -149,6 +172,16 @@ class Node:
     # values a node keeps as attributes: PyTorch's name -> the attribute (``{"dim": "dim"}``).
     saved_names: ClassVar[tuple] = ()
     saved_attrs: ClassVar[dict] = {}
+    inputs: ClassVar[tuple] = ("self", "other")
+    outputs: ClassVar[tuple] = ("result",)
+    rule: ClassVar[str | None] = None
+    why_nonfinite: ClassVar[str | None] = None
+    fix_nonfinite: ClassVar[str | None] = None
+    why_zero: ClassVar[str | None] = None
+    # Compiled from ``saves`` when the class is made: the spec ``record`` saves (positions,
+    # Output), and the values read off the inputs at record time, ``(name, position, kind)``.
+    _save_spec: ClassVar[tuple] = ()
+    _fills: ClassVar[tuple | None] = None
 
     def name(self) -> str:
         """The node's name as PyTorch prints it, e.g. ``MulBackward0``."""
@@ -360,11 +393,67 @@ class Node:
         # its slow path for every attribute read, and the engine reads node attributes on
         # every op.
         super().__init_subclass__(**kwargs)
+        if "saves" in cls.__dict__ or "inputs" in cls.__dict__ or "outputs" in cls.__dict__:
+            _compile_saves(cls)
         for name in cls.saved_names:
             _add_saved_reader(cls, "_saved_" + name)
             _add_saved_reader(cls, "_raw_saved_" + name)
         for name in cls.saved_attrs:
             _add_saved_reader(cls, "_saved_" + name)
+
+
+_RESULT = re.compile(r"result(\d*)$")
+_FILLED = re.compile(r"(\w+?)_(sym_sizes|sym_numel|sym_strides|scalar_type|dim)$")
+
+
+def _compile_saves(cls) -> None:
+    """Turn a class's ``saves`` (PyTorch's names) into what ``record`` and the readers use."""
+    saves = cls.saves
+    if not all(isinstance(name, str) for name in saves):  # old style: positions, Output
+        cls._save_spec = saves
+        return
+    spec, tensors, attrs, fills = [], [], dict(cls.saved_attrs), []
+    for name in saves:
+        result = _RESULT.match(name)
+        filled = _FILLED.match(name)
+        if name in cls.inputs:
+            spec.append(cls.inputs.index(name))
+            tensors.append(name)
+        elif name in cls.outputs:
+            spec.append(Output(cls.outputs.index(name)))
+            tensors.append(name)
+        elif result:
+            spec.append(Output(int(result.group(1) or 0)))
+            tensors.append(name)
+        elif filled and filled.group(1) in cls.inputs:
+            fills.append((name, cls.inputs.index(filled.group(1)), filled.group(2)))
+            attrs.setdefault(name, name)
+        else:
+            attrs.setdefault(name, name)
+    cls._save_spec = tuple(spec)
+    cls.saved_names = tuple(tensors)
+    cls.saved_attrs = attrs
+    cls._fills = tuple(fills) or None
+
+
+def fill_saved(node, fills, inputs) -> None:
+    """Keep what a node reads off its inputs (``self_sym_sizes``...) when it is recorded."""
+    for name, position, kind in fills:
+        t = inputs[position]
+        if t is None:
+            continue
+        data = t._data
+        if kind == "sym_sizes":
+            value = data.shape
+        elif kind == "sym_numel":
+            value = data.size
+        elif kind == "dim":
+            value = data.ndim
+        elif kind == "sym_strides":
+            value = tuple(st // data.itemsize for st in data.strides)
+        else:
+            value = t.dtype
+        setattr(node, name, value)
 
 
 def _add_saved_reader(cls, attr: str) -> None:
@@ -381,6 +470,7 @@ def _add_saved_reader(cls, attr: str) -> None:
 
 class AccumulateGrad(Node):
     """The node that adds a gradient into a leaf's ``.grad``; ``variable`` is that leaf."""
+    rule = "adds grad into the leaf's .grad"
 
     __slots__ = ("variable",)
 

@@ -23,7 +23,7 @@ import numpy as np
 from . import events
 from .grad_mode import grad_off_threads as _grad_off_threads
 from .grad_mode import state as _grad_state
-from .graph import link
+from .graph import fill_saved, link
 from .graph import save as keep_saved
 from .tensor import Tensor
 from .views import refresh, share_memory
@@ -49,7 +49,7 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
     - ``data``: the forward result, an array (or a tuple of arrays for an op with several
       outputs). For a view node class (``cls.is_view``) the outputs share the first input's
       memory and version counter, whether or not anything is recorded.
-    - ``save``: what backward reads, overriding ``cls.saves`` (see ``graph.save``), or a
+    - ``save``: what backward reads, overriding the class's ``saves`` (see ``graph.save``), or a
       function returning it, called only when recording (for values that cost work to build);
       ``operands``: the raw operands, for inputs saved where the operand was a constant.
     - ``attrs``: attributes for the node (``{"alpha": 2}``).
@@ -96,8 +96,10 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
         outputs = _make(data, True, node)
     else:
         outputs = _outputs(cls, inputs, data, node)
+    if cls._fills is not None:
+        fill_saved(node, cls._fills, inputs)
     if save is None:
-        spec = cls.saves
+        spec = cls._save_spec
     else:
         spec = save if save.__class__ is tuple else save()
     if spec:

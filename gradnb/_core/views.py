@@ -29,6 +29,7 @@ __all__ = [
 class AsStridedBackward0(Node):
     """A view regenerated after an in-place write through it: its entries, read from the base.
     The gradient is ``g`` written at the view's positions into zeros of the base's shape."""
+    rule = "base: zeros with grad written at the view's positions"
 
     __slots__ = ("base_shape", "key")
     fit_grads = False

@@ -129,6 +129,7 @@ class dual_level:
 
 class MakeDualBackward0(Node):
     """The node a dual tensor hangs off: gradients pass through to the primal unchanged."""
+    rule = "primal: grad (the tangent carries no gradient)"
 
     __slots__ = ()
 

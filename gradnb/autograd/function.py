@@ -55,6 +55,7 @@ class FunctionCtx:
 class BackwardCFunction(Node, FunctionCtx):
     """The node of a custom Function, and its ``ctx``. Each Function subclass gets its own
     subclass named ``<ClassName>Backward``."""
+    rule = "your Function's backward(ctx, grad)"
 
     _forward_cls: type = None  # set on each generated subclass
     runs_user_code = True  # its backward may raise: the engine holds leaf grads back
@@ -236,6 +237,7 @@ def once_differentiable(fn):
 
 class DelayedError(Node):
     """Stands in for the derivative of a ``once_differentiable`` backward: raises if reached."""
+    rule = "raises the error of an op that cannot be differentiated"
 
     __slots__ = ()
     runs_user_code = True  # it raises by design

@@ -37,6 +37,7 @@ __all__ = [
 
 
 class AddBackward0(Node):
+    rule = "self: grad; other: grad * alpha"
     __slots__ = ()
     alpha = 1
     saved_attrs: ClassVar[dict] = {"alpha": "alpha"}
@@ -58,6 +59,7 @@ def add(input, other, *, alpha=1) -> Tensor:
 
 
 class SubBackward0(Node):
+    rule = "self: grad; other: -grad * alpha"
     __slots__ = ()
     alpha = 1
     saved_attrs: ClassVar[dict] = {"alpha": "alpha"}
@@ -93,6 +95,7 @@ def _reject_bool_subtraction(a, b) -> None:
 
 
 class RsubBackward1(Node):
+    rule = "self: -grad * alpha"
     __slots__ = ()
 
     def backward(self, g):
@@ -109,6 +112,8 @@ class MulBackward0(Node):
     """d(a * b): ``g * b`` and ``g * a``, each saved only when the other gradient is needed. A
     Python-number factor is saved as a constant, as PyTorch saves it: ``x * 2`` holds no array,
     but a second backward through it is refused like any node that saved a value."""
+    rule = "self: grad * other; other: grad * self"
+    why_zero = "a multiplication by zeros (a mask)"
 
     __slots__ = ()
     pack_order = (1, 0)
@@ -147,10 +152,12 @@ multiply = mul
 
 
 class DivBackward0(Node):
+    rule = "self: grad / other; other: -grad * self / other**2"
+    why_nonfinite = "division by 0 (0/0 gives NaN): grad / other"
+    fix_nonfinite = "keep the divisor away from 0: a / (b + eps)"
     __slots__ = ()
-    saves = (0, 1)
+    saves = ("self", "other")
     pack_order = (1, 0)
-    saved_names = ("self", "other")
 
     def backward(self, g):
         a, b = map(dual.conj, self.saved(g))  # complex: PyTorch's g / conj(other)
@@ -218,6 +225,7 @@ def _rounded_div(input, other, mode):
 
 
 class NegBackward0(Node):
+    rule = "self: -grad"
     __slots__ = ()
 
     def backward(self, g):
@@ -238,10 +246,12 @@ negative = neg
 
 class PowBackward0(Node):
     """d(a ** c)/da for a constant exponent ``c``."""
+    rule = "self: grad * exponent * self**(exponent - 1)"
+    why_nonfinite = "a power below 1 at 0: exponent * self**(exponent - 1)"
+    fix_nonfinite = "keep the base away from 0 for exponents below 1"
 
     __slots__ = ("exponent",)
-    saves = (0,)
-    saved_names = ("self",)
+    saves = ("self",)
     saved_attrs: ClassVar[dict] = {"exponent": "exponent"}
 
     def backward(self, g):
@@ -256,11 +266,13 @@ class PowBackward0(Node):
 
 class PowBackward1(Node):
     """d(a ** b) for a tensor exponent: ``b * a**(b-1)`` and ``a**b * log(a)``."""
+    rule = "self: grad * other * self**(other - 1); other: grad * result * log(self)"
+    why_nonfinite = "a power of 0 or a negative base: log(self)"
 
     __slots__ = ()
-    saves = (0, 1, OUTPUT)
+    inputs = ("self", "exponent")
+    saves = ("self", "exponent", "result")
     pack_order = (1, 0, 2)
-    saved_names = ("self", "exponent", "result")
 
     def backward(self, g):
         a, b, out = map(dual.conj, self.saved(g))  # complex: g * conj(derivative)
@@ -290,6 +302,7 @@ def pow(input, exponent) -> Tensor:
 
 class PowBackward2(Node):
     """d(c ** b)/db for a Python-number base ``c``: ``c**b * log(c)``."""
+    rule = "exponent: grad * result * log(base)"
 
     __slots__ = ("log_base",)
     saves = (OUTPUT,)
@@ -312,9 +325,10 @@ def rpow(input: Tensor, base) -> Tensor:
 
 
 class ReciprocalBackward0(Node):
+    rule = "self: -grad * result**2"
+    why_nonfinite = "1/x at 0"
     __slots__ = ()
-    saves = (OUTPUT,)
-    saved_names = ("result",)
+    saves = ("result",)
 
     def backward(self, g):
         (out,) = self.saved(g)

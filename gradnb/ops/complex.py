@@ -35,6 +35,7 @@ def _real_dtype(data):
 
 class RealBackward0(Node):
     """``real(z)``: the gradient is ``g`` itself, made complex by the engine's cast."""
+    rule = "self: grad (as a complex number)"
 
     __slots__ = ()
     is_view = True
@@ -52,6 +53,7 @@ def real(input: Tensor) -> Tensor:
 
 class ImagBackward0(Node):
     """``imag(z)``: the gradient is ``i g``."""
+    rule = "self: grad * 1j"
 
     __slots__ = ()
     is_view = True
@@ -68,6 +70,7 @@ def imag(input: Tensor) -> Tensor:
 
 
 class ViewAsRealBackward0(Node):
+    rule = "self: view_as_complex(grad)"
     __slots__ = ()
     is_view = True
     fit_grads = False  # the rule builds the complex gradient itself
@@ -88,6 +91,7 @@ def view_as_real(input: Tensor) -> Tensor:
 
 
 class ViewAsComplexBackward0(Node):
+    rule = "self: view_as_real(grad)"
     __slots__ = ()
     is_view = True
     fit_grads = False
@@ -118,6 +122,7 @@ def view_as_complex(input: Tensor) -> Tensor:
 
 
 class ComplexBackward0(Node):
+    rule = "real: real(grad); imag: imag(grad)"
     __slots__ = ()
     on_tensors = True
 
@@ -150,6 +155,7 @@ def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
 class PolarBackward0(Node):
     """``out = abs * u`` with ``u = e^{i angle}``: for a real parameter ``p`` the gradient is
     ``Re(g * conj(d out / dp))``, so ``Re(g conj(u))`` and ``Re(g conj(i abs u))``."""
+    rule = "abs: real(grad * conj(e^(i angle))); angle: real(grad * conj(1j * result))"
 
     __slots__ = ()
     on_tensors = True
@@ -176,6 +182,7 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
 class AngleBackward0(Node):
     """``atan2(y, x)``: ``i z / |z|^2 * g`` for complex ``z`` (0 at ``z = 0``); a real input's
     angle is piecewise constant, so its gradient is 0."""
+    rule = "self: grad * 1j * self / abs(self)**2 (0 for real inputs)"
 
     __slots__ = ()
     on_tensors = True
@@ -208,6 +215,7 @@ def angle(input: Tensor) -> Tensor:
 
 class SgnBackward0(Node):
     """``z / |z|``: ``(g - s Re(g conj(s))) / |z|``, 0 where ``z = 0``."""
+    rule = "self: (grad - result * real(grad * conj(result))) / abs(self)"
 
     __slots__ = ()
     on_tensors = True
@@ -235,6 +243,7 @@ def sgn_array(data):
 
 
 class ConjBackward0(Node):
+    rule = "self: conj(grad)"
     __slots__ = ()
 
     def backward(self, g):
@@ -242,6 +251,7 @@ class ConjBackward0(Node):
 
 
 class ConjPhysicalBackward0(ConjBackward0):
+    rule = "self: conj(grad)"
     __slots__ = ()
 
 

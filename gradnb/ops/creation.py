@@ -422,6 +422,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
 class ZeroGradBackward(Node):
     """Piecewise-constant or random ops (rounded division, ``bernoulli``): the output stays in
     the graph, as PyTorch's does, with a zero gradient for every input."""
+    rule = "self: zeros (the op is flat)"
 
     __slots__ = ()
     on_tensors = True
@@ -454,6 +455,7 @@ def multinomial(input: Tensor, num_samples: int, replacement=False, generator=No
 
 # -- copies, casts and moves ---------------------------------------------------------------------
 class CloneBackward0(Node):
+    rule = "self: grad"
     __slots__ = ()
 
     def backward(self, g):
@@ -468,6 +470,7 @@ def clone(input: Tensor, *, memory_format=None) -> Tensor:
 class ToCopyBackward0(Node):
     """Gradient of a dtype cast or device move: cast/move the gradient back (the engine's
     central cast to the input's dtype does the dtype half)."""
+    rule = "self: grad cast back to self's dtype and device"
 
     __slots__ = ("src_device",)
 

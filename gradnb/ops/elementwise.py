@@ -14,7 +14,7 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module, silent
-from .._core.graph import OUTPUT, Node
+from .._core.graph import Node
 from .._core.record import record, wrap
 from . import dual
 from ._args import check_tensor_only, check_tensor_or_number
@@ -110,9 +110,9 @@ def _xp(x: Tensor):
 
 
 class ExpBackward0(Node):
+    rule = "self: grad * result"
     __slots__ = ()
-    saves = (OUTPUT,)
-    saved_names = ("result",)
+    saves = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -126,9 +126,9 @@ def exp(input: Tensor) -> Tensor:
 
 
 class Exp2Backward0(Node):
+    rule = "self: grad * result * log(2)"
     __slots__ = ()
-    saves = (OUTPUT,)
-    saved_names = ("result",)
+    saves = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -141,9 +141,9 @@ def exp2(input: Tensor) -> Tensor:
 
 
 class Expm1Backward0(Node):
+    rule = "self: grad * (result + 1)"
     __slots__ = ()
-    saves = (OUTPUT,)
-    saved_names = ("result",)
+    saves = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -156,9 +156,11 @@ def expm1(input: Tensor) -> Tensor:
 
 
 class LogBackward0(Node):
+    rule = "self: grad / self"
+    why_nonfinite = "log of 0: grad / self"
+    fix_nonfinite = "keep the input away from 0: log(x + eps), or x.clamp_min(eps).log()"
     __slots__ = ()
-    saves = (0,)
-    saved_names = ("self",)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -172,9 +174,10 @@ def log(input: Tensor) -> Tensor:
 
 
 class Log2Backward0(Node):
+    rule = "self: grad / (self * log(2))"
+    why_nonfinite = "log2 of 0: grad / (self * log 2)"
     __slots__ = ()
-    saves = (0,)
-    saved_names = ("self",)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -187,9 +190,10 @@ def log2(input: Tensor) -> Tensor:
 
 
 class Log10Backward0(Node):
+    rule = "self: grad / (self * log(10))"
+    why_nonfinite = "log10 of 0: grad / (self * log 10)"
     __slots__ = ()
-    saves = (0,)
-    saved_names = ("self",)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -202,9 +206,10 @@ def log10(input: Tensor) -> Tensor:
 
 
 class Log1PBackward0(Node):
+    rule = "self: grad / (1 + self)"
+    why_nonfinite = "log1p at -1: grad / (1 + self)"
     __slots__ = ()
-    saves = (0,)
-    saved_names = ("self",)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -217,9 +222,11 @@ def log1p(input: Tensor) -> Tensor:
 
 
 class SqrtBackward0(Node):
+    rule = "self: grad / (2 * result)"
+    why_nonfinite = "sqrt at 0: grad / (2 * result)"
+    fix_nonfinite = "keep the input away from 0: sqrt(x + eps)"
     __slots__ = ()
-    saves = (OUTPUT,)
-    saved_names = ("result",)
+    saves = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -232,9 +239,10 @@ def sqrt(input: Tensor) -> Tensor:
 
 
 class RsqrtBackward0(Node):
+    rule = "self: -grad * result**3 / 2"
+    why_nonfinite = "rsqrt at 0"
     __slots__ = ()
-    saves = (OUTPUT,)
-    saved_names = ("result",)
+    saves = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -249,9 +257,9 @@ def rsqrt(input: Tensor) -> Tensor:
 
 
 class SinBackward0(Node):
+    rule = "self: grad * cos(self)"
     __slots__ = ()
-    saves = (0,)
-    saved_names = ("self",)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -264,9 +272,9 @@ def sin(input: Tensor) -> Tensor:
 
 
 class CosBackward0(Node):
+    rule = "self: -grad * sin(self)"
     __slots__ = ()
-    saves = (0,)
-    saved_names = ("self",)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -279,9 +287,9 @@ def cos(input: Tensor) -> Tensor:
 
 
 class TanBackward0(Node):
+    rule = "self: grad * (1 + result**2)"
     __slots__ = ()
-    saves = (OUTPUT,)
-    saved_names = ("result",)
+    saves = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -294,9 +302,9 @@ def tan(input: Tensor) -> Tensor:
 
 
 class TanhBackward0(Node):
+    rule = "self: grad * (1 - result**2)"
     __slots__ = ()
-    saves = (OUTPUT,)
-    saved_names = ("result",)
+    saves = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -309,9 +317,9 @@ def tanh(input: Tensor) -> Tensor:
 
 
 class SinhBackward0(Node):
+    rule = "self: grad * cosh(self)"
     __slots__ = ()
-    saves = (0,)
-    saved_names = ("self",)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -324,9 +332,9 @@ def sinh(input: Tensor) -> Tensor:
 
 
 class CoshBackward0(Node):
+    rule = "self: grad * sinh(self)"
     __slots__ = ()
-    saves = (0,)
-    saved_names = ("self",)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -339,9 +347,10 @@ def cosh(input: Tensor) -> Tensor:
 
 
 class AsinBackward0(Node):
+    rule = "self: grad / sqrt(1 - self**2)"
+    why_nonfinite = "asin at |x| = 1: 1 / sqrt(1 - x**2)"
     __slots__ = ()
-    saves = (0,)
-    saved_names = ("self",)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -354,9 +363,10 @@ def asin(input: Tensor) -> Tensor:
 
 
 class AcosBackward0(Node):
+    rule = "self: -grad / sqrt(1 - self**2)"
+    why_nonfinite = "acos at |x| = 1: 1 / sqrt(1 - x**2)"
     __slots__ = ()
-    saves = (0,)
-    saved_names = ("self",)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -369,9 +379,9 @@ def acos(input: Tensor) -> Tensor:
 
 
 class AtanBackward0(Node):
+    rule = "self: grad / (1 + self**2)"
     __slots__ = ()
-    saves = (0,)
-    saved_names = ("self",)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -384,9 +394,9 @@ def atan(input: Tensor) -> Tensor:
 
 
 class SigmoidBackward0(Node):
+    rule = "self: grad * result * (1 - result)"
     __slots__ = ()
-    saves = (OUTPUT,)
-    saved_names = ("result",)
+    saves = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -405,9 +415,10 @@ def sigmoid(input: Tensor) -> Tensor:
 
 
 class ReluBackward0(Node):
+    rule = "self: grad where result != 0 (a NaN result passes it), else 0"
+    why_zero = "a dead ReLU: every input was <= 0"
     __slots__ = ()
-    saves = (OUTPUT,)
-    saved_names = ("result",)
+    saves = ("result",)
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -439,9 +450,9 @@ def relu(input: Tensor) -> Tensor:
 
 
 class AbsBackward0(Node):
+    rule = "self: grad * sign(self)"
     __slots__ = ()
-    saves = (0,)
-    saved_names = ("self",)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -458,6 +469,8 @@ absolute = abs  # PyTorch's alias: same op, same AbsBackward0
 
 
 class SignBackward0(Node):
+    rule = "self: zeros (sign is flat almost everywhere)"
+    why_zero = "sign() has zero derivative"
     __slots__ = ()
 
     def backward(self, g):
@@ -478,9 +491,9 @@ def sign(input: Tensor) -> Tensor:
 
 
 class ErfBackward0(Node):
+    rule = "self: grad * 2 / sqrt(pi) * exp(-self**2)"
     __slots__ = ()
-    saves = (0,)
-    saved_names = ("self",)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -523,6 +536,8 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
 # -- clamp -----------------------------------------------------------------------------------
 class ClampBackward1(Node):
     """Gradient passes where min <= x <= max (bounds included, as in PyTorch)."""
+    rule = "self: grad where min <= self <= max, else 0"
+    why_zero = "a saturated clamp: every input was outside [min, max]"
 
     __slots__ = ("hi", "lo")
     saves = (0,)
@@ -539,10 +554,14 @@ class ClampBackward1(Node):
 
 
 class ClampMinBackward0(ClampBackward1):
+    rule = "self: grad where self >= min, else 0"
+    why_zero = "a saturated clamp_min: every input was below min"
     __slots__ = ()
 
 
 class ClampMaxBackward0(ClampBackward1):
+    rule = "self: grad where self <= max, else 0"
+    why_zero = "a saturated clamp_max: every input was above max"
     __slots__ = ()
 
 
@@ -594,12 +613,12 @@ def _like(value, t: Tensor) -> Tensor:
 # -- binary elementwise ----------------------------------------------------------------------
 class MaximumBackward0(Node):
     """Ties split the gradient equally between both inputs, as PyTorch does."""
+    rule = "self: grad where self > other (half on ties); other: the rest"
 
     __slots__ = ()
-    saves = (0, 1)
+    saves = ("self", "other")
     pack_order = (1, 0)
     pick_b = False
-    saved_names = ("self", "other")
 
     def backward(self, g):
         a, b = self.saved(g)
@@ -614,6 +633,7 @@ class MaximumBackward0(Node):
 
 
 class MinimumBackward0(MaximumBackward0):
+    rule = "self: grad where self < other (half on ties); other: the rest"
     __slots__ = ()
     pick_b = True
 
@@ -635,6 +655,8 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 
 
 class WhereBackward0(Node):
+    rule = "self: grad where condition, else 0; other: grad where not condition"
+    why_zero = "a mask (where): the condition never picked this input"
     __slots__ = ("cond",)
 
     def backward(self, g):

@@ -40,6 +40,7 @@ __all__ = [
 
 # -- primitives --------------------------------------------------------------------------------
 class ResizeBackward(Node):
+    rule = "self: grad trimmed or zero-padded back to the input's sizes"
     __slots__ = ("dims", "sizes")
     on_tensors = True
 
@@ -65,6 +66,7 @@ def _resize(x: Tensor, dims, sizes) -> Tensor:
 
 
 class FftC2CBackward0(Node):
+    rule = "self: the DFT of grad with the opposite sign, same scale"
     __slots__ = ("dims", "forward", "scale")
     on_tensors = True
 
@@ -86,6 +88,7 @@ def _c2c(x: Tensor, dims, forward: bool, scale: float) -> Tensor:
 
 
 class FftR2CBackward0(Node):
+    rule = "self: real(inverse-sign DFT of grad zero-padded to full length)"
     __slots__ = ("dims", "last_size", "scale")
     on_tensors = True
 
@@ -105,6 +108,7 @@ def _r2c(x: Tensor, dims, scale: float) -> Tensor:
 
 
 class FftC2RBackward0(Node):
+    rule = "self: rfft(grad), mirrored entries counted twice"
     __slots__ = ("dims", "half", "scale")
     on_tensors = True
 

@@ -221,6 +221,7 @@ def _check_mask(mask, shape, dim: int) -> None:
 
 
 class SelectBackward0(Node):
+    rule = "self: zeros with grad written at the index"
     __slots__ = ("in_shape", "key")
     is_view = True
     fit_grads = False  # the rule returns the input's shape itself
@@ -255,6 +256,7 @@ def _unsqueeze(input: Tensor, dim: int) -> Tensor:
 
 
 class AliasBackward0(Node):
+    rule = "self: grad"
     __slots__ = ()
     is_view = True
     fit_grads = False  # the rule returns the input's shape itself
@@ -269,6 +271,7 @@ def alias(input: Tensor) -> Tensor:
 
 
 class IndexBackward0(Node):
+    rule = "self: zeros with grad added at the indices (repeats add up)"
     __slots__ = ("in_shape", "key")
     fit_grads = False  # the rule returns the input's shape itself
 
@@ -320,6 +323,7 @@ class _RegionWrite(Node):
     The input's gradient is ``g`` with that region zeroed (or all of ``g`` when accumulating);
     the values get ``g[key]`` (the engine sums it down to their broadcast shape).
     """
+    rule = "self: grad with the written region zeroed; value: grad of the region"
 
     __slots__ = ("accumulate", "key")
 
@@ -333,11 +337,13 @@ class _RegionWrite(Node):
 
 
 class IndexPutBackward0(_RegionWrite):
+    rule = "self: grad with the written entries zeroed; values: grad at them"
     __slots__ = ()
 
 
 class CopySlices(_RegionWrite):
     """A write into a slice of a tensor (``t[1:] = v``, or an in-place op on a view)."""
+    rule = "self: grad with the written region zeroed; src: grad of the region"
 
     __slots__ = ()
 
@@ -417,6 +423,7 @@ def _along_dim_key(data, idx, dim: int, xp):
 class GatherBackward0(Node):
     """``g`` added at the gathered positions into zeros; a 0-d input or index is read as one of
     shape ``(1,)`` (``work_shape``, ``index_shape``), as PyTorch does."""
+    rule = "self: zeros with grad added at index (scatter_add)"
 
     __slots__ = ("in_shape", "index_shape", "key", "work_shape")
 
@@ -497,6 +504,7 @@ def _src_grad(node, g):
 
 class ScatterBackward0(Node):
     """Scatter of a tensor ``src``: its written entries take their gradient from ``g``."""
+    rule = "self: grad with the scattered positions zeroed; src: grad.gather(index)"
 
     __slots__ = ("key", "src_part", "src_shape")
 
@@ -507,6 +515,7 @@ class ScatterBackward0(Node):
 
 class ScatterBackward1(Node):
     """Scatter of a Python number: only the untouched entries pass gradient to the input."""
+    rule = "self: grad with the scattered positions zeroed"
 
     __slots__ = ("key",)
 
@@ -541,6 +550,7 @@ def scatter(input: Tensor, dim: int, index, src=None, *, value=None, reduce=None
 
 
 class ScatterAddBackward0(Node):
+    rule = "self: grad; src: grad.gather(index)"
     __slots__ = ("key", "src_part", "src_shape")
 
     def backward(self, g):
@@ -585,6 +595,7 @@ def _dim_key(data, dim: int, arr):
 
 
 class IndexSelectBackward0(Node):
+    rule = "self: zeros with grad added at index along dim"
     __slots__ = ("in_shape", "key")
 
     def backward(self, g):
@@ -604,6 +615,7 @@ def index_select(input: Tensor, dim: int, index) -> Tensor:
 
 
 class IndexAddBackward0(Node):
+    rule = "self: grad; source: alpha * grad.index_select(dim, index)"
     __slots__ = ("alpha", "key")
 
     def backward(self, g):
@@ -646,6 +658,8 @@ def _bool_mask(mask, op: str, xp):
 
 
 class MaskedFillBackward0(Node):
+    rule = "self: grad where not mask, else 0"
+    why_zero = "a mask: every entry was filled"
     __slots__ = ("mask",)
 
     def backward(self, g):
@@ -653,6 +667,7 @@ class MaskedFillBackward0(Node):
 
 
 class MaskedFillBackward1(Node):
+    rule = "self: grad where not mask; value: sum of grad where mask"
     __slots__ = ("mask",)
 
     def backward(self, g):
@@ -683,6 +698,7 @@ def masked_fill(input: Tensor, mask, value) -> Tensor:
 
 
 class MaskedSelectBackward0(Node):
+    rule = "self: zeros with grad written where mask"
     __slots__ = ("mask", "shape")
 
     def backward(self, g):

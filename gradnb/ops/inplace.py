@@ -390,6 +390,7 @@ def clamp_(self: Tensor, min=None, max=None) -> Tensor:
 
 # -- overwrite: zero_, fill_, copy_, random --------------------------------------------------------
 class ZeroBackward0(Node):
+    rule = "self: zeros (every entry overwritten)"
     __slots__ = ()
 
     def backward(self, g):
@@ -397,19 +398,23 @@ class ZeroBackward0(Node):
 
 
 class FillBackward2(ZeroBackward0):
+    rule = "self: zeros (every entry overwritten)"
     __slots__ = ()
 
 
 class UniformBackward0(ZeroBackward0):
+    rule = "self: zeros (overwritten with random numbers)"
     __slots__ = ()
 
 
 class NormalBackward0(ZeroBackward0):
+    rule = "self: zeros (overwritten with random numbers)"
     __slots__ = ()
 
 
 class FillBackward3(Node):
     """Fill with a 0-d tensor: the tensor gets the sum of the gradient."""
+    rule = "self: zeros (overwritten); value: sum(grad)"
 
     __slots__ = ()
 
@@ -419,6 +424,7 @@ class FillBackward3(Node):
 
 class CopyBackwards(Node):
     """``self.copy_(src)``: the old values are gone (zero gradient), ``src`` gets ``g``."""
+    rule = "self: zeros (overwritten); src: grad cast to src's dtype"
 
     __slots__ = ("src_device",)
 

@@ -20,10 +20,11 @@ __all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer", "trace"]
 
 
 class MmBackward0(Node):
+    rule = "self: grad @ other.T; other: self.T @ grad"
     __slots__ = ()
-    saves = (0, 1)
+    inputs = ("self", "mat2")
+    saves = ("self", "mat2")
     pack_order = (1, 0)
-    saved_names = ("self", "mat2")
 
     def backward(self, g):
         a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
@@ -34,10 +35,11 @@ class MmBackward0(Node):
 
 class MvBackward0(Node):
     """matrix @ vector."""
+    rule = "self: outer(grad, vec); vec: self.T @ grad"
 
     __slots__ = ()
-    saves = (0, 1)
-    saved_names = ("self", "vec")
+    inputs = ("self", "vec")
+    saves = ("self", "vec")
 
     def backward(self, g):
         a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
@@ -52,9 +54,10 @@ class MvBackward0(Node):
 
 
 class DotBackward0(Node):
+    rule = "self: grad * other; other: grad * self"
     __slots__ = ()
-    saves = (0, 1)
-    saved_names = ("self", "tensor")
+    inputs = ("self", "tensor")
+    saves = ("self", "tensor")
 
     def backward(self, g):
         a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
@@ -65,6 +68,7 @@ class DotBackward0(Node):
 class MatmulBackward(Node):
     """Batched products (any rank, NumPy's broadcasting of batch dimensions): PyTorch records
     these through a reshape (``UnsafeViewBackward0``); we compute the product directly."""
+    rule = "self: grad @ other.mT; other: self.mT @ grad"
 
     __slots__ = ()
     torch_name = "UnsafeViewBackward0"
@@ -94,6 +98,7 @@ class MatmulBackward(Node):
 
 class VectorMatmulBackward(MatmulBackward):
     """``vector @ matrix`` (PyTorch computes it as an unsqueeze, mm and squeeze)."""
+    rule = "a 1-D operand: its grad is the matmul grad with the added dim squeezed back"
 
     __slots__ = ()
     torch_name = "SqueezeBackward4"
@@ -101,6 +106,10 @@ class VectorMatmulBackward(MatmulBackward):
 
 class BroadcastMatmulBackward(MatmulBackward):
     """Batched products whose batch dimensions come only from ``other`` (PyTorch copies)."""
+    rule = (
+        "self: grad @ other.mT summed over broadcast batch dims; other: self.mT @ grad, summed "
+        "likewise"
+    )
 
     __slots__ = ()
     torch_name = "CloneBackward0"
@@ -206,6 +215,7 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
 
 class TraceBackward0(Node):
     """d trace(A) / dA is the identity: ``g`` on the diagonal, zeros elsewhere."""
+    rule = "self: grad on the diagonal, zeros elsewhere"
 
     __slots__ = ("in_shape",)
 

@@ -63,6 +63,7 @@ def _eye_like(A: Tensor, n: int) -> Tensor:
 
 # -- inverse, determinants ----------------------------------------------------------------------
 class LinalgInvExBackward0(Node):
+    rule = "self: -result.mT @ grad @ result.mT"
     __slots__ = ()
     on_tensors = True
     saves = (OUTPUT,)
@@ -89,6 +90,7 @@ inverse = inv
 
 
 class LinalgDetBackward0(Node):
+    rule = "self: grad * result * inv(self).mT"
     __slots__ = ()
     on_tensors = True
     saves = (0, OUTPUT)
@@ -107,6 +109,7 @@ def det(A: Tensor) -> Tensor:
 
 
 class SlogdetBackward0(Node):
+    rule = "self: grad_logabsdet * inv(self).mT (the sign has no gradient)"
     __slots__ = ()
     on_tensors = True
     saves = (0,)
@@ -138,6 +141,7 @@ def logdet(A: Tensor) -> Tensor:
 
 # -- solves ------------------------------------------------------------------------------------
 class LinalgSolveBackward0(Node):
+    rule = "B: solve(A^H, grad); A: -solve(A^H, grad) @ result^H"
     __slots__ = ("vector",)
     on_tensors = True
     saves = (0, OUTPUT)
@@ -204,6 +208,7 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
 
 # -- Cholesky ------------------------------------------------------------------------------------
 class LinalgCholeskyExBackward0(Node):
+    rule = "self: Phi(L^H grad) pushed through L^-H ... L^-1, symmetrised"
     __slots__ = ("upper",)
     on_tensors = True
     saves = (OUTPUT,)
@@ -270,10 +275,11 @@ def _qr_square_backward(Q, R, gQ, gR):
 
 
 class LinalgQrBackward0(Node):
+    rule = "self: (gQ + Q copyltu(M)) R^-H, M = R gR^H - gQ^H Q"
     __slots__ = ("mode",)
     on_tensors = True
-    saves = (OUTPUT, Output(1))
-    saved_names = ("Q", "R")
+    outputs = ("Q", "R")
+    saves = ("Q", "R")
 
     def backward(self, *grads):
         if self.mode == "r":  # R is the only output
@@ -328,6 +334,7 @@ def torch_qr(input: Tensor, some: bool = True):
 
 # -- symmetric eigendecomposition ---------------------------------------------------------------
 class LinalgEighBackward0(Node):
+    rule = "self: V (diag(gL) + F * (V^H gV)) V^H, F from eigenvalue gaps"
     __slots__ = ()
     on_tensors = True
     saves = (OUTPUT, Output(1))
@@ -368,6 +375,7 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
 
 # -- SVD -----------------------------------------------------------------------------------------
 class LinalgSvdBackward0(Node):
+    rule = "self: U (gS-diagonal + F-weighted U^H gU, V^H gV terms) V^H"
     __slots__ = ("full_matrices",)
     on_tensors = True
     saves = (OUTPUT, Output(1), Output(2))
@@ -437,11 +445,11 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
 class LinalgPinvBackward0(Node):
     """PyTorch's ``pinv_backward``: the derivative of the pseudo-inverse as a matrix function,
     which holds for rank-deficient input too (there the SVD's derivative is undefined)."""
+    rule = "self: -P^H grad P^H + (I - A P) grad^H P P^H + P^H P grad^H (I - P A), P = result"
 
     __slots__ = ()
     on_tensors = True
-    saves = (0, OUTPUT)
-    saved_names = ("self", "result")
+    saves = ("self", "result")
 
     def backward(self, g):
         A, pinvA = self.saved(g)
@@ -519,6 +527,7 @@ def _expm(a: np.ndarray) -> np.ndarray:
 
 class LinalgMatrixExpBackward0(Node):
     """The gradient is the top-right block of ``exp([[A^T, G], [0, A^T]])``."""
+    rule = "self: the matrix exp of the block [[A^H, grad], [0, A^H]]'s upper-right block"
 
     __slots__ = ()
     on_tensors = True

@@ -26,6 +26,10 @@ __all__ = ["eig", "eigvals"]
 
 
 class LinalgEigBackward0(Node):
+    rule = (
+        "self: V^-H (diag(gL) + (V^H gV - V^H V Re(diag(V^H gV))) / conj(E)) V^H, E = "
+        "eigenvalue gaps"
+    )
     __slots__ = ()
     on_tensors = True
     saves = (OUTPUT, Output(1))

@@ -42,6 +42,7 @@ def _apply(V: Tensor, tau: Tensor, C: Tensor, order, left: bool) -> Tensor:
 class LinalgHouseholderProductBackward0(Node):
     """No reflectors (``tau`` empty): the output is the identity, in the graph with no
     gradient for either input, as PyTorch leaves it."""
+    rule = "input, tau: none (no reflectors: the identity)"
 
     __slots__ = ()
 

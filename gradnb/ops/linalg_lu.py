@@ -18,7 +18,7 @@ import collections
 
 import numpy as np
 
-from .._core.graph import OUTPUT, Node
+from .._core.graph import Node
 from .._core.record import record
 from . import linalg as la
 from . import matrices as mx
@@ -91,11 +91,15 @@ def _unpack(LU: Tensor):
 class LinalgLuFactorExBackward0(Node):
     """PyTorch's ``lu_factor_ex_backward``: ``linalg_lu_backward`` of the unpacked factors,
     with the gradient of ``LU`` split into that of ``L`` (strictly lower) and ``U``."""
+    rule = (
+        "self: P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H (square; tall and wide split L or "
+        "U)"
+    )
 
     __slots__ = ("P",)
     on_tensors = True
-    saves = (OUTPUT,)
-    saved_names = ("LU",)
+    outputs = ("LU",)
+    saves = ("LU",)
 
     def backward(self, g):
         (LU,) = self.saved(g)

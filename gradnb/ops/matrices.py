@@ -52,6 +52,7 @@ def _diagonal_index(shape, offset, dim1, dim2):
 
 
 class DiagonalBackward0(Node):
+    rule = "self: zeros with grad written on the diagonal"
     __slots__ = ("dims", "offset", "shape")
     on_tensors = True
 
@@ -77,6 +78,7 @@ def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) 
 
 
 class DiagonalScatterBackward0(Node):
+    rule = "self: grad with the diagonal zeroed; src: grad's diagonal"
     __slots__ = ("dims", "offset")
     on_tensors = True
 
@@ -370,6 +372,7 @@ def _distinct(op: Tensor, sub: str) -> tuple[Tensor, str]:
 
 
 class EinsumBackward(Node):
+    rule = "each operand: einsum of grad with the other operands"
     __slots__ = ("out", "sizes", "subs")
     on_tensors = True
 

@@ -111,6 +111,7 @@ def lerp(input: Tensor, end, weight) -> Tensor:
 
 
 class FracBackward0(Node):
+    rule = "self: grad"
     __slots__ = ()
 
     def backward(self, g):
@@ -182,6 +183,7 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
 
 # -- rules -----------------------------------------------------------------------------------
 class Atan2Backward0(Node):
+    rule = "self: grad * other / (self**2 + other**2); other: -grad * self / (self**2 + other**2)"
     __slots__ = ()
     on_tensors = True
     saves = (0, 1)
@@ -200,6 +202,7 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
 
 
 class LogaddexpBackward0(Node):
+    rule = "self: grad * exp(self - result); other: grad * exp(other - result)"
     __slots__ = ("base2",)
     on_tensors = True
     saves = (0, 1)
@@ -231,6 +234,7 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
 
 
 class CopysignBackward0(Node):
+    rule = "self: grad * sign(self) * sign(result); other: zeros"
     __slots__ = ()
     on_tensors = True
     saves = (0, OUTPUT)
@@ -251,6 +255,7 @@ def copysign(input: Tensor, other) -> Tensor:
 class NextafterBackward0(Node):
     """One step to the next float moves by a negligible amount: ``input`` passes ``g`` through
     and ``other`` gets nothing, as in PyTorch."""
+    rule = "self: grad; other: zeros"
 
     __slots__ = ()
     on_tensors = True
@@ -271,6 +276,7 @@ def nextafter(input: Tensor, other) -> Tensor:
 
 class FmodBackward0(Node):
     """d/da = 1; d/db = -(a / b rounded toward zero, or down for remainder)."""
+    rule = "self: grad; other: -grad * trunc(self / other)"
 
     __slots__ = ("floor",)
     on_tensors = True
@@ -313,6 +319,7 @@ def remainder(input, other) -> Tensor:
 class SincBackward0(Node):
     """PyTorch's ``sinc_backward``: ``g (pi x cos(pi x) - sin(pi x)) / (pi x^2)``, zero where
     ``pi x^2`` is; its own derivative there is NaN (``0 * inf``), as in PyTorch."""
+    rule = "self: grad * (cos(pi x) - sinc(x)) / x (0 at x = 0)"
 
     __slots__ = ()
     on_tensors = True
@@ -334,6 +341,10 @@ def sinc(input: Tensor) -> Tensor:
 
 class InverseHyperbolicBackward(Node):
     """asinh: 1/sqrt(x^2+1); acosh: 1/sqrt(x^2-1); atanh: 1/(1-x^2)."""
+    rule = (
+        "self: grad / sqrt(self**2 + 1) (asinh), / sqrt(self**2 - 1) (acosh), / (1 - self**2) "
+        "(atanh)"
+    )
 
     __slots__ = ("kind",)
     on_tensors = True
@@ -367,6 +378,7 @@ arcsin, arccos, arctan, arctan2 = ew.asin, ew.acos, ew.atan, atan2
 
 
 class ErfcBackward0(Node):
+    rule = "self: -grad * 2 / sqrt(pi) * exp(-self**2)"
     __slots__ = ()
     on_tensors = True
     saves = (0,)
@@ -385,6 +397,7 @@ def erfc(input: Tensor) -> Tensor:
 
 
 class ErfinvBackward0(Node):
+    rule = "self: grad * sqrt(pi) / 2 * exp(result**2)"
     __slots__ = ()
     on_tensors = True
     saves = (OUTPUT,)

@@ -177,6 +177,7 @@ def _nan_aware_equal(x, value):
 # -- sum and mean ---------------------------------------------------------------------------------
 class SumBackward0(Node):
     """Gradient of a full sum: the scalar gradient broadcast to the input's shape."""
+    rule = "self: grad expanded to self's shape"
 
     __slots__ = ("in_shape",)
 
@@ -186,6 +187,7 @@ class SumBackward0(Node):
 
 class SumBackward1(Node):
     """Gradient of a sum over ``dim``."""
+    rule = "self: grad unsqueezed on the summed dims, expanded to self's shape"
 
     __slots__ = ("axes", "in_shape", "keepdim")
     saved_attrs: ClassVar[dict] = {"dim": "axes", "keepdim": "keepdim",
@@ -216,6 +218,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
 
 class MeanBackward0(Node):
     """Gradient of a full mean: ``g / numel`` everywhere."""
+    rule = "self: grad expanded to self's shape / numel"
 
     __slots__ = ("count", "in_shape")
 
@@ -226,6 +229,7 @@ class MeanBackward0(Node):
 
 class MeanBackward1(Node):
     """Gradient of a mean over ``dim``."""
+    rule = "self: grad expanded over the reduced dims / their size"
 
     __slots__ = ("axes", "count", "in_shape", "keepdim")
     saved_attrs: ClassVar[dict] = {"dim": "axes", "keepdim": "keepdim",
@@ -283,6 +287,7 @@ return_types.median = _return_type("median")
 
 class MaxBackward1(Node):
     """Gradient of a full ``max``: shared evenly among every element equal to the result."""
+    rule = "self: grad to the index that held the max along dim"
 
     __slots__ = ()
 
@@ -294,12 +299,14 @@ class MaxBackward1(Node):
 
 class MinBackward1(MaxBackward1):
     """Gradient of a full ``min`` (same rule as ``max``)."""
+    rule = "self: grad to the index that held the min along dim"
 
     __slots__ = ()
 
 
 class MaxBackward0(Node):
     """Gradient of ``max(dim)``: all of it to the index that was returned."""
+    rule = "self: grad shared evenly among the maximal entries"
 
     __slots__ = ("axis", "in_shape", "keepdim")
 
@@ -318,6 +325,7 @@ class MaxBackward0(Node):
 
 class MinBackward0(MaxBackward0):
     """Gradient of ``min(dim)`` (same rule as ``max(dim)``)."""
+    rule = "self: grad shared evenly among the minimal entries"
 
     __slots__ = ()
 
@@ -373,6 +381,7 @@ def min(input: Tensor, dim=None, keepdim: bool = False):
 
 class AmaxBackward0(Node):
     """Gradient of ``amax``: shared evenly among the tied maxima of each reduced slice."""
+    rule = "self: grad shared evenly among the maximal entries"
 
     __slots__ = ("axes", "in_shape", "keepdim")
 
@@ -388,6 +397,7 @@ class AmaxBackward0(Node):
 
 class AminBackward0(AmaxBackward0):
     """Gradient of ``amin`` (same rule as ``amax``)."""
+    rule = "self: grad shared evenly among the minimal entries"
 
     __slots__ = ()
 
@@ -484,6 +494,7 @@ def _prod_grad(g, x, out, axis):
 
 class ProdBackward0(Node):
     """Gradient of a full product (zero-safe)."""
+    rule = "self: grad * result / self (products of the others where self == 0)"
 
     __slots__ = ()
 
@@ -494,6 +505,7 @@ class ProdBackward0(Node):
 
 class ProdBackward1(Node):
     """Gradient of a product along one dim (zero-safe)."""
+    rule = "self: grad * result / self along dim (others' product where self == 0)"
 
     __slots__ = ("axis", "in_shape", "keepdim")
 
@@ -563,6 +575,7 @@ def _var_grad(g, x, axes, dof):
 
 class VarBackward0(Node):
     """Gradient of ``var``."""
+    rule = "self: grad * 2 * (self - mean) / (n - correction)"
 
     __slots__ = ("axes", "dof", "in_shape", "keepdim")
 
@@ -574,6 +587,8 @@ class VarBackward0(Node):
 
 class StdBackward0(Node):
     """Gradient of ``std``: ``var``'s, divided by ``2 std``; zero where ``std`` is zero."""
+    rule = "self: grad * (self - mean) / ((n - correction) * result)"
+    why_nonfinite = "std of constant values: divides by result = 0"
 
     __slots__ = ("axes", "dof", "in_shape", "keepdim")
 
@@ -619,6 +634,9 @@ def _norm_order(p, dim):
 
 class LinalgVectorNormBackward0(Node):
     """Gradient of a vector p-norm; 0 (PyTorch's subgradient) where the norm is 0."""
+    rule = "self: grad * self * |self|**(ord - 2) / result**(ord - 1)"
+    why_nonfinite = "norm of a zero vector: self / result"
+    fix_nonfinite = "add eps inside the norm: (x * x).sum().add(eps).sqrt()"
 
     __slots__ = ("axes", "in_shape", "keepdim", "ord")
 
@@ -696,6 +714,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
 # -- logsumexp --------------------------------------------------------------------------------------
 class LogsumexpBackward0(Node):
     """Gradient of ``logsumexp``: the softmax of the input over the reduced dims."""
+    rule = "self: grad * exp(self - result)"
 
     __slots__ = ("axes", "in_shape", "keepdim")
 
@@ -734,6 +753,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
 # -- median ------------------------------------------------------------------------------------------
 class MedianBackward0(Node):
     """Gradient of a full ``median``: shared evenly among the elements equal to it."""
+    rule = "self: grad to the entry that is the median"
 
     __slots__ = ()
 
@@ -745,6 +765,7 @@ class MedianBackward0(Node):
 
 class MedianBackward1(MaxBackward0):
     """Gradient of ``median(dim)``: all of it to the returned index."""
+    rule = "self: grad to the index of the median along dim"
 
     __slots__ = ()
 
@@ -797,6 +818,7 @@ def _reverse_cumsum(g, axis):
 
 class CumsumBackward0(Node):
     """Gradient of ``cumsum``: the cumulative sum of ``g`` taken from the end."""
+    rule = "self: reversed cumsum of grad along dim"
 
     __slots__ = ("axis",)
 
@@ -825,6 +847,7 @@ class CumprodBackward0(Node):
     so the gradient is 0. Under ``create_graph`` that masking would cut second derivatives through
     the zero, so the rule is instead written as a recurrence that is smooth everywhere.
     """
+    rule = "self: reversed cumsum of grad * result, divided by self"
 
     __slots__ = ("axis",)
 

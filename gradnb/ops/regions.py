@@ -35,6 +35,7 @@ __all__ = [
 
 
 class RegionScatterBackward(Node):
+    rule = "self: grad with the region zeroed; src: grad of the region"
     __slots__ = ("key",)
     on_tensors = True
 

@@ -42,6 +42,7 @@ class LogcumsumexpBackward0(Node):
     """``grad_x[i] = sum_{j >= i} g[j] exp(x[i] - out[j])``, split by the sign of ``g`` and
     summed in log space. As in PyTorch, the log of a missing sign is the dtype's lowest finite
     value, not ``-inf``: so the rule's own derivative never meets ``-inf - -inf``."""
+    rule = "self: reversed cumsum of grad * exp(-result), times exp(self)"
 
     __slots__ = ("dim",)
     on_tensors = True

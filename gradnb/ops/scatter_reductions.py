@@ -45,6 +45,10 @@ def _identity(reduce: str, dtype):
 class ScatterReduceBackward0(Node):
     """PyTorch's ``scatter_reduce_backward`` for prod, amax and amin; saved: input, src,
     result."""
+    rule = (
+        "prod: grad * result / factor (zeros: product of the others); amax/amin: grad split "
+        "evenly among the tied extremes"
+    )
 
     __slots__ = ("dim", "include_self", "index", "reduce")
     on_tensors = True

@@ -78,6 +78,7 @@ def infer_shape(shape, numel: int):
 
 class ViewBackward0(Node):
     """Gradient of a view that changed the shape: reshape ``g`` back."""
+    rule = "self: grad.reshape(self's shape)"
 
     __slots__ = ("in_shape",)
     is_view = True
@@ -89,12 +90,14 @@ class ViewBackward0(Node):
 
 class UnsafeViewBackward0(ViewBackward0):
     """Gradient of a ``reshape`` that had to copy."""
+    rule = "self: grad.reshape(self's shape)"
 
     __slots__ = ()
 
 
 class ReshapeAliasBackward0(ViewBackward0):
     """Gradient of a ``reshape`` of a non-contiguous tensor that could still be a view."""
+    rule = "self: grad.reshape(self's shape)"
 
     __slots__ = ()
 
@@ -133,6 +136,7 @@ def view(input: Tensor, *shape) -> Tensor:
 
 class PermuteBackward0(Node):
     """Gradient of ``permute``: the inverse permutation of ``g``."""
+    rule = "self: grad permuted back (inverse permutation)"
 
     __slots__ = ("inverse",)
     is_view = True
@@ -164,6 +168,7 @@ def permute(input: Tensor, *dims) -> Tensor:
 
 class TransposeBackward0(Node):
     """Gradient of ``transpose``: swap the same two dims of ``g``."""
+    rule = "self: grad.transpose(dim0, dim1)"
 
     __slots__ = ("d0", "d1")
     is_view = True
@@ -187,6 +192,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 class TBackward0(Node):
     """Gradient of ``t``: transpose ``g`` back."""
+    rule = "self: grad.T"
 
     __slots__ = ()
     is_view = True
@@ -213,6 +219,7 @@ def T(input: Tensor) -> Tensor:
 
 class ExpandBackward0(Node):
     """Gradient of ``expand``: sum ``g`` over the broadcast dims."""
+    rule = "self: grad summed over the expanded dims"
 
     __slots__ = ("in_shape",)
     is_view = True
@@ -302,24 +309,28 @@ def _unique_axes(dims, ndim: int) -> tuple:
 # -- squeeze, unsqueeze, flatten, unflatten --------------------------------------------------------
 class SqueezeBackward0(ViewBackward0):
     """Gradient of ``squeeze()``: reshape back."""
+    rule = "self: grad.reshape(self's shape)"
 
     __slots__ = ()
 
 
 class SqueezeBackward1(ViewBackward0):
     """Gradient of ``squeeze(dim)``."""
+    rule = "self: grad.unsqueeze(dim)"
 
     __slots__ = ()
 
 
 class SqueezeBackward2(ViewBackward0):
     """Gradient of ``squeeze(dims)``."""
+    rule = "self: grad unsqueezed on the squeezed dims"
 
     __slots__ = ()
 
 
 class UnsqueezeBackward0(ViewBackward0):
     """Gradient of ``unsqueeze``: reshape back."""
+    rule = "self: grad.squeeze(dim)"
 
     __slots__ = ()
 
@@ -395,6 +406,7 @@ def _promoted_dtype(tensors):
 
 class CatBackward0(Node):
     """Gradient of ``cat``: each input gets its own slice of ``g``."""
+    rule = "each input: its slice of grad along dim"
 
     __slots__ = ("axis", "spans")
 
@@ -467,6 +479,7 @@ concatenate = cat
 
 class StackBackward0(Node):
     """Gradient of ``stack``: input ``i`` gets slice ``i`` of ``g`` along the new dim."""
+    rule = "each input: grad.select(dim, i)"
 
     __slots__ = ("axis",)
 
@@ -502,6 +515,7 @@ def stack(tensors, dim: int = 0) -> Tensor:
 class SplitBackward0(Node):
     """Gradient of ``split``/``chunk``: the pieces' gradients joined back (zeros for pieces that
     got none)."""
+    rule = "self: the pieces' grads concatenated (zeros for unused pieces)"
 
     __slots__ = ("axis", "in_shape", "num_outputs", "sizes")
     is_view = True
@@ -521,6 +535,7 @@ class SplitBackward0(Node):
 
 class SplitWithSizesBackward0(SplitBackward0):
     """Gradient of ``split`` with a list of sizes."""
+    rule = "self: the pieces' grads concatenated (zeros for unused pieces)"
 
     __slots__ = ()
 
@@ -579,6 +594,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 
 class UnbindBackward0(Node):
     """Gradient of ``unbind``: the slices' gradients stacked back (zeros where none came)."""
+    rule = "self: the pieces' grads stacked along dim"
 
     __slots__ = ("axis", "in_shape", "num_outputs")
     is_view = True
@@ -609,6 +625,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
 class SliceBackward0(Node):
     """Gradient of a slice (``narrow``, ``t[a:b:c]``): ``g`` written back at the slice's ``key``
     among zeros of the input's shape."""
+    rule = "self: zeros with grad written into the slice"
 
     __slots__ = ("in_shape", "key")
     is_view = True
@@ -655,6 +672,7 @@ def contiguous(input: Tensor, memory_format=None) -> Tensor:
 # -- repeat, tile, flip, roll, movedim -----------------------------------------------------------------
 class RepeatBackward0(Node):
     """Gradient of ``repeat``: the copies' gradients summed into one."""
+    rule = "self: grad summed over the repeats"
 
     __slots__ = ("in_shape", "repeats")
     fit_grads = False  # the rule returns the input's shape itself
@@ -695,6 +713,7 @@ def tile(input: Tensor, dims) -> Tensor:
 
 class FlipBackward0(Node):
     """Gradient of ``flip``: flip ``g`` back."""
+    rule = "self: grad.flip(dims)"
 
     __slots__ = ("axes",)
     fit_grads = False  # the rule returns the input's shape itself
@@ -719,6 +738,7 @@ def flip(input: Tensor, *dims, **kwargs) -> Tensor:
 
 class RollBackward0(Node):
     """Gradient of ``roll``: roll ``g`` back."""
+    rule = "self: grad rolled back by -shifts"
 
     __slots__ = ("axes", "shifts")
     fit_grads = False  # the rule returns the input's shape itself

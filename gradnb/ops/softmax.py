@@ -14,7 +14,7 @@ from typing import ClassVar
 import numpy as np
 
 from .._core.backend import get_array_module, silent
-from .._core.graph import OUTPUT, Node
+from .._core.graph import Node
 from .._core.record import record
 from .._core.tensor import _wrap_dim
 from . import dual
@@ -50,10 +50,10 @@ def _shifted(x, axis):
 
 class SoftmaxBackward0(Node):
     """``dx = y * (g - sum(g * y))`` along the softmax dimension."""
+    rule = "self: result * (grad - sum(grad * result, dim))"
 
     __slots__ = ("dim",)
-    saves = (OUTPUT,)
-    saved_names = ("result",)
+    saves = ("result",)
     saved_attrs: ClassVar[dict] = {"dim": "dim"}
 
     def backward(self, g):
@@ -75,10 +75,10 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
 
 class LogSoftmaxBackward0(Node):
     """``dx = g - exp(y) * sum(g)`` along the dimension (``exp(y)`` is the softmax)."""
+    rule = "self: grad - exp(result) * sum(grad, dim)"
 
     __slots__ = ("dim",)
-    saves = (OUTPUT,)
-    saved_names = ("result",)
+    saves = ("result",)
     saved_attrs: ClassVar[dict] = {"dim": "dim"}
 
     def backward(self, g):

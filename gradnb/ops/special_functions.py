@@ -129,6 +129,7 @@ def _polygamma_array(n: int, x):
 
 
 class PolygammaBackward0(Node):
+    rule = "self: grad * polygamma(n + 1, self)"
     __slots__ = ("n",)
     on_tensors = True
     saves = (0,)
@@ -154,6 +155,7 @@ def digamma(input: Tensor) -> Tensor:
 
 
 class LgammaBackward0(Node):
+    rule = "self: grad * digamma(self)"
     __slots__ = ()
     on_tensors = True
     saves = (0,)
@@ -227,6 +229,7 @@ def _bessel_series(order: int, x, scaled: bool):
 class BesselBackward(Node):
     """i0' = i1; i0e' = i1e - sign(x) i0e; i1' = i0 - i1/x; i1e' = i0e - i1e (sign(x) + 1/x)
     (both 1/2 at 0)."""
+    rule = "self: grad * the Bessel function's derivative (recurrence in the order)"
 
     __slots__ = ("kind",)
     on_tensors = True
@@ -272,6 +275,7 @@ def xlog1py(input, other) -> Tensor:
 
 
 class SpecialEntrBackward0(Node):
+    rule = "self: -grad * (log(self) + 1)"
     __slots__ = ()
     on_tensors = True
     saves = (0,)
@@ -300,6 +304,7 @@ def ndtr(input: Tensor) -> Tensor:
 class SpecialLogNdtrBackward0(Node):
     """PyTorch's formula ``g * exp(-(y + x**2 / 2)) / sqrt(2 pi)``: the pdf over the cdf taken in
     log space, exact far into the lower tail where the two underflow."""
+    rule = "self: grad / sqrt(2 pi) * exp(-(result + self**2 / 2))"
 
     __slots__ = ()
     on_tensors = True
@@ -339,6 +344,7 @@ def ndtri(input: Tensor) -> Tensor:
 
 
 class ErfcxBackward0(Node):
+    rule = "self: grad * (2 * self * result - 2 / sqrt(pi))"
     __slots__ = ()
     on_tensors = True
     saves = (0, OUTPUT)

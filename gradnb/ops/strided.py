@@ -69,6 +69,10 @@ class AsStridedStorageBackward(Node):
     """``g`` added into zeros of the storage at the output's positions, then the input's entries
     read back from there (PyTorch's ``AsStridedBackward0``; gradnb's class of that name
     regenerates views written in place)."""
+    rule = (
+        "self: grad added into zeros of the storage at the output's positions, read back at "
+        "self's"
+    )
 
     torch_name = "AsStridedBackward0"
     __slots__ = ("input_positions", "output_positions", "storage_size")

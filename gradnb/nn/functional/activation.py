@@ -37,6 +37,7 @@ def _erf(x):
 
 class GeluBackward0(Node):
     """``d/dx [x * Phi(x)] = Phi(x) + x * phi(x)`` (or the tanh approximation's derivative)."""
+    rule = "self: grad * (Phi(self) + self * phi(self))"
 
     __slots__ = ("approximate",)
     saves = (0,)

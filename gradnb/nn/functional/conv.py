@@ -65,6 +65,10 @@ def _conv_pads(padding, kernel, dilation):
 class ConvolutionBackward0(Node):
     """im2col backward: ``dW = g . cols``, ``dcols = W.T @ g`` folded back onto the input
     (col2im, one strided add per kernel offset), ``db = sum(g)``."""
+    rule = (
+        "input: conv_transpose(grad, weight); weight: conv(input, grad); bias: grad summed "
+        "over batch and space"
+    )
 
     __slots__ = ("dilation", "groups", "in_shape", "out_hw", "pads", "stride", "w_shape")
 
@@ -218,6 +222,7 @@ class MaxPool2DWithIndicesBackward0(Node):
     """Each window's gradient goes to the element that was its maximum (summed where windows
     overlap): a ``scatter_add`` into zeros, so under ``create_graph=True`` its own derivative
     gathers the maxima's places back (PyTorch's ``max_pool_double_backward``)."""
+    rule = "self: grad routed to the argmax of each window"
 
     __slots__ = ("in_shape", "pads")
     on_tensors = True

@@ -17,6 +17,7 @@ class AddmmBackward0(Node):
     """``d(bias + m1 @ m2)``: ``g`` summed over the rows for a vector bias (other biases get
     ``g``, which the engine sums down to their shape), ``g @ m2.T`` for ``m1`` and
     ``m1.T @ g`` for ``m2``."""
+    rule = "self: beta * grad; mat1: alpha * grad @ mat2.T; mat2: alpha * mat1.T @ grad"
 
     __slots__ = ()
 

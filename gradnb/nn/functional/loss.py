@@ -46,6 +46,7 @@ def _scale(g, reduction: str, count: int):
 # -- mean squared error ---------------------------------------------------------------------------
 class MseLossBackward0(Node):
     """``d/dx mean((x - y)^2) = 2 (x - y) / n``; the target gets the negation."""
+    rule = "self: grad * 2 * (self - target) / n (for mean); target: the negative"
 
     __slots__ = ("count", "reduction")
     saves = (0, 1)
@@ -117,6 +118,7 @@ def _picked(x3, safe):
 
 class NllLossBackward0(Node):
     """``d loss / d x[n, target[n]] = -w[target[n]]`` (scaled by the reduction), zero elsewhere."""
+    rule = "self: -grad * weight at the target class / total weight"
 
     __slots__ = ("canonical", "in_shape", "reduction")
 
@@ -149,6 +151,7 @@ class NllLossBackward0(Node):
 
 class NllLoss2DBackward0(NllLossBackward0):
     """The same rule; PyTorch names it so for inputs with spatial dimensions."""
+    rule = "self: -grad * weight at the target class per pixel / total weight"
 
     __slots__ = ()
 
@@ -280,6 +283,7 @@ def _softplus_neg(x):
 class BinaryCrossEntropyWithLogitsBackward0(Node):
     """``dx = (l * sigmoid(x) - p * y) * w`` with ``l = 1 + (p - 1) y`` (``p`` the positive
     weight, 1 by default); ``dy = (-x + (p - 1) softplus(-x)) * w``."""
+    rule = "self: grad * (sigmoid(self) - target) * weight / n"
 
     __slots__ = ("count", "reduction")
 

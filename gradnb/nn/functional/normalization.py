@@ -38,6 +38,7 @@ class _NormBackward(Node):
     """``dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))`` over the normalised
     axes, with ``dxhat = g * weight``; ``dweight = sum(g * xhat)``, ``dbias = sum(g)`` over the
     other axes."""
+    rule = "self: grad * self * |self|**(p - 2) / result**(p - 1)"
 
     __slots__ = ("axes", "channel_dim", "count", "eps", "param_axes")
     fit_grads = False  # the rule returns each input's shape itself
@@ -62,6 +63,10 @@ class _NormBackward(Node):
 
 class NativeLayerNormBackward0(_NormBackward):
     """Gradient of ``layer_norm`` (statistics over the trailing dims)."""
+    rule = (
+        "input: (grad*w - mean(grad*w) - x_hat * mean(grad*w * x_hat)) / std; weight: sum(grad "
+        "* x_hat); bias: sum(grad)"
+    )
     __slots__ = ()
 
     def backward(self, g):
@@ -97,6 +102,10 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
 
 class NativeBatchNormBackward0(_NormBackward):
     """Gradient of ``batch_norm``: batch statistics in training, the (constant) running ones in eval."""
+    rule = (
+        "input: (grad - mean(grad) - x_hat * mean(grad * x_hat)) * weight / std; weight: "
+        "sum(grad * x_hat); bias: sum(grad)"
+    )
     __slots__ = ("training",)
 
     def backward(self, g):

@@ -48,6 +48,7 @@ class EluBackward0(Node):
     """PyTorch's ``elu_backward``: slope ``scale`` above 0, ``input_scale * alpha * scale *
     exp(input_scale x)`` at and below 0; the slope's own derivative is taken only strictly
     below 0 (``elu_double_backward``), so the second derivative at 0 is zero."""
+    rule = "self: grad * scale where self > 0, else grad * scale * alpha * exp(self)"
 
     __slots__ = ("alpha", "input_scale", "scale")
     on_tensors = True
@@ -61,6 +62,7 @@ class EluBackward0(Node):
 
 
 class CeluBackward0(EluBackward0):
+    rule = "self: grad where self > 0, else grad * exp(self / alpha)"
     __slots__ = ()
 
 
@@ -103,6 +105,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 class MishBackward0(Node):
     """PyTorch's ``infinitely_differentiable_mish_backward``: ``g (t + x sigmoid(x) (1 - t^2))``
     with ``t = tanh(log1p(exp(x)))``."""
+    rule = "self: grad * (t + self * sigmoid(self) * (1 - t**2)), t = tanh(softplus(self))"
 
     __slots__ = ()
     on_tensors = True

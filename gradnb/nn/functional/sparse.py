@@ -18,6 +18,7 @@ class EmbeddingBackward0(Node):
     its own derivative gathers the rows back), or with ``sparse=True`` a ``SparseTensor`` holding
     only the looked-up rows (so a step costs O(batch), not O(table)); as in PyTorch, a sparse
     gradient is not differentiable further."""
+    rule = "weight: grad rows added into the looked-up rows"
 
     __slots__ = ("num_weights", "padding_idx", "sparse")
     fit_grads = False  # the rule returns the weight's shape itself
