@@ -3,7 +3,7 @@ PyTorch's names, so ``from gradnb import nn`` reads like ``from torch import nn`
 
 from __future__ import annotations
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .modules import (
     CELU,
     ELU,
@@ -155,6 +155,7 @@ from .modules import (
     ZeroPad2d,
     ZeroPad3d,
 )
+from .parallel import DataParallel
 from .parameter import Buffer, Parameter
 
 __all__ = [
@@ -200,6 +201,7 @@ __all__ = [
     "CosineEmbeddingLoss",
     "CosineSimilarity",
     "CrossEntropyLoss",
+    "DataParallel",
     "Dropout",
     "Dropout1d",
     "Dropout2d",
@@ -311,5 +313,6 @@ __all__ = [
     "ZeroPad3d",
     "functional",
     "init",
+    "parallel",
     "utils",
 ]
