@@ -1,4 +1,5 @@
-"""gradnb.save / gradnb.load: state dicts in npz files without pickle; whole models pickled\nbeside their arrays and loaded under PyTorch's ``weights_only`` rules."""
+"""gradnb.save / gradnb.load: state dicts in npz files without pickle; whole models pickled
+beside their arrays and loaded under PyTorch's ``weights_only`` rules."""
 
 from __future__ import annotations
 
