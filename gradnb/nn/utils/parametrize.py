@@ -319,8 +319,9 @@ def type_before_parametrizations(module: Module) -> type:
 
 def transfer_parametrizations_and_params(from_module: Module, to_module: Module,
                                          tensor_name: str | None = None) -> Module:
-    """Give ``to_module`` the parametrizations of ``from_module`` (all of them, or those on
-    ``tensor_name``), with the originals' values. Returns ``to_module``."""
+    """Register on ``to_module`` the parametrizations of ``from_module`` (all of them, or those
+    on ``tensor_name``) and make it use the same original tensors (shared, as in PyTorch).
+    Returns ``to_module``."""
     if not is_parametrized(from_module):
         return to_module
     names = list(from_module.parametrizations) if tensor_name is None else [tensor_name]
@@ -331,11 +332,8 @@ def transfer_parametrizations_and_params(from_module: Module, to_module: Module,
         for parametrization in source:
             register_parametrization(to_module, name, parametrization)
         target = to_module.parametrizations[name]
-        if hasattr(source, "original"):
-            _maybe_set(target.original, source.original.detach().clone())
-        else:
-            for i in range(source.ntensors):
-                _maybe_set(getattr(target, f"original{i}"),
-                           getattr(source, f"original{i}").detach().clone())
+        originals = ["original"] if hasattr(source, "original") else [
+            f"original{i}" for i in range(source.ntensors)]
+        for original in originals:
+            setattr(target, original, getattr(source, original))
     return to_module
-

@@ -134,3 +134,17 @@ def _errors(lib):
 
 def test_errors_as_torch(torch):
     assert _errors(gradnb) == _errors(torch)
+
+
+def test_transfer_shares_the_originals_as_torch(torch):
+    for lib in (gradnb, torch):
+        source, _ = _setup(lib)
+        lib.nn.utils.parametrizations.weight_norm(source, "bias", dim=None)
+        target = lib.nn.Linear(3, 3)
+        lib.nn.utils.parametrize.transfer_parametrizations_and_params(source, target)
+        assert type(target).__name__ == "ParametrizedLinear"
+        assert target.parametrizations.weight.original is source.parametrizations.weight.original
+        assert (target.parametrizations.bias.original1
+                is source.parametrizations.bias.original1)
+        np.testing.assert_allclose(_np(target.weight), _np(source.weight))
+        np.testing.assert_allclose(_np(target.bias), _np(source.bias), rtol=1e-6)
