@@ -12,7 +12,7 @@ from benchmarks.data import OPTIMIZERS, training_problem
 from benchmarks.rounds import TimedWorkload, Variant
 from benchmarks.settings import Settings
 from benchmarks.systems.base import System, Unsupported
-from benchmarks.timing import best_seconds
+from benchmarks.timing import BlockTimes, block_times
 
 # float32 over several steps; Adam divides by sqrt(v), which magnifies differences in the last
 # bits of small gradients: checked relative to each array's largest entry.
@@ -35,10 +35,10 @@ def check_loop(system: System, layers: tuple[int, ...], batch: int, optimizer: s
 
 
 def time_loop(system: System, layers: tuple[int, ...], batch: int, optimizer: str, steps: int,
-              check_steps: int, iterations: int, budget_s: float) -> float:
-    """Worker: seconds per step of the fastest ``steps``-step loop this round."""
+              check_steps: int, iterations: int, budget_s: float) -> BlockTimes:
+    """Worker: seconds per step of the fastest and the median ``steps``-step loop this round."""
     loop = _loop(system, layers, batch, optimizer, steps)
-    return best_seconds(loop.run, iterations=min(iterations, 3), budget_s=budget_s) / steps
+    return block_times(loop.run, iterations=min(iterations, 3), budget_s=budget_s).per(steps)
 
 
 def workload(settings: Settings) -> TimedWorkload:
