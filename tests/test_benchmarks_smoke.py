@@ -126,7 +126,8 @@ def test_compare_flags_a_wrong_gradient_and_accepts_rounding() -> None:
     assert not compare({"loss": np.array(np.nan), "W1": reference["W1"]}, reference, 1e-4).ok
 
 
-@pytest.mark.parametrize("workload", ["tiny", "traced", "deep", "mlp"])
+@pytest.mark.parametrize("workload", ["tiny", "traced", "deep", "mlp", "tiny-tensor",
+                                      "deep-tensor"])
 def test_instruction_count_workloads_run_plainly(workload: str) -> None:
     """Each workload of ``bench_instructions.py`` runs (without valgrind, which CI need not
     have) to the end."""
