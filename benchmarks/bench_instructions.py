@@ -17,6 +17,8 @@ Workloads (the benchmark suite's, small):
 - ``traced``: the same under ``gradnb.autograd.graph_trace()`` (what ``%%trace`` runs);
 - ``deep``: ``x = x * 1.0001 + 0.0001`` 100 times per repetition, kept in one graph, then
   backward (so the graph grows with the repetitions, as the deep chain does);
+- ``tiny-tensor``, ``deep-tensor``: the same with the constants as 0-d tensors made once
+  (``c = gradnb.tensor(0.9)``), as the benchmark's second row of each;
 - ``mlp``: one step of the MLP benchmark's own code (``nn.Linear``, ``F.relu``,
   ``F.cross_entropy``, ``optim.SGD``) on an 8-16-16-4 MLP at batch 4, counted per step: the
   BLAS work shrunk away, what is left is the per-op overhead a small batch pays.
@@ -41,15 +43,23 @@ from benchmarks.systems.torchlike import TorchLikeMlpStep
 
 LOW, HIGH = 20, 120
 # What one repetition is, per workload: (how many, of what), to report a cost per unit.
-UNITS = {"tiny": (200, "op"), "traced": (200, "op"), "deep": (200, "op"), "mlp": (1, "step")}
+UNITS = {"tiny": (200, "op"), "traced": (200, "op"), "deep": (200, "op"), "mlp": (1, "step"),
+         "tiny-tensor": (200, "op"), "deep-tensor": (200, "op")}
 
 
-def tiny(x):
+def tiny(x, mul=0.9, add=0.1):
     x.grad = None
     h = x
     for i in range(200):
         k = i % 3
-        h = h * 0.9 if k == 0 else h + 0.1 if k == 1 else gradnb.tanh(h)
+        h = h * mul if k == 0 else h + add if k == 1 else gradnb.tanh(h)
+    h.sum().backward()
+
+
+def deep(repetitions: int, mul=1.0001, add=0.0001) -> None:
+    h = gradnb.tensor([0.5], dtype=gradnb.float64, requires_grad=True)
+    for _ in range(repetitions * 100):
+        h = h * mul + add
     h.sum().backward()
 
 
@@ -63,11 +73,14 @@ def run(workload: str, repetitions: int) -> None:
         for _ in range(repetitions):
             with gradnb.autograd.graph_trace():
                 tiny(x)
+    elif workload == "tiny-tensor":
+        mul, add = gradnb.tensor(0.9), gradnb.tensor(0.1)
+        for _ in range(repetitions):
+            tiny(x, mul, add)
     elif workload == "deep":
-        h = x = gradnb.tensor([0.5], dtype=gradnb.float64, requires_grad=True)
-        for _ in range(repetitions * 100):
-            h = h * 1.0001 + 0.0001
-        h.sum().backward()
+        deep(repetitions)
+    elif workload == "deep-tensor":
+        deep(repetitions, gradnb.tensor(1.0001), gradnb.tensor(0.0001))
     elif workload == "mlp":
         # The MLP benchmark's own step (``nn.Linear``, ``F.relu``, ``F.cross_entropy``,
         # ``optim.SGD``), on an 8-16-16-4 MLP at batch 4.

@@ -21,6 +21,20 @@ DEEP_MUL = 1.0001
 DEEP_ADD = 0.0001
 DEEP_START = 0.5
 
+# How the chains' constants reach the engine: as Python floats (``x * 0.9``), or as 0-d
+# tensors made once before the chain (``c = torch.tensor(0.9)``, then ``x * c``), as users
+# often write them and as independent harnesses time them.
+CONSTANTS = ("Python floats", "0-d tensors")
+
+
+def tensor_constant(value: float) -> np.ndarray:
+    """What ``torch.tensor(value)`` holds: a 0-d array in the default dtype, float32.
+
+    Multiplying the float64 chain by it promotes it to float64, so every system (the NumPy
+    limit too) computes with the same float32-rounded constant.
+    """
+    return np.array(value, dtype=np.float32)
+
 
 @dataclass(frozen=True)
 class MlpProblem:

@@ -81,8 +81,9 @@ def run_facts(settings: Settings, load_before: str, load_after: str, command: st
             f"each system's turn starts after {settings.settle_s:g} s idle (so the previous "
             "system's spin-waiting BLAS threads have parked); a round's time is the fastest of "
             "up to "
-            f"{settings.iterations} calls; ratios to the NumPy limit are taken within a round "
-            "and reported as the median over rounds (lowest–highest round in brackets)"
+            f"{settings.iterations} calls, and beside it the median of those calls (*median "
+            "call*); ratios to the NumPy limit are taken within a round and reported as the "
+            "median over rounds (lowest–highest round in brackets)"
         ),
     ]
 

@@ -16,6 +16,7 @@ from benchmarks.checks import CheckResult, compare
 from benchmarks.report import Table, failure_cell, number, ratio_with_spread
 from benchmarks.session import HarnessError, Session
 from benchmarks.systems import REFERENCE, SYSTEMS
+from benchmarks.timing import BlockTimes
 from benchmarks.worker import Outcome
 
 
@@ -24,7 +25,8 @@ class Variant:
     """One timed configuration of a workload, e.g. the MLP step at batch 128.
 
     ``check`` and ``time`` run in the worker as ``f(system, **kwargs)``; ``time`` also
-    gets ``iterations`` and ``budget_s`` and returns the round's seconds per call.
+    gets ``iterations`` and ``budget_s`` and returns the round's ``BlockTimes`` (fastest and
+    median seconds per unit).
     """
 
     label: str
@@ -38,20 +40,25 @@ class Variant:
 
 @dataclass(frozen=True)
 class TimedWorkload:
-    """A report section whose columns are the variants' times and ratios."""
+    """A report section of the variants' times and ratios: a pair of columns per variant, or,
+    with ``variant_column`` (its heading), a group of rows per variant (same unit for all)."""
 
     title: str
     description: str
     variants: tuple[Variant, ...]
+    variant_column: str | None = None
 
 
 @dataclass
 class _Cell:
-    """What one system did in one variant: its check's verdict, then one time per round."""
+    """What one system did in one variant: its check's verdict, then per round its fastest
+    and its median call, each with its ratio to the NumPy limit's same figure that round."""
 
     verdict: CheckResult | None = None
     seconds: list[float] = field(default_factory=list)
     ratios: list[float] = field(default_factory=list)
+    medians: list[float] = field(default_factory=list)
+    median_ratios: list[float] = field(default_factory=list)
     failure: Outcome | None = None
 
 
@@ -94,7 +101,7 @@ def _check_variant(session: Session, title: str, variant: Variant) -> dict[str, 
 def _time_round(session: Session, variant: Variant, cells: dict[str, _Cell]) -> None:
     settings = session.settings
     kwargs = {**variant.kwargs, "iterations": settings.iterations, "budget_s": settings.budget_s}
-    reference_seconds = None
+    reference: BlockTimes | None = None
     for system, cell in cells.items():
         if cell.failure is not None:
             continue
@@ -106,16 +113,32 @@ def _time_round(session: Session, variant: Variant, cells: dict[str, _Cell]) -> 
             cell.failure = outcome
             session.note(f"{system}: timing {variant.label}", outcome)
             continue
-        cell.seconds.append(outcome.value)
+        times: BlockTimes = outcome.value
         if system == REFERENCE:
-            reference_seconds = outcome.value
-        cell.ratios.append(outcome.value / reference_seconds)
+            reference = times
+        cell.seconds.append(times.best)
+        cell.ratios.append(times.best / reference.best)
+        cell.medians.append(times.median)
+        cell.median_ratios.append(times.median / reference.median)
+
+
+def _figures(cell: _Cell, variant: Variant) -> list[str]:
+    """Fastest-call time and ratio, then median-call time and ratio (medians over rounds)."""
+    if cell.failure is not None:
+        return [failure_cell(cell.failure), "", "", ""]
+    scale = variant.seconds_to_unit
+    return [number(statistics.median(cell.seconds) * scale), ratio_with_spread(cell.ratios),
+            number(statistics.median(cell.medians) * scale),
+            ratio_with_spread(cell.median_ratios)]
 
 
 def _table(session: Session, workload: TimedWorkload, cells: dict) -> Table:
+    if workload.variant_column is not None:
+        return _table_by_rows(session, workload, cells)
     header = ["system"]
     for variant in workload.variants:
-        header += [f"{variant.label} ({variant.unit})", "× NumPy"]
+        header += [f"{variant.label} ({variant.unit})", "× NumPy",
+                   f"{variant.label}, median call ({variant.unit})", "× NumPy (median)"]
     header.append("check vs NumPy")
     table = Table(workload.title, workload.description, header)
     for system in session.systems:
@@ -123,15 +146,25 @@ def _table(session: Session, workload: TimedWorkload, cells: dict) -> Table:
         verdicts = []
         for variant in workload.variants:
             cell: _Cell = cells[workload.title, variant.label][system]
-            if cell.failure is not None:
-                row += [failure_cell(cell.failure), ""]
-            else:
-                median = statistics.median(cell.seconds) * variant.seconds_to_unit
-                row += [number(median), ratio_with_spread(cell.ratios)]
+            row += _figures(cell, variant)
             if cell.verdict is not None:
                 verdicts.append(cell.verdict)
         row.append(_verdict_text(system, verdicts))
         table.rows.append(row)
+    return table
+
+
+def _table_by_rows(session: Session, workload: TimedWorkload, cells: dict) -> Table:
+    unit = workload.variants[0].unit
+    header = ["system", workload.variant_column, f"fastest call ({unit})", "× NumPy",
+              f"median call ({unit})", "× NumPy (median)", "check vs NumPy"]
+    table = Table(workload.title, workload.description, header)
+    for variant in workload.variants:
+        for system in session.systems:
+            cell: _Cell = cells[workload.title, variant.label][system]
+            verdicts = [] if cell.verdict is None else [cell.verdict]
+            table.rows.append([SYSTEMS[system][0], variant.label, *_figures(cell, variant),
+                               _verdict_text(system, verdicts)])
     return table
 
 

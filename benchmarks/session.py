@@ -71,7 +71,12 @@ class Session:
         unavailable = self._unavailable(system)
         if unavailable is not None:
             return unavailable
-        return self.workers[system].call(function, self.settings.timeout_s, **kwargs)
+
+        def waiting(seconds: float) -> None:
+            self.progress(f"    still waiting for {system}: {function.__name__}, {seconds:.0f} s")
+
+        return self.workers[system].call(function, self.settings.timeout_s, waiting=waiting,
+                                         every_s=self.settings.waiting_note_s, **kwargs)
 
     def fresh(self, system: str | None, function: Callable[..., Any], **kwargs: Any) -> Outcome:
         """``function(system, **kwargs)`` in a new process of its own."""

@@ -50,6 +50,7 @@ class Settings:
     settle_s: float = 0.3
     import_runs: int = 7
     timeout_s: float = 900.0  # per worker call; a deep chain in a slow engine takes a while
+    waiting_note_s: float = 60.0  # a progress line per this many seconds a worker call runs
 
     @classmethod
     def quick_preset(cls, **overrides: object) -> Settings:

@@ -1,34 +1,68 @@
-"""Timing one callable inside a worker: warm-up, then per-call wall clock, fastest call."""
+"""Timing one callable inside a worker: warm-up, then per-call wall clock, fastest and median."""
 
 from __future__ import annotations
 
 import gc
+import statistics
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BlockTimes:
+    """One round's calls of a workload: the fastest call and the median call, in seconds.
+
+    The fastest is the engine's cost with the least interference; the median is what a
+    typical call costs on this machine as it is (the figure independent harnesses report
+    as a "median of per-block medians").
+    """
+
+    best: float
+    median: float
+
+    def per(self, units: float) -> BlockTimes:
+        """Both figures divided by ``units`` (ops, steps) to give seconds per unit."""
+        return BlockTimes(self.best / units, self.median / units)
+
+
+def call_seconds(
+    call: Callable[[], None], *, iterations: int, budget_s: float, warmup: int = 1
+) -> list[float]:
+    """Wall-clock seconds of each of up to ``iterations`` calls of ``call()``.
+
+    Stops early once ``budget_s`` is spent (after at least three calls, or fewer when
+    ``iterations`` is smaller), so a slow engine does not stall the round. The cyclic GC
+    stays on, as users run it, but starts each measurement empty.
+    """
+    for _ in range(warmup):
+        call()
+    gc.collect()
+    seconds = []
+    started = time.perf_counter()
+    while len(seconds) < iterations:
+        before = time.perf_counter()
+        call()
+        seconds.append(time.perf_counter() - before)
+        if time.perf_counter() - started > budget_s and len(seconds) >= min(3, iterations):
+            break
+    return seconds
+
+
+def block_times(
+    call: Callable[[], None], *, iterations: int, budget_s: float, warmup: int = 1
+) -> BlockTimes:
+    """Fastest and median seconds of ``call()`` over one block of calls (``call_seconds``)."""
+    seconds = call_seconds(call, iterations=iterations, budget_s=budget_s, warmup=warmup)
+    return BlockTimes(min(seconds), statistics.median(seconds))
 
 
 def best_seconds(
     call: Callable[[], None], *, iterations: int, budget_s: float, warmup: int = 1
 ) -> float:
-    """Fastest wall-clock seconds of ``call()`` over up to ``iterations`` calls.
+    """Fastest wall-clock seconds of ``call()`` over one block of calls (``call_seconds``).
 
     The fastest call, because other load on the machine only ever adds time; drift
-    between rounds is handled by the interleaving. Stops early once ``budget_s`` is
-    spent (after at least three calls, or fewer when ``iterations`` is smaller), so a
-    slow engine does not stall the round. The cyclic GC stays on, as users run it, but
-    starts each measurement empty.
+    between rounds is handled by the interleaving.
     """
-    for _ in range(warmup):
-        call()
-    gc.collect()
-    best = float("inf")
-    calls = 0
-    started = time.perf_counter()
-    while calls < iterations:
-        before = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - before)
-        calls += 1
-        if time.perf_counter() - started > budget_s and calls >= min(3, iterations):
-            break
-    return best
+    return min(call_seconds(call, iterations=iterations, budget_s=budget_s, warmup=warmup))

@@ -11,6 +11,7 @@ import contextlib
 import multiprocessing
 import os
 import sys
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -134,20 +135,33 @@ class Worker:
         """The worker's hello: its version and thread pools, or why it failed to start."""
         return self._receive(_READY_TIMEOUT_S)
 
-    def call(self, function: Callable[..., Any], timeout_s: float, **kwargs: Any) -> Outcome:
-        """``function(system, **kwargs)`` in the worker; ``function`` must be module-level."""
+    def call(self, function: Callable[..., Any], timeout_s: float, *,
+             waiting: Callable[[float], None] | None = None, every_s: float = 60.0,
+             **kwargs: Any) -> Outcome:
+        """``function(system, **kwargs)`` in the worker; ``function`` must be module-level.
+
+        While the answer has not come, ``waiting(seconds so far)`` is called every ``every_s``
+        seconds, so a slow call shows in the progress lines instead of looking like a hang.
+        """
         if self._dead:
             return Outcome(error=self._dead)
         self._connection.send((function, kwargs))
-        return self._receive(timeout_s)
+        return self._receive(timeout_s, waiting, every_s)
 
-    def _receive(self, timeout_s: float) -> Outcome:
+    def _receive(self, timeout_s: float, waiting: Callable[[float], None] | None = None,
+                 every_s: float = 60.0) -> Outcome:
+        started = time.perf_counter()
         try:
-            if not self._connection.poll(timeout_s):
-                self._process.kill()
-                self._dead = f"timed out after {timeout_s:.0f} s"
-                return Outcome(error=self._dead)
-            return self._connection.recv()
+            while True:
+                elapsed = time.perf_counter() - started
+                if elapsed >= timeout_s:
+                    self._process.kill()
+                    self._dead = f"timed out after {timeout_s:.0f} s"
+                    return Outcome(error=self._dead)
+                if self._connection.poll(min(every_s, timeout_s - elapsed)):
+                    return self._connection.recv()
+                if waiting is not None and time.perf_counter() - started < timeout_s:
+                    waiting(time.perf_counter() - started)
         except (EOFError, OSError):
             self._process.join(5)
             self._dead = f"worker crashed (exit code {self._process.exitcode})"

@@ -98,7 +98,7 @@ __version__ = "0.1.0"
 # PyTorch's namespace (gradnb.nn.Linear, gradnb.optim.SGD, gradnb.save, ...) without paying for
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
 _LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft",
-                 "special", "func", "masked"}
+                 "special", "func", "masked", "backends", "jit", "accelerator"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse",
                # nn.functional ops that PyTorch also offers at the top level
                "alpha_dropout": "nn.functional", "channel_shuffle": "nn.functional",

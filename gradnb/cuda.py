@@ -20,8 +20,12 @@ __all__ = [
     "device_count",
     "empty_cache",
     "is_available",
+    "manual_seed",
+    "manual_seed_all",
     "memory_allocated",
     "memory_reserved",
+    "seed",
+    "seed_all",
     "synchronize",
 ]
 
@@ -69,6 +73,29 @@ def empty_cache() -> None:
     cp = _backend.cupy_module()
     cp.get_default_memory_pool().free_all_blocks()
     cp.get_default_pinned_memory_pool().free_all_blocks()
+
+
+# -- seeding ---------------------------------------------------------------------------------------
+# gradnb draws the random numbers of CUDA tensors from its one generator (``gradnb.manual_seed``
+# seeds them), so these have nothing of their own to seed. They accept what PyTorch's accept and,
+# as PyTorch's do, leave the CPU generator alone, so scripts that seed both devices run anywhere.
+def manual_seed(seed: int) -> None:
+    """Seed the current GPU's generator: a no-op beside ``gradnb.manual_seed``, which already
+    seeds every device's numbers (``int(seed)`` is checked, as PyTorch does)."""
+    int(seed)
+
+
+def manual_seed_all(seed: int) -> None:
+    """Seed every GPU's generator: see :func:`manual_seed`."""
+    int(seed)
+
+
+def seed() -> None:
+    """Seed the current GPU's generator from entropy: see :func:`manual_seed`."""
+
+
+def seed_all() -> None:
+    """Seed every GPU's generator from entropy: see :func:`manual_seed`."""
 
 
 def _index(device) -> int:

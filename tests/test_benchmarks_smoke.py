@@ -15,7 +15,10 @@ import pytest
 
 from benchmarks.checks import compare
 from benchmarks.data import mlp_problem
+from benchmarks.systems import load_system
 from benchmarks.systems.numpy_limit import NumpyLimit
+from benchmarks.worker import Outcome, Worker
+from benchmarks.workloads import training_loop
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 SECTIONS = (
@@ -123,7 +126,8 @@ def test_compare_flags_a_wrong_gradient_and_accepts_rounding() -> None:
     assert not compare({"loss": np.array(np.nan), "W1": reference["W1"]}, reference, 1e-4).ok
 
 
-@pytest.mark.parametrize("workload", ["tiny", "traced", "deep", "mlp"])
+@pytest.mark.parametrize("workload", ["tiny", "traced", "deep", "mlp", "tiny-tensor",
+                                      "deep-tensor"])
 def test_instruction_count_workloads_run_plainly(workload: str) -> None:
     """Each workload of ``bench_instructions.py`` runs (without valgrind, which CI need not
     have) to the end."""
@@ -132,3 +136,92 @@ def test_instruction_count_workloads_run_plainly(workload: str) -> None:
         check=False, capture_output=True, text=True, cwd=REPOSITORY, timeout=120,
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     assert result.returncode == 0, result.stderr
+
+
+def _threads_now() -> dict[str, int]:
+    """Every thread pool's size in this process: threadpoolctl's, and PyTorch's own."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    pools = {pool["internal_api"]: pool["num_threads"] for pool in threadpoolctl.threadpool_info()}
+    if "torch" in sys.modules:
+        pools["torch"] = sys.modules["torch"].get_num_threads()
+    return pools
+
+
+class _WatchedSystem:
+    """A system whose training loops note the thread pools each time they run."""
+
+    numpy_based = True
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+        self.seen: list[dict[str, int]] = []
+
+    def set_threads(self, threads: int) -> None:
+        self._inner.set_threads(threads)
+
+    def training_loop(self, problem, optimizer: str, steps: int):
+        loop = self._inner.training_loop(problem, optimizer, steps)
+        seen = self.seen
+
+        class Watched:
+            def run(self) -> None:
+                seen.append(_threads_now())
+                loop.run()
+
+            def result(self):
+                return loop.result()
+
+        return Watched()
+
+
+@pytest.mark.parametrize("name", ["numpy", "gradnb", "torch"])
+def test_training_loop_runs_on_one_thread_and_gives_the_threads_back(name: str) -> None:
+    """The training loop once ran PyTorch's Adam on its spin-waiting OpenMP team: on a machine
+    with another busy process a round took many minutes ("hang at training loop round 1")."""
+    if name == "torch":
+        pytest.importorskip("torch")
+    system = _WatchedSystem(load_system(name))
+    before = _threads_now()
+    restore = max(2, *before.values())
+    kwargs = {"layers": (6, 5, 4), "batch": 3, "optimizer": "Adam", "steps": 2,
+              "check_steps": 1, "threads": restore}
+    training_loop.check_loop(system, **kwargs)
+    training_loop.time_loop(system, **kwargs, iterations=2, budget_s=0.1)
+    assert system.seen
+    assert all(set(pools.values()) == {1} for pools in system.seen), system.seen
+    after = _threads_now()
+    if "torch" in after:
+        assert after.pop("torch") == restore
+        sys.modules["torch"].set_num_threads(before.pop("torch", restore))
+    assert after == {key: value for key, value in before.items() if key != "torch"}
+
+
+class _SlowConnection:
+    """A pipe end whose answer arrives after ``polls`` unanswered polls."""
+
+    def __init__(self, polls: int) -> None:
+        self.polls = polls
+        self.timeouts: list[float] = []
+
+    def poll(self, timeout: float) -> bool:
+        self.timeouts.append(timeout)
+        self.polls -= 1
+        return self.polls < 0
+
+    def recv(self) -> Outcome:
+        return Outcome(value="done")
+
+    def send(self, message: object) -> None:
+        pass
+
+
+def test_a_slow_worker_call_reports_progress_while_it_runs() -> None:
+    """A call that runs for minutes says so every ``every_s`` seconds instead of looking hung."""
+    worker = object.__new__(Worker)
+    worker._dead = None
+    worker._connection = _SlowConnection(polls=3)
+    notes: list[float] = []
+    outcome = worker.call(len, 900.0, waiting=notes.append, every_s=60.0)
+    assert outcome.value == "done"
+    assert len(notes) == 3
+    assert worker._connection.timeouts[0] == 60.0

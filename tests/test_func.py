@@ -178,3 +178,36 @@ def test_transforms_keep_the_device(device):
     with forward_ad.dual_level():
         results.append(forward_ad.unpack_dual(forward_ad.make_dual(x, x).exp()).tangent)
     assert all(r.device.type == device for r in results)
+
+
+# -- forward mode inside forward (or reverse) mode: second and third derivatives -----------------
+def _nested(outer, inner):
+    return lambda lib, fn, **kw: getattr(lib.func, outer)(getattr(lib.func, inner)(fn, **kw), **kw)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("outer, inner", [("jacfwd", "jacfwd"), ("jacrev", "jacfwd"),
+                                          ("jacfwd", "jacrev"), ("jacrev", "jacrev")])
+@pytest.mark.parametrize("argnums", [0, 1, (0, 1)])
+def test_nested_jacobians_give_torchs_hessians(torch, outer, inner, argnums):
+    compose = _nested(outer, inner)
+    ours = compose(gradnb, f_scalar(gradnb), argnums=argnums)(_x(gradnb, 2, 3),
+                                                              _x(gradnb, 3, seed=1))
+    theirs = compose(torch, f_scalar(torch), argnums=argnums)(_x(torch, 2, 3),
+                                                             _x(torch, 3, seed=1))
+    _close(ours, theirs)
+
+
+@pytest.mark.torch
+def test_nested_jacfwd_of_a_vector_function_and_third_order(torch):
+    def jac2(lib):
+        return lib.func.jacfwd(lib.func.jacfwd(f_vector(lib), argnums=(0, 1)), argnums=1)
+
+    _close(jac2(gradnb)(_x(gradnb, 2, 3), _x(gradnb, 3, seed=1)),
+           jac2(torch)(_x(torch, 2, 3), _x(torch, 3, seed=1)))
+
+    def third(lib):
+        return lib.func.jacfwd(lib.func.jacfwd(lib.func.jacfwd(lambda x: (x ** 4 * x.sin()).sum())))
+
+    _close(third(gradnb)(_x(gradnb, 3)), third(torch)(_x(torch, 3)))
+    assert not third(gradnb)(_x(gradnb, 3)).requires_grad

@@ -45,11 +45,14 @@ class System(Protocol):
     def mlp(self, problem: MlpProblem) -> MlpStep:
         """A training step: 784-512-256-10 style MLP, ReLU, softmax cross-entropy, SGD."""
 
-    def tiny_chain(self, x0: np.ndarray, n_ops: int) -> Step:
-        """``n_ops`` elementwise ops (x*c, x+d, tanh, repeating) on ``x0``, sum, backward."""
+    def tiny_chain(self, x0: np.ndarray, n_ops: int, tensor_constants: bool = False) -> Step:
+        """``n_ops`` elementwise ops (x*c, x+d, tanh, repeating) on ``x0``, sum, backward; ``c``
+        and ``d`` are Python floats, or 0-d tensors holding ``tensor_constant``'s values."""
 
-    def deep_chain(self, x0: np.ndarray, n_iterations: int) -> Step:
-        """``n_iterations`` of ``x = x * DEEP_MUL + DEEP_ADD`` on ``x0``, then backward."""
+    def deep_chain(self, x0: np.ndarray, n_iterations: int,
+                   tensor_constants: bool = False) -> Step:
+        """``n_iterations`` of ``x = x * DEEP_MUL + DEEP_ADD`` on ``x0``, then backward (the
+        constants as in ``tiny_chain``)."""
 
 
 def tiny_op_kind(index: int) -> str:
@@ -57,16 +60,18 @@ def tiny_op_kind(index: int) -> str:
     return ("mul", "add", "tanh")[index % 3]
 
 
-def tiny_forward(tanh: Callable[[Any], Any], n_ops: int) -> Callable[[Any], Any]:
-    """The tiny chain's forward for an engine whose tanh is ``tanh`` (operators do the rest)."""
+def tiny_forward(tanh: Callable[[Any], Any], n_ops: int, mul: Any = TINY_MUL,
+                 add: Any = TINY_ADD) -> Callable[[Any], Any]:
+    """The tiny chain's forward for an engine whose tanh is ``tanh`` (operators do the rest);
+    ``mul`` and ``add`` are the constants, Python floats or the engine's 0-d tensors."""
     kinds = [tiny_op_kind(i) for i in range(n_ops)]
 
     def forward(h: Any) -> Any:
         for kind in kinds:
             if kind == "mul":
-                h = h * TINY_MUL
+                h = h * mul
             elif kind == "add":
-                h = h + TINY_ADD
+                h = h + add
             else:
                 h = tanh(h)
         return h
@@ -74,12 +79,13 @@ def tiny_forward(tanh: Callable[[Any], Any], n_ops: int) -> Callable[[Any], Any]
     return forward
 
 
-def deep_forward(n_iterations: int) -> Callable[[Any], Any]:
-    """The deep chain's forward: ``x = x * DEEP_MUL + DEEP_ADD``, ``n_iterations`` times."""
+def deep_forward(n_iterations: int, mul: Any = DEEP_MUL,
+                 add: Any = DEEP_ADD) -> Callable[[Any], Any]:
+    """The deep chain's forward: ``x = x * mul + add``, ``n_iterations`` times."""
 
     def forward(h: Any) -> Any:
         for _ in range(n_iterations):
-            h = h * DEEP_MUL + DEEP_ADD
+            h = h * mul + add
         return h
 
     return forward

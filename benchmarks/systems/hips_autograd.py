@@ -10,8 +10,22 @@ import autograd.numpy as anp
 import numpy as np
 from autograd import value_and_grad
 
-from benchmarks.data import MlpProblem, parameter_names
+from benchmarks.data import (
+    DEEP_ADD,
+    DEEP_MUL,
+    TINY_ADD,
+    TINY_MUL,
+    MlpProblem,
+    parameter_names,
+    tensor_constant,
+)
 from benchmarks.systems.base import deep_forward, tiny_forward
+
+
+def _constants(values: tuple[float, ...], as_arrays: bool) -> tuple[Any, ...]:
+    """Python floats, or the 0-d float32 arrays of ``tensor_constant`` (autograd's constants
+    are plain NumPy arrays)."""
+    return tuple(tensor_constant(value) for value in values) if as_arrays else values
 
 
 def _mlp_loss(params: list[Any], x: np.ndarray, y: np.ndarray, rows: np.ndarray) -> Any:
@@ -90,10 +104,13 @@ class HipsAutogradSystem:
         """See ``HipsMlpStep``."""
         return HipsMlpStep(problem)
 
-    def tiny_chain(self, x0: np.ndarray, n_ops: int) -> HipsChain:
+    def tiny_chain(self, x0: np.ndarray, n_ops: int, tensor_constants: bool = False) -> HipsChain:
         """See ``HipsChain``."""
-        return HipsChain(x0, tiny_forward(anp.tanh, n_ops))
+        mul, add = _constants((TINY_MUL, TINY_ADD), tensor_constants)
+        return HipsChain(x0, tiny_forward(anp.tanh, n_ops, mul, add))
 
-    def deep_chain(self, x0: np.ndarray, n_iterations: int) -> HipsChain:
+    def deep_chain(self, x0: np.ndarray, n_iterations: int,
+                   tensor_constants: bool = False) -> HipsChain:
         """See ``HipsChain``."""
-        return HipsChain(x0, deep_forward(n_iterations))
+        mul, add = _constants((DEEP_MUL, DEEP_ADD), tensor_constants)
+        return HipsChain(x0, deep_forward(n_iterations, mul, add))

@@ -12,7 +12,7 @@ import math
 import numpy as np
 from micrograd.engine import Value
 
-from benchmarks.data import DEEP_ADD, DEEP_MUL, TINY_ADD, TINY_MUL, MlpProblem
+from benchmarks.data import DEEP_ADD, DEEP_MUL, TINY_ADD, TINY_MUL, MlpProblem, tensor_constant
 from benchmarks.systems.base import MlpStep, Unsupported, tiny_op_kind
 
 
@@ -27,24 +27,33 @@ def _tanh(value: Value) -> Value:
     return out
 
 
+def _constants(values: tuple[float, ...], as_values: bool) -> tuple[float | Value, ...]:
+    """Python floats (micrograd wraps each in a new ``Value`` per op), or one shared ``Value``
+    each, holding the float32-rounded value the other engines' 0-d tensors hold."""
+    if not as_values:
+        return values
+    return tuple(Value(float(tensor_constant(value))) for value in values)
+
+
 class MicrogradTinyChain:
     """One ``Value`` per element of the float64[16] input, chained elementwise."""
 
-    def __init__(self, x0: np.ndarray, n_ops: int) -> None:
+    def __init__(self, x0: np.ndarray, n_ops: int, tensor_constants: bool = False) -> None:
         self._leaves = [Value(float(v)) for v in x0]
+        self._mul, self._add = _constants((TINY_MUL, TINY_ADD), tensor_constants)
         self._kinds = [tiny_op_kind(i) for i in range(n_ops)]
         self._value = float("nan")
 
     def run(self) -> None:
         """Forward, sum, backward; the leaves' grads are reset first."""
-        hs = self._leaves
+        hs, mul, add = self._leaves, self._mul, self._add
         for leaf in hs:
             leaf.grad = 0
         for kind in self._kinds:
             if kind == "mul":
-                hs = [h * TINY_MUL for h in hs]
+                hs = [h * mul for h in hs]
             elif kind == "add":
-                hs = [h + TINY_ADD for h in hs]
+                hs = [h + add for h in hs]
             else:
                 hs = [_tanh(h) for h in hs]
         out = sum(hs)
@@ -59,17 +68,18 @@ class MicrogradTinyChain:
 class MicrogradDeepChain:
     """The deep chain on one ``Value``."""
 
-    def __init__(self, x0: np.ndarray, n_iterations: int) -> None:
+    def __init__(self, x0: np.ndarray, n_iterations: int, tensor_constants: bool = False) -> None:
         self._leaf = Value(float(x0[0]))
         self._n = n_iterations
+        self._mul, self._add = _constants((DEEP_MUL, DEEP_ADD), tensor_constants)
         self._value = float("nan")
 
     def run(self) -> None:
         """Forward and backward (micrograd's recursive topological sort)."""
         self._leaf.grad = 0
-        h = self._leaf
+        h, mul, add = self._leaf, self._mul, self._add
         for _ in range(self._n):
-            h = h * DEEP_MUL + DEEP_ADD
+            h = h * mul + add
         h.backward()
         self._value = h.data
 
@@ -94,10 +104,12 @@ class MicrogradSystem:
         """Not offered: a scalar engine would need 500k ``Value`` weights."""
         raise Unsupported("scalar engine: scalar workloads only")
 
-    def tiny_chain(self, x0: np.ndarray, n_ops: int) -> MicrogradTinyChain:
+    def tiny_chain(self, x0: np.ndarray, n_ops: int,
+                   tensor_constants: bool = False) -> MicrogradTinyChain:
         """See ``MicrogradTinyChain``."""
-        return MicrogradTinyChain(x0, n_ops)
+        return MicrogradTinyChain(x0, n_ops, tensor_constants)
 
-    def deep_chain(self, x0: np.ndarray, n_iterations: int) -> MicrogradDeepChain:
+    def deep_chain(self, x0: np.ndarray, n_iterations: int,
+                   tensor_constants: bool = False) -> MicrogradDeepChain:
         """See ``MicrogradDeepChain``."""
-        return MicrogradDeepChain(x0, n_iterations)
+        return MicrogradDeepChain(x0, n_iterations, tensor_constants)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -11,8 +12,24 @@ import numpy as np
 from mygrad.nnet.activations import relu
 from mygrad.nnet.losses import softmax_crossentropy
 
-from benchmarks.data import MlpProblem, parameter_names
+from benchmarks.data import (
+    DEEP_ADD,
+    DEEP_MUL,
+    TINY_ADD,
+    TINY_MUL,
+    MlpProblem,
+    parameter_names,
+    tensor_constant,
+)
 from benchmarks.systems.base import deep_forward, tiny_forward
+
+
+def _constants(values: tuple[float, ...], as_tensors: bool) -> tuple[Any, ...]:
+    """Python floats, or 0-d constant tensors (no gradient, as ``torch.tensor(v)``) of the
+    float32 values ``tensor_constant`` gives."""
+    if not as_tensors:
+        return values
+    return tuple(mg.tensor(tensor_constant(value), constant=True) for value in values)
 
 
 class MyGradMlpStep:
@@ -65,6 +82,17 @@ class MyGradChain:
         out.backward()
         self._value = np.array(out.item())
 
+    def run_phases(self) -> tuple[float, float]:
+        """``run()``, timing the forward (with the sum) and the backward apart, in seconds."""
+        self._leaf.null_grad()
+        started = time.perf_counter()
+        out = self._forward(self._leaf).sum()
+        forward_done = time.perf_counter()
+        out.backward()
+        backward_done = time.perf_counter()
+        self._value = np.array(out.item())
+        return forward_done - started, backward_done - forward_done
+
     def result(self) -> dict[str, np.ndarray]:
         """The summed output and the leaf's gradient."""
         return {"value": self._value, "grad": np.array(self._leaf.grad)}
@@ -86,10 +114,14 @@ class MyGradSystem:
         """See ``MyGradMlpStep``."""
         return MyGradMlpStep(problem)
 
-    def tiny_chain(self, x0: np.ndarray, n_ops: int) -> MyGradChain:
+    def tiny_chain(self, x0: np.ndarray, n_ops: int,
+                   tensor_constants: bool = False) -> MyGradChain:
         """See ``MyGradChain``."""
-        return MyGradChain(x0, tiny_forward(mg.tanh, n_ops))
+        mul, add = _constants((TINY_MUL, TINY_ADD), tensor_constants)
+        return MyGradChain(x0, tiny_forward(mg.tanh, n_ops, mul, add))
 
-    def deep_chain(self, x0: np.ndarray, n_iterations: int) -> MyGradChain:
+    def deep_chain(self, x0: np.ndarray, n_iterations: int,
+                   tensor_constants: bool = False) -> MyGradChain:
         """See ``MyGradChain``."""
-        return MyGradChain(x0, deep_forward(n_iterations))
+        mul, add = _constants((DEEP_MUL, DEEP_ADD), tensor_constants)
+        return MyGradChain(x0, deep_forward(n_iterations, mul, add))

@@ -7,10 +7,26 @@ and temporaries that nothing saves are updated in place.
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 import numpy as np
 
-from benchmarks.data import DEEP_ADD, DEEP_MUL, TINY_ADD, TINY_MUL, MlpProblem, parameter_names
+from benchmarks.data import (
+    DEEP_ADD,
+    DEEP_MUL,
+    TINY_ADD,
+    TINY_MUL,
+    MlpProblem,
+    parameter_names,
+    tensor_constant,
+)
 from benchmarks.systems.base import tiny_op_kind
+
+
+def _constants(values: tuple[float, ...], as_arrays: bool) -> tuple[Any, ...]:
+    """Python floats, or the 0-d float32 arrays the engines' ``torch.tensor(v)`` hold."""
+    return tuple(tensor_constant(value) for value in values) if as_arrays else values
 
 
 def mlp_gradients(params: list[np.ndarray], x: np.ndarray, y: np.ndarray,
@@ -75,21 +91,22 @@ class NumpyMlpStep:
 class NumpyTinyChain:
     """Elementwise chain; only tanh outputs are kept, since only tanh's backward needs them."""
 
-    def __init__(self, x0: np.ndarray, n_ops: int) -> None:
+    def __init__(self, x0: np.ndarray, n_ops: int, tensor_constants: bool = False) -> None:
         self._x0 = x0.copy()
+        self._mul, self._add = _constants((TINY_MUL, TINY_ADD), tensor_constants)
         self._kinds = [tiny_op_kind(i) for i in range(n_ops)]
         self._value = np.nan
         self._grad = np.empty(0)
 
     def run(self) -> None:
         """Forward through the chain, sum, and backward to the leaf."""
-        x = self._x0
+        x, mul, add = self._x0, self._mul, self._add
         tanh_outputs = []
         for kind in self._kinds:
             if kind == "mul":
-                x = x * TINY_MUL
+                x = x * mul
             elif kind == "add":
-                x = x + TINY_ADD
+                x = x + add
             else:
                 x = np.tanh(x)
                 tanh_outputs.append(x)
@@ -97,7 +114,7 @@ class NumpyTinyChain:
         grad = np.ones_like(x)
         for kind in reversed(self._kinds):
             if kind == "mul":
-                grad *= TINY_MUL
+                grad *= mul
             elif kind == "tanh":
                 y = tanh_outputs.pop()
                 grad *= 1 - y * y
@@ -112,22 +129,31 @@ class NumpyTinyChain:
 class NumpyDeepChain:
     """``x = x * a + b`` repeated; the backward multiplies by ``a`` once per iteration."""
 
-    def __init__(self, x0: np.ndarray, n_iterations: int) -> None:
+    def __init__(self, x0: np.ndarray, n_iterations: int, tensor_constants: bool = False) -> None:
         self._x0 = x0.copy()
         self._n = n_iterations
+        self._mul, self._add = _constants((DEEP_MUL, DEEP_ADD), tensor_constants)
         self._value = np.empty(0)
         self._grad = np.empty(0)
 
     def run(self) -> None:
         """Forward then backward, one NumPy op per engine op."""
-        x = self._x0
+        self.run_phases()
+
+    def run_phases(self) -> tuple[float, float]:
+        """``run()``, timing the forward and the backward apart, in seconds."""
+        x, mul, add = self._x0, self._mul, self._add
+        started = time.perf_counter()
         for _ in range(self._n):
-            x = x * DEEP_MUL
-            x += DEEP_ADD
+            x = x * mul
+            x += add
+        forward_done = time.perf_counter()
         grad = np.ones_like(x)
         for _ in range(self._n):
-            grad *= DEEP_MUL
+            grad *= mul
+        backward_done = time.perf_counter()
         self._value, self._grad = x, grad
+        return forward_done - started, backward_done - forward_done
 
     def result(self) -> dict[str, np.ndarray]:
         """Final value (summed, as the engines' ``sum()`` gives it) and the leaf's gradient."""
@@ -156,10 +182,12 @@ class NumpyLimit:
 
         return NumpyTrainingLoop(problem, optimizer, steps)
 
-    def tiny_chain(self, x0: np.ndarray, n_ops: int) -> NumpyTinyChain:
+    def tiny_chain(self, x0: np.ndarray, n_ops: int,
+                   tensor_constants: bool = False) -> NumpyTinyChain:
         """See ``NumpyTinyChain``."""
-        return NumpyTinyChain(x0, n_ops)
+        return NumpyTinyChain(x0, n_ops, tensor_constants)
 
-    def deep_chain(self, x0: np.ndarray, n_iterations: int) -> NumpyDeepChain:
+    def deep_chain(self, x0: np.ndarray, n_iterations: int,
+                   tensor_constants: bool = False) -> NumpyDeepChain:
         """See ``NumpyDeepChain``."""
-        return NumpyDeepChain(x0, n_iterations)
+        return NumpyDeepChain(x0, n_iterations, tensor_constants)

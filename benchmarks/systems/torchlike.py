@@ -8,13 +8,21 @@ from __future__ import annotations
 
 import contextlib
 import importlib.metadata
+import time
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from benchmarks.data import MlpProblem, parameter_names
+from benchmarks.data import (
+    DEEP_ADD,
+    DEEP_MUL,
+    TINY_ADD,
+    TINY_MUL,
+    MlpProblem,
+    parameter_names,
+)
 from benchmarks.systems.base import Unsupported, deep_forward, tiny_forward
 
 
@@ -78,6 +86,17 @@ class TorchLikeChain:
         out.backward()
         self._value = np.array(out.item())
 
+    def run_phases(self) -> tuple[float, float]:
+        """``run()``, timing the forward (with ``sum()``) and the backward apart, in seconds."""
+        self._leaf.grad = None
+        started = time.perf_counter()
+        out = self._forward(self._leaf).sum()
+        forward_done = time.perf_counter()
+        out.backward()
+        backward_done = time.perf_counter()
+        self._value = np.array(out.item())
+        return forward_done - started, backward_done - forward_done
+
     def result(self) -> dict[str, np.ndarray]:
         """The summed output and the leaf's gradient."""
         return {"value": self._value, "grad": _to_numpy(self._leaf.grad)}
@@ -113,13 +132,24 @@ class TorchLikeSystem:
 
         return TorchLikeTrainingLoop(self._torch, problem, optimizer, steps)
 
-    def tiny_chain(self, x0: np.ndarray, n_ops: int) -> TorchLikeChain:
-        """See ``TorchLikeChain``."""
-        return TorchLikeChain(self._torch, x0, tiny_forward(self._torch.tanh, n_ops))
+    def _constants(self, values: tuple[float, ...], as_tensors: bool) -> tuple[Any, ...]:
+        """``values`` as Python floats, or as ``torch.tensor(value)``: 0-d, in the default dtype
+        (float32: the values of ``tensor_constant``, which the cross-check then confirms)."""
+        if not as_tensors:
+            return values
+        return tuple(self._torch.tensor(value) for value in values)
 
-    def deep_chain(self, x0: np.ndarray, n_iterations: int) -> TorchLikeChain:
+    def tiny_chain(self, x0: np.ndarray, n_ops: int,
+                   tensor_constants: bool = False) -> TorchLikeChain:
+        """See ``TorchLikeChain``."""
+        mul, add = self._constants((TINY_MUL, TINY_ADD), tensor_constants)
+        return TorchLikeChain(self._torch, x0, tiny_forward(self._torch.tanh, n_ops, mul, add))
+
+    def deep_chain(self, x0: np.ndarray, n_iterations: int,
+                   tensor_constants: bool = False) -> TorchLikeChain:
         """See ``TorchLikeChain``; ``sum()`` of a one-element tensor is the value itself."""
-        return TorchLikeChain(self._torch, x0, deep_forward(n_iterations))
+        mul, add = self._constants((DEEP_MUL, DEEP_ADD), tensor_constants)
+        return TorchLikeChain(self._torch, x0, deep_forward(n_iterations, mul, add))
 
     def trace_context(self) -> contextlib.AbstractContextManager:
         """The module's ``autograd.graph_trace()`` context manager (gradnb's graph recorder)."""

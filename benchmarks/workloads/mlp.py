@@ -8,7 +8,7 @@ from benchmarks.data import mlp_problem
 from benchmarks.rounds import TimedWorkload, Variant
 from benchmarks.settings import Settings
 from benchmarks.systems.base import System
-from benchmarks.timing import best_seconds
+from benchmarks.timing import BlockTimes, block_times
 
 # float32 with different BLAS blockings and summation orders: ~1e-6 relative is normal
 TOLERANCE = 1e-4
@@ -23,10 +23,11 @@ def check_step(system: System, layers: tuple[int, ...], batch: int) -> dict[str,
 
 def time_step(
     system: System, layers: tuple[int, ...], batch: int, iterations: int, budget_s: float
-) -> float:
-    """Worker: fastest seconds per training step this round (the weights keep training)."""
+) -> BlockTimes:
+    """Worker: fastest and median seconds per training step this round (the weights keep
+    training)."""
     step = system.mlp(mlp_problem(layers, batch))
-    return best_seconds(step.run, iterations=iterations, budget_s=budget_s)
+    return block_times(step.run, iterations=iterations, budget_s=budget_s)
 
 
 def workload(settings: Settings) -> TimedWorkload:

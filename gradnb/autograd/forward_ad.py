@@ -223,7 +223,10 @@ def _propagate(node, outputs, tangents) -> tuple:
                 term = (g * t.to(dtype=g.dtype)).sum()
             total = term if total is None else total + term
     wanted = [u for u in us if u is not None]
-    create_graph = any(t is not None and t.requires_grad for t in tangents)
+    # Keep the tangents' graph when they, or the op's primal inputs, have reverse-mode history:
+    # reverse over forward (``jacrev(jacfwd(f))``) differentiates the tangents w.r.t. the primal.
+    create_graph = (any(t is not None and t.requires_grad for t in tangents)
+                    or not getattr(node, "_fw_only", True))
     if total is None or not total.requires_grad:
         found = [None] * len(wanted)
     else:

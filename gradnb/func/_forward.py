@@ -8,7 +8,9 @@ import functools
 from .. import ops
 from .._core.tensor import Tensor
 from ..autograd import forward_ad
-from ._reverse import _argnums_tuple, _map_finish, _split_aux, jacrev
+from ..autograd.engine import grad as _autograd_grad
+from ..autograd.grad_mode import enable_grad
+from ._reverse import _argnums_tuple, _map_finish, _split_aux, jacrev, prepare
 from ._tree import tree_flatten, tree_unflatten
 
 __all__ = ["hessian", "jacfwd", "jvp"]
@@ -60,24 +62,10 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         nums = _argnums_tuple(argnums, len(args), "jacfwd")
-        flat_inputs = [(a, i, x) for a in nums
-                       for i, x in enumerate(tree_flatten(args[a])[0])]
-        columns = []  # per (arg, leaf): list of per-output tangents, one per element
-        output = aux = None
-        for a, i, x in flat_inputs:
-            cols = []
-            for k in range(x.numel()):
-                call_args = list(args)
-                leaves, spec = tree_flatten(args[a])
-                with forward_ad.dual_level():
-                    leaves = list(leaves)
-                    leaves[i] = forward_ad.make_dual(x, _basis(x, k))
-                    call_args[a] = tree_unflatten(leaves, spec)
-                    output, aux = _split_aux(func(*call_args, **kwargs), has_aux, "jacfwd")
-                    out_leaves, out_spec = tree_flatten(output)
-                    pairs = [_unpack_tangent(o) for o in out_leaves]
-                cols.append([t for _, t in pairs])
-            columns.append(cols)
+        if forward_ad._current is not None:  # inside an enclosing jacfwd/jvp/hessian
+            columns, output, aux = _columns_inside_a_level(func, args, kwargs, nums, has_aux)
+        else:
+            columns, output, aux = _columns_by_dual_levels(func, args, kwargs, nums, has_aux)
         if output is None:  # nothing to differentiate (all inputs empty): evaluate once
             output, aux = _split_aux(func(*args, **kwargs), has_aux, "jacfwd")
         out_leaves, out_spec = tree_flatten(output)
@@ -102,6 +90,59 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
         return jac
 
     return wrapper
+
+
+def _columns_by_dual_levels(func, args, kwargs, nums, has_aux):
+    """The Jacobian's columns ``J e_k``, one dual level per input element; per (arg, leaf), a
+    list over its elements of per-output tangents. Also the output and aux."""
+    flat_inputs = [(a, i, x) for a in nums for i, x in enumerate(tree_flatten(args[a])[0])]
+    columns = []
+    output = aux = None
+    for a, i, x in flat_inputs:
+            cols = []
+            for k in range(x.numel()):
+                call_args = list(args)
+                leaves, spec = tree_flatten(args[a])
+                with forward_ad.dual_level():
+                    leaves = list(leaves)
+                    leaves[i] = forward_ad.make_dual(x, _basis(x, k))
+                    call_args[a] = tree_unflatten(leaves, spec)
+                    output, aux = _split_aux(func(*call_args, **kwargs), has_aux, "jacfwd")
+                    out_leaves, _ = tree_flatten(output)
+                    pairs = [_unpack_tangent(o) for o in out_leaves]
+                cols.append([t for _, t in pairs])
+            columns.append(cols)
+    return columns, output, aux
+
+
+def _columns_inside_a_level(func, args, kwargs, nums, has_aux):
+    """The same columns when a dual level is already open (``jacfwd(jacfwd(f))``). gradnb's
+    forward AD opens one level at a time, as PyTorch's ``forward_ad`` does, so each column
+    ``J e_k`` comes from the double-vjp trick at the level of the whole function (the trick
+    ``forward_ad`` applies op by op): ``J e_k = d<J^T u, e_k>/du``. Every op this records is
+    seen by the open level, which carries its own tangents through them, so the enclosing
+    transform differentiates this Jacobian."""
+    with enable_grad():
+        tracked_args, leaves_per_arg, _, _, _ = prepare(args, nums, "jacfwd")
+        output, aux = _split_aux(func(*tracked_args, **kwargs), has_aux, "jacfwd")
+        out_leaves, _ = tree_flatten(output)
+        flat = [x for leaves in leaves_per_arg for x in leaves]
+        live = [o for o in out_leaves if o.requires_grad]
+        us = [ops.creation.zeros_like(o).requires_grad_() for o in live]
+        vjps = (_autograd_grad(live, flat, us, create_graph=True, retain_graph=True,
+                               allow_unused=True) if live else (None,) * len(flat))
+        columns = []
+        for x, g in zip(flat, vjps):
+            cols = []
+            for k in range(x.numel()):
+                found = (_autograd_grad(g.reshape(-1)[k], us, create_graph=True,
+                                        retain_graph=True, allow_unused=True)
+                         if g is not None and g.requires_grad else (None,) * len(us))
+                by_output = dict(zip(map(id, live), found))
+                cols.append([by_output.get(id(o)) if by_output.get(id(o)) is not None
+                             else ops.creation.zeros_like(o) for o in out_leaves])
+            columns.append(cols)
+    return columns, output, aux
 
 
 def hessian(func, argnums=0):

@@ -3,7 +3,7 @@ PyTorch's names, so ``from gradnb import nn`` reads like ``from torch import nn`
 
 from __future__ import annotations
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .modules import (
     CELU,
     ELU,
@@ -73,12 +73,18 @@ from .modules import (
     KLDivLoss,
     L1Loss,
     LayerNorm,
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
     LazyConv1d,
     LazyConv2d,
     LazyConv3d,
     LazyConvTranspose1d,
     LazyConvTranspose2d,
     LazyConvTranspose3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
     LazyLinear,
     LeakyReLU,
     Linear,
@@ -155,6 +161,7 @@ from .modules import (
     ZeroPad2d,
     ZeroPad3d,
 )
+from .parallel import DataParallel
 from .parameter import Buffer, Parameter
 
 __all__ = [
@@ -200,6 +207,7 @@ __all__ = [
     "CosineEmbeddingLoss",
     "CosineSimilarity",
     "CrossEntropyLoss",
+    "DataParallel",
     "Dropout",
     "Dropout1d",
     "Dropout2d",
@@ -231,12 +239,18 @@ __all__ = [
     "LPPool3d",
     "LSTMCell",
     "LayerNorm",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
     "LazyConv1d",
     "LazyConv2d",
     "LazyConv3d",
     "LazyConvTranspose1d",
     "LazyConvTranspose2d",
     "LazyConvTranspose3d",
+    "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
     "LazyLinear",
     "LeakyReLU",
     "Linear",
@@ -311,5 +325,6 @@ __all__ = [
     "ZeroPad3d",
     "functional",
     "init",
+    "parallel",
     "utils",
 ]

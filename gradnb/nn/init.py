@@ -6,6 +6,7 @@ Each function fills ``tensor`` without recording a graph and returns it, as in P
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -22,6 +23,8 @@ __all__ = [
     "kaiming_uniform_",
     "normal_",
     "ones_",
+    "orthogonal_",
+    "trunc_normal_",
     "uniform_",
     "xavier_normal_",
     "xavier_uniform_",
@@ -82,6 +85,64 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill with samples from ``N(mean, std^2)``."""
     return _fill(tensor, _rng(generator).normal(mean, std, tensor.shape))
+
+
+def _norm_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0, generator=None) -> Tensor:
+    """Fill with samples from ``N(mean, std^2)`` truncated to ``[a, b]``: values outside are
+    drawn again, as PyTorch's rejection sampler does (a normal proposal where ``[a, b]`` holds
+    more than 30% of the mass, a uniform one on ``[a, b]`` where it holds less)."""
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    rng = _rng(generator)
+    dtype = tensor._data.dtype
+    lo, hi = float(dtype.type(a)), float(dtype.type(b))  # the bounds the tensor can hold
+    n = tensor.numel()
+    if _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std) > 0.3:
+        values = rng.normal(mean, std, n).astype(dtype)
+        pending = (values < lo) | (values > hi)
+        while pending.any():
+            values[pending] = rng.normal(mean, std, int(pending.sum())).astype(dtype)
+            pending = (values < lo) | (values > hi)
+    else:  # accept a uniform draw x with probability pdf(x) / pdf(mode)
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        values = np.empty(n, dtype)
+        pending = np.ones(n, dtype=bool)
+        while pending.any():
+            k = int(pending.sum())
+            candidates = rng.uniform(a, b, k).astype(dtype)
+            log_pdf = -0.5 * ((candidates.astype(np.float64) - mean) / std) ** 2 - log_peak
+            accepted = np.log(rng.random(k)) <= log_pdf
+            index = np.flatnonzero(pending)[accepted]
+            values[index] = candidates[accepted]
+            pending[index] = False
+    return _fill(tensor, values.reshape(tensor.shape))
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
+    """Fill with a (semi-)orthogonal matrix times ``gain``: trailing dimensions are flattened,
+    and the Q of the QR factorisation of a Gaussian matrix is made uniform by the signs of R's
+    diagonal (Saxe et al. 2013, as PyTorch)."""
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flattened = _rng(generator).standard_normal((rows, cols))
+    if rows < cols:
+        flattened = flattened.T
+    q, r = np.linalg.qr(flattened)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _fill(tensor, gain * q.reshape(tensor.shape))
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:

@@ -251,19 +251,23 @@ def _like(fill, input: Tensor, dtype, device, requires_grad):
     return _filled(fill, input._data.shape, d, dev, requires_grad)
 
 
-def zeros_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def zeros_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False, *,
+               memory_format=None) -> Tensor:
     return _like(0, input, dtype, device, requires_grad)
 
 
-def ones_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def ones_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False, *,
+              memory_format=None) -> Tensor:
     return _like(1, input, dtype, device, requires_grad)
 
 
-def empty_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def empty_like(input: Tensor, dtype=None, device=None, requires_grad: bool = False, *,
+               memory_format=None) -> Tensor:
     return _like(0, input, dtype, device, requires_grad)
 
 
-def full_like(input: Tensor, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
+def full_like(input: Tensor, fill_value, dtype=None, device=None, requires_grad=False, *,
+              memory_format=None) -> Tensor:
     return _like(fill_value, input, dtype, device, requires_grad)
 
 
@@ -374,10 +378,15 @@ def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_g
     return _finish(_place(arr, dev), requires_grad)
 
 
-def randint(low, high=None, size=(), generator=None, dtype=None, device=None) -> Tensor:
-    """Integers in ``[low, high)``."""
+def randint(low=0, high=None, size=None, generator=None, dtype=None, device=None) -> Tensor:
+    """Integers in ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``."""
+    if size is None and isinstance(high, (tuple, list)):  # randint(high, size), as PyTorch reads it
+        low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
+    if size is None:
+        raise TypeError("randint() received an invalid combination of arguments - "
+                        "size is missing")
     d, dev = _resolve(dtype, device)
     arr = _rng(generator).integers(low, high, size=tuple(size)).astype(
         d.np if d is not None else np.int64)
@@ -390,12 +399,14 @@ def randperm(n: int, generator=None, dtype=None, device=None) -> Tensor:
     return _finish(_place(arr, dev), False)
 
 
-def rand_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+def rand_like(input: Tensor, dtype=None, device=None, requires_grad=False, *,
+              memory_format=None) -> Tensor:
     return rand(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)
 
 
-def randn_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randn_like(input: Tensor, dtype=None, device=None, requires_grad=False, *,
+               memory_format=None) -> Tensor:
     return randn(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
                  requires_grad=requires_grad)
 

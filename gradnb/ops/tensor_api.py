@@ -213,7 +213,18 @@ ALIASED = ("all", "amax", "amin", "any", "argmax", "argmin", "count_nonzero", "c
            "softmax", "log_softmax", "flip", "roll", "cat", "concat", "concatenate", "stack")
 
 
+# Where a tensor lives: gradnb's tensors are on the CPU (NumPy) or a CUDA GPU (CuPy), never on
+# the other devices PyTorch can name, so those flags are False as on a CPU-only PyTorch.
+_DEVICE_FLAGS = {
+    "is_cpu": property(lambda self: self.device.type == "cpu"),
+    **{name: property(lambda self: False)
+       for name in ("is_xpu", "is_mps", "is_meta", "is_ipu", "is_maia", "is_mtia", "is_xla",
+                    "is_vulkan", "is_mkldnn", "is_quantized", "is_nested", "is_sparse_csr")},
+}
+
+
 TENSOR_METHODS = {
+    **_DEVICE_FLAGS,
     "new_zeros": _new(0), "new_ones": _new(1), "new_empty": _new(0), "new_full": new_full,
     "new_tensor": new_tensor, "type": type_, "stride": stride, "is_contiguous": is_contiguous,
     "data_ptr": data_ptr, "random_": random_,

@@ -1,10 +1,11 @@
-"""``gradnb.utils``: ``checkpoint`` (activation checkpointing) and ``data`` (datasets, loaders)."""
+"""``gradnb.utils``: ``checkpoint`` (activation checkpointing), ``data`` (datasets, loaders) and
+``hooks`` (hook handles, modules' backward hooks)."""
 
 from __future__ import annotations
 
 import importlib
 
-__all__ = ["checkpoint", "data"]
+__all__ = ["checkpoint", "data", "hooks"]
 
 
 def __getattr__(name: str):

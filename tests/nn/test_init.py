@@ -67,3 +67,60 @@ def test_init_does_not_record_a_graph():
     version = p._version[0]
     init.normal_(p)
     assert p.is_leaf and p.grad_fn is None and p._version[0] == version + 1
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("mean, std, a, b", [
+    (0.0, 1.0, -2.0, 2.0),     # the default: a normal proposal
+    (0.0, 0.02, -0.04, 0.04),  # ViT / GPT's std=0.02 at two std
+    (0.5, 1.0, 2.0, 3.0),      # a narrow window in the tail: the uniform proposal
+])
+def test_trunc_normal_has_torchs_distribution(torch, mean, std, a, b):
+    ours = init.trunc_normal_(gradnb.empty(200, 200), mean, std, a, b).numpy()
+    torch.manual_seed(0)
+    theirs = torch.nn.init.trunc_normal_(torch.empty(200, 200), mean, std, a, b).numpy()
+    assert ours.min() >= a and ours.max() <= b
+    width = b - a
+    assert abs(ours.mean() - theirs.mean()) < 0.02 * width
+    assert abs(ours.std() - theirs.std()) < 0.02 * width
+    counts, edges = np.histogram(ours, bins=10, range=(a, b))
+    expected, _ = np.histogram(theirs, bins=edges)
+    np.testing.assert_allclose(counts / ours.size, expected / theirs.size, atol=0.01)
+
+
+@pytest.mark.torch
+def test_trunc_normal_warns_as_torch_when_the_mean_is_far_outside(torch):
+    with pytest.warns(UserWarning) as theirs:
+        torch.nn.init.trunc_normal_(torch.empty(3), mean=10.0, a=-1.0, b=1.0)
+    with pytest.warns(UserWarning) as ours:
+        values = init.trunc_normal_(gradnb.empty(3), mean=10.0, a=-1.0, b=1.0).numpy()
+    assert str(ours[0].message) == str(theirs[0].message)
+    assert (values >= -1).all() and (values <= 1).all()
+
+
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (5, 2, 3), (3, 3)])
+def test_orthogonal_fills_a_semi_orthogonal_matrix_times_gain(shape):
+    t = init.orthogonal_(gradnb.empty(*shape, dtype=gradnb.float64), gain=2.0)
+    flat = t.numpy().reshape(shape[0], -1)
+    small = min(flat.shape)
+    gram = flat.T @ flat if flat.shape[0] >= flat.shape[1] else flat @ flat.T
+    np.testing.assert_allclose(gram, 4.0 * np.eye(small), atol=1e-10)
+
+
+@pytest.mark.torch
+def test_orthogonal_errors_and_empty_tensors_as_torch(torch):
+    with pytest.raises(ValueError) as theirs:
+        torch.nn.init.orthogonal_(torch.empty(3))
+    with pytest.raises(ValueError) as ours:
+        init.orthogonal_(gradnb.empty(3))
+    assert str(ours.value) == str(theirs.value)
+    assert init.orthogonal_(gradnb.empty(0, 3)).shape == (0, 3)
+
+
+def test_orthogonal_and_trunc_normal_follow_manual_seed_and_record_no_graph():
+    w = gradnb.nn.Parameter(gradnb.empty(4, 4))
+    gradnb.manual_seed(1)
+    first = init.orthogonal_(w).detach().numpy().copy()
+    gradnb.manual_seed(1)
+    np.testing.assert_array_equal(init.orthogonal_(w).detach().numpy(), first)
+    assert init.trunc_normal_(w, std=0.02) is w and w.grad_fn is None and w.is_leaf

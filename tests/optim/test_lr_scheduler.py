@@ -164,3 +164,11 @@ def test_tensor_lr_is_filled_in_place():
     sched.step()
     assert opt.param_groups[0]["lr"] is lr
     np.testing.assert_allclose(lr.item(), 0.05, rtol=1e-6)
+
+
+@pytest.mark.torch
+def test_schedulers_name_their_module_as_torch(torch):
+    for name in gradnb.optim.lr_scheduler.__all__:
+        theirs = getattr(torch.optim.lr_scheduler, name).__module__
+        ours = getattr(gradnb.optim.lr_scheduler, name).__module__
+        assert ours == theirs.replace("torch.", "gradnb.", 1), name

@@ -10,12 +10,18 @@ from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, Fea
 from .embedding_bag import EmbeddingBag
 from .flatten import Flatten
 from .lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
     LazyConv1d,
     LazyConv2d,
     LazyConv3d,
     LazyConvTranspose1d,
     LazyConvTranspose2d,
     LazyConvTranspose3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
     LazyLinear,
 )
 from .linear import Identity, Linear
@@ -217,12 +223,18 @@ __all__ = [
     "LPPool3d",
     "LSTMCell",
     "LayerNorm",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
     "LazyConv1d",
     "LazyConv2d",
     "LazyConv3d",
     "LazyConvTranspose1d",
     "LazyConvTranspose2d",
     "LazyConvTranspose3d",
+    "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
     "LazyLinear",
     "LeakyReLU",
     "Linear",

@@ -1,4 +1,5 @@
-"""Lazy layers: Linear and convolutions whose input size is read from the first input.
+"""Lazy layers: Linear, convolutions and batch/instance norms whose input size is read from the
+first input.
 
 Until that first call the weight is an empty placeholder; the call gives it its shape,
 initialises it as the eager layer would, and turns the module into that layer
@@ -8,14 +9,23 @@ initialises it as the eager layer would, and turns the module into that layer
 from __future__ import annotations
 
 from ..._core.tensor import Tensor
-from ...ops.creation import empty
+from ...ops.creation import empty, zeros
 from ..parameter import Parameter
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
 from .module import Module
+from .normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    InstanceNorm3d,
+)
 
-__all__ = ["LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
-           "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyLinear"]
+__all__ = ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d",
+           "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
+           "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d", "LazyLinear"]
 
 
 class _LazyMixin:
@@ -112,3 +122,72 @@ class LazyConvTranspose3d(_LazyConv, ConvTranspose3d):
     """``ConvTranspose3d`` with ``in_channels`` taken from the first input."""
 
     cls_to_become = ConvTranspose3d
+
+
+class _LazyNorm(_LazyMixin):
+    """A norm layer with ``num_features`` read from dim 1 of the first input (PyTorch's rule);
+    until then its weight, bias and running statistics are empty placeholders. As in PyTorch,
+    the lazy instance norms too default to ``affine=True, track_running_stats=True``."""
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device=None, dtype=None, *,
+                 bias: bool = True) -> None:
+        super().__init__(0, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def has_uninitialized_params(self) -> bool:
+        """Whether the first call, which sizes the layer, is still to come."""
+        return self.num_features == 0
+
+    def reset_parameters(self) -> None:
+        if self.num_features:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor) -> None:
+        """Size the weight, bias and running statistics from ``input.shape[1]``, then reset
+        them as the eager layer's constructor would."""
+        self.num_features = input.shape[1]
+        # Each is replaced in its slot, so state_dict() keeps PyTorch's key order.
+        for table, name in (("_parameters", "weight"), ("_parameters", "bias"),
+                            ("_buffers", "running_mean"), ("_buffers", "running_var")):
+            old = self.__dict__[table][name]
+            if old is None:
+                continue
+            new = zeros(self.num_features, dtype=old.dtype, device=old.device)
+            self.__dict__[table][name] = Parameter(new) if table == "_parameters" else new
+        self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNorm, BatchNorm1d):
+    """``BatchNorm1d`` with ``num_features`` taken from the first input."""
+
+    cls_to_become = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyNorm, BatchNorm2d):
+    """``BatchNorm2d`` with ``num_features`` taken from the first input."""
+
+    cls_to_become = BatchNorm2d
+
+
+class LazyBatchNorm3d(_LazyNorm, BatchNorm3d):
+    """``BatchNorm3d`` with ``num_features`` taken from the first input."""
+
+    cls_to_become = BatchNorm3d
+
+
+class LazyInstanceNorm1d(_LazyNorm, InstanceNorm1d):
+    """``InstanceNorm1d`` with ``num_features`` taken from the first input."""
+
+    cls_to_become = InstanceNorm1d
+
+
+class LazyInstanceNorm2d(_LazyNorm, InstanceNorm2d):
+    """``InstanceNorm2d`` with ``num_features`` taken from the first input."""
+
+    cls_to_become = InstanceNorm2d
+
+
+class LazyInstanceNorm3d(_LazyNorm, InstanceNorm3d):
+    """``InstanceNorm3d`` with ``num_features`` taken from the first input."""
+
+    cls_to_become = InstanceNorm3d

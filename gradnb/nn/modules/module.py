@@ -7,6 +7,7 @@ everything else (``parameters()``, ``state_dict()``, ``to()``, ``train()``/``eva
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
@@ -21,6 +22,7 @@ from ..._core.graph import bump_version
 from ..._core.hooks import RemovableHandle
 from ..._core.hooks import register as _register
 from ..._core.tensor import Tensor
+from ...utils.hooks import BackwardHook
 from ..parameter import Buffer, Parameter
 
 __all__ = ["Module", "zero_grads"]
@@ -92,6 +94,8 @@ class Module:
         setattr_(self, "_modules", {})
         setattr_(self, "_forward_hooks", {})
         setattr_(self, "_forward_pre_hooks", {})
+        setattr_(self, "_backward_hooks", {})
+        setattr_(self, "_backward_pre_hooks", {})
 
     def forward(self, *args, **kwargs):
         """The computation of this module; subclasses define it."""
@@ -113,11 +117,23 @@ class Module:
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
+        backward_hooks = self.__dict__.get("_backward_hooks")
+        backward_pre_hooks = self.__dict__.get("_backward_pre_hooks")
+        bw_hook = None
+        if backward_hooks or backward_pre_hooks:
+            bw_hook = BackwardHook(self, list(backward_hooks.values()),
+                                   list(backward_pre_hooks.values()))
+            args = bw_hook.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
         for hook in list(self._forward_hooks.values()):
             result = hook(self, args, output)
             if result is not None:
                 output = result
+        if bw_hook is not None:
+            if not isinstance(output, (Tensor, tuple)):
+                warnings.warn("For backward hooks to be called, module output should be a Tensor "
+                              f"or a tuple of Tensors but received {type(output)}", stacklevel=3)
+            output = bw_hook.setup_output_hook(output)
         return output
 
     # -- registration ---------------------------------------------------------------------------
@@ -358,6 +374,35 @@ class Module:
         handle = _register(self._forward_pre_hooks, hook)
         if prepend:
             self._move_first(self._forward_pre_hooks, handle.id)
+        return handle
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False
+                                    ) -> RemovableHandle:
+        """``hook(module, grad_input, grad_output)`` runs once the gradients of the module's
+        positional tensor inputs are computed; a non-None return (a tuple as long as
+        ``grad_input``) replaces them. Entries that are not tensors, or need no gradient, are
+        None. Returns a handle with ``remove()``.
+
+        >>> import gradnb
+        >>> layer = gradnb.nn.Linear(2, 1)
+        >>> seen = []
+        >>> _ = layer.register_full_backward_hook(lambda m, gi, go: seen.append(go[0].shape))
+        >>> layer(gradnb.ones(3, 2, requires_grad=True)).sum().backward()
+        >>> seen
+        [gradnb.Size([3, 1])]
+        """
+        handle = _register(self._backward_hooks, hook)
+        if prepend:
+            self._move_first(self._backward_hooks, handle.id)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False
+                                        ) -> RemovableHandle:
+        """``hook(module, grad_output)`` runs when the gradients of the module's outputs are
+        computed, before those of its inputs; a non-None return replaces ``grad_output``."""
+        handle = _register(self._backward_pre_hooks, hook)
+        if prepend:
+            self._move_first(self._backward_pre_hooks, handle.id)
         return handle
 
     @staticmethod

@@ -1,8 +1,19 @@
-"""``gradnb.nn.utils``: gradient clipping and packed sequences (``nn.utils.rnn``)."""
+"""``gradnb.nn.utils``: gradient clipping, packed sequences (``nn.utils.rnn``) and
+parametrizations (``parametrize``, ``parametrizations``: weight and spectral norm, orthogonal)."""
 
 from __future__ import annotations
+
+import importlib
 
 from . import rnn
 from .clip_grad import clip_grad_norm_, clip_grad_value_
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "rnn"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parametrizations", "parametrize", "rnn"]
+
+
+def __getattr__(name: str):
+    # The parametrizations build on the layers, which import this package (nn.utils.rnn) while
+    # they load: these load on first use.
+    if name in ("parametrizations", "parametrize"):
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

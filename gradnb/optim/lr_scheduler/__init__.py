@@ -34,3 +34,8 @@ __all__ = ["ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnneali
            "CyclicLR", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR",
            "MultiplicativeLR", "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau", "SequentialLR",
            "StepLR"]
+
+# PyTorch's schedulers live in one module, ``torch.optim.lr_scheduler``, and code reads that name
+# (``type(sched).__module__``, logging, pickles): ours name their public module likewise.
+for _name in __all__:
+    globals()[_name].__module__ = __name__

@@ -17,6 +17,7 @@ import itertools
 import math
 import warnings
 from collections.abc import Sequence
+from typing import Generic, TypeVar
 
 from ..._core.tensor import Tensor
 from ...ops.creation import default_generator, randperm
@@ -33,8 +34,12 @@ __all__ = [
 ]
 
 
-class Dataset:
-    """A map-style dataset: subclasses define ``__getitem__`` (and usually ``__len__``)."""
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class Dataset(Generic[_T_co]):
+    """A map-style dataset: subclasses define ``__getitem__`` (and usually ``__len__``).
+    Generic in its items, as PyTorch's: ``class Pairs(Dataset[tuple[int, int]])``."""
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
@@ -43,7 +48,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[_T_co]):
     """A dataset read as a stream: subclasses define ``__iter__``.
 
     With ``num_workers > 0`` every worker iterates its own copy; split the work with

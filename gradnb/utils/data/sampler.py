@@ -8,6 +8,7 @@ are gradnb's (NumPy's bit generator), not PyTorch's: same distribution, other nu
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Generic, TypeVar
 
 from ..._core import dtype as _dtype
 from ...ops.creation import Generator, as_tensor, default_generator, multinomial, randint, randperm
@@ -22,17 +23,21 @@ __all__ = [
 ]
 
 
-class Sampler:
-    """Base class: subclasses define ``__iter__`` over indices (and ``__len__`` if known)."""
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class Sampler(Generic[_T_co]):
+    """Base class: subclasses define ``__iter__`` over indices (and ``__len__`` if known).
+    Generic in what it yields, as PyTorch's: ``class MySampler(Sampler[int])``."""
 
     def __init__(self, data_source=None) -> None:
         pass
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[_T_co]:
         raise NotImplementedError
 
 
-class SequentialSampler(Sampler):
+class SequentialSampler(Sampler[int]):
     """``0, 1, ..., len(data_source) - 1``."""
 
     def __init__(self, data_source) -> None:
@@ -53,7 +58,7 @@ def _fresh_generator(generator) -> Generator:
     return Generator().manual_seed(seed)
 
 
-class RandomSampler(Sampler):
+class RandomSampler(Sampler[int]):
     """A random permutation, or ``num_samples`` draws with ``replacement``."""
 
     def __init__(self, data_source, replacement: bool = False, num_samples: int | None = None,
@@ -90,7 +95,7 @@ class RandomSampler(Sampler):
         return self.num_samples
 
 
-class SubsetRandomSampler(Sampler):
+class SubsetRandomSampler(Sampler[int]):
     """The given ``indices`` in a random order."""
 
     def __init__(self, indices: Sequence[int], generator=None) -> None:
@@ -105,7 +110,7 @@ class SubsetRandomSampler(Sampler):
         return len(self.indices)
 
 
-class WeightedRandomSampler(Sampler):
+class WeightedRandomSampler(Sampler[int]):
     """``num_samples`` indices drawn with probabilities proportional to ``weights``."""
 
     def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
@@ -134,7 +139,7 @@ class WeightedRandomSampler(Sampler):
         return self.num_samples
 
 
-class BatchSampler(Sampler):
+class BatchSampler(Sampler[list[int]]):
     """Groups the indices of ``sampler`` into lists of ``batch_size``."""
 
     def __init__(self, sampler, batch_size: int, drop_last: bool) -> None:
