@@ -23,7 +23,7 @@ from gradnb.autograd.trace import Trace, snapshot
 from gradnb.notebook import torch_adapter
 from gradnb.notebook.backward_run import backward_problem, watched_backward
 from gradnb.notebook.backward_view import BackwardView
-from gradnb.notebook.explain import watch_session, watcher, watching
+from gradnb.notebook.explain import WatchedTrace, watch_session, watcher
 from gradnb.notebook.explain.inplace_view import InplaceErrorView, is_inplace_error
 from gradnb.notebook.explain.why import Why, explain
 from gradnb.notebook.grad_flow import GradFlow
@@ -129,7 +129,8 @@ class GradnbMagics(Magics):
             raise UsageError(f"%%trace: --store needs a variable name, got {args.store!r}")
         body, last = self._compile_cell(line, cell)
         namespace = self.shell.user_ns
-        recordings = [Trace(), *torch_adapter.live_traces()]
+        # One recording per engine, each fed by its engine's watcher (lines, cuts) as it runs.
+        recordings = [WatchedTrace(), *torch_adapter.live_traces()]
 
         def view() -> GraphView:
             recording = next((r for r in recordings if r.ops), recordings[0])
@@ -145,7 +146,6 @@ class GradnbMagics(Magics):
             with contextlib.ExitStack() as recording_all:
                 for recording in recordings:
                     recording_all.enter_context(recording)
-                recording_all.enter_context(watching())
                 exec(body, namespace)  # noqa: S102 - running the cell is the point
                 result = eval(last, namespace) if last is not None else None
         except RuntimeError as error:
