@@ -465,7 +465,10 @@ def test_why_magic_explains_with_the_cell_and_line(ip):
     ("%why", "the following arguments are required"),
     ("%why nope", "no variable named 'nope'"),
     ("%why torch", "torch is a module, not a tensor"),
-    ("%why 'x", "No closing quotation"),
+    ("%why 'x", "is not a list of expressions"),
+    ("%why x[", "is not a list of expressions"),
+    ("%why x.nope", "cannot evaluate 'x.nope': AttributeError"),
+    ("%why x.shape", "x.shape is a Size, not a tensor"),
     ("%watch maybe", "invalid choice"),
 ])
 def test_why_and_watch_bad_input_is_one_line(ip, line, fragment):
@@ -476,6 +479,56 @@ def test_why_and_watch_bad_input_is_one_line(ip, line, fragment):
     assert fragment in message and "\n" not in message
     assert "Traceback" not in captured.stdout + captured.stderr
     assert ip.user_ns["x"].grad is grad_before and not watcher().session
+
+
+@pytest.mark.parametrize("form", ["with", "decorator"])
+def test_why_names_no_grad_in_a_traced_cell(ip, form):
+    """#25: ``%why`` on the leaf and on the value names the switch, its form and the lines."""
+    if form == "with":
+        result, _ = run(ip, "%%trace -q\nwith torch.no_grad():\n    q = w * 2\n"
+                            "loss = (q * x).sum()\nloss.backward()")
+        cell = result.execution_count
+        op, block = (f"cell [{cell}], line 3", f"the `with no_grad():` block at cell [{cell}], "
+                     "line 2")
+    else:
+        definition, _ = run(ip, "@torch.no_grad()\ndef double(a):\n    return a * 2")
+        result, _ = run(ip, "%%trace -q\nq = double(w)\nloss = (q * x).sum()\nloss.backward()")
+        cell = result.execution_count
+        op, block = (f"cell [{definition.execution_count}], line 3",
+                     f"a function decorated with @no_grad(), called at cell [{cell}], line 2")
+    assert result.success
+    _, captured = run(ip, "%why w q")
+    text = captured.outputs[0].data["text/plain"]
+    assert text.splitlines()[0] == (f"w: .grad is None because its path was cut by no_grad() at "
+                                    f"{op}, so it is not used on the path backward took")
+    assert f"w was used there inside {block}" in text
+    assert f"q: requires_grad=False because it was computed under no_grad() at {op}" in text
+
+
+def test_why_takes_any_expression(ip):
+    """#25: subscripts, calls and attributes are evaluated as the user's own code."""
+    run(ip, "model = torch.nn.Sequential(torch.nn.Linear(2, 1))\n"
+            "class Net(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.used = torch.nn.Linear(2, 1)\n"
+            "        self.unused = torch.nn.Linear(2, 1)\n"
+            "    def forward(self, t):\n"
+            "        return self.used(t)\n"
+            "net = Net()")
+    run(ip, "%%trace -q\nloss = model(x).sum() + net(w).sum()\nloss.backward()")
+    result, captured = run(ip, "%why model[0].weight net.unused.weight list(net.parameters())[0]")
+    assert result.success, result.error_in_exec
+    text = captured.outputs[0].data["text/plain"]
+    reasons = text.split("\n\n")
+    assert reasons[0].startswith("model[0].weight: .grad holds the gradient of one backward pass")
+    assert reasons[1].startswith("net.unused.weight: .grad is None because net.unused.weight is "
+                                 "not used on the path")
+    assert reasons[2].startswith("list(net.parameters())[0]: .grad holds the gradient")
+    result, captured = run(ip, "%why model.0.weight (x * 2)")
+    text = captured.outputs[0].data["text/plain"]
+    assert text.startswith("model.0.weight: .grad holds")
+    assert "(x * 2): .grad is None because (x * 2) is not a leaf (MulBackward0" in text
 
 
 def test_watch_on_records_cells_and_off_stops(ip):
