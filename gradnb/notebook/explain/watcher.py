@@ -74,7 +74,8 @@ _WRITE_NAMES = {"__setitem__": "[...] =", "setitem": "[...] =", "__iadd__": "+="
 @dataclass(frozen=True)
 class Block:
     """Code that ran with recording off: the switch (``no_grad``, ``inference_mode`` or
-    ``set_grad_enabled``), how it was used (``with``, ``decorator`` or ``call``) and where."""
+    ``set_grad_enabled``), how it was used (``with``, ``decorator``, ``call``, or ``switch``
+    where that is not known) and where."""
 
     how: str
     form: str
@@ -92,6 +93,8 @@ class Block:
             return f"a function decorated with @{self.switch}, called{at}"
         if self.form == "call":
             return f"{self.switch}{at} (recording stays off until set_grad_enabled(True))"
+        if self.form == "switch":  # torch's set_grad_enabled: a call or a ``with``, unknown
+            return f"{self.switch}{at}"
         return f"the `with {self.switch}:` block{at}"
 
 
@@ -655,6 +658,9 @@ def watch_session(on: bool) -> None:
     elif not on and _WATCHER.session:
         _WATCHER.session = False
         _WATCHER.stop()
+    from gradnb.notebook.torch_adapter import follow_watch_session  # (it imports this module)
+
+    follow_watch_session()
 
 
 class WatchedTrace(Trace):

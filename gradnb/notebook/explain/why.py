@@ -34,7 +34,7 @@ from gradnb.notebook.explain.where import Where
 from gradnb.notebook.formatting import host_array
 from gradnb.notebook.naming import Names, caller_namespace
 
-__all__ = ["Reason", "Why", "explain", "why"]
+__all__ = ["Reason", "Why", "cut_leaf_reason", "cut_value_reason", "explain", "why"]
 
 #: Nodes that only move or copy a tensor: a leaf passed through one is "no longer the leaf".
 _COPIES = frozenset({"ToCopyBackward0", "CloneBackward0", "AliasBackward0", "ViewBackward0",
@@ -137,22 +137,8 @@ def explain(name: str, t: Tensor, names: Names, watch: Watcher | None = None) ->
 
 def _no_grad_reason(name: str, t: Tensor, names: Names, watch: Watcher) -> Reason:
     cut = watch.cut_of(t)
-    if cut is not None and cut.block is not None:
-        block = cut.block
-        return Reason(name, f"{name}: requires_grad=False because it was computed under "
-                            f"{block.switch}" + _at(cut.where),
-                      [f"the op ran inside {block.describe()}",
-                       (f"ops run while recording is off record no graph, so nothing flows back "
-                        f"to {_leaf_names(cut, names)}")],
-                      f"compute {name} outside {block.switch} if it needs a gradient",
-                      cut.where)
     if cut is not None:
-        return Reason(name, f"{name}: requires_grad=False because {cut.how} cut it from the graph"
-                            + _at(cut.where),
-                      [(f"{name} has the value of {cut.source_name}'s output but no history: "
-                       "gradients stop there (.detach(), .data and tensor(t) all do this)")],
-                      f"use the original tensor instead of its {cut.how} copy where a gradient "
-                      "must flow", cut.where)
+        return cut_value_reason(name, cut, names)
     if t.is_inference():
         return Reason(name, f"{name}: requires_grad=False because it is an inference tensor "
                             "(made under inference_mode)", [],
@@ -163,6 +149,25 @@ def _no_grad_reason(name: str, t: Tensor, names: Names, watch: Watcher) -> Reaso
                    "tensors that do not require grad)")],
                   f"create it with requires_grad=True, or call {name}.requires_grad_() "
                   "before using it")
+
+
+def cut_value_reason(name: str, cut, names: Names) -> Reason:
+    """Why the tensor ``name`` that ``cut`` produced has no gradient (either engine)."""
+    if cut.block is not None:
+        block = cut.block
+        return Reason(name, f"{name}: requires_grad=False because it was computed under "
+                            f"{block.switch}" + _at(cut.where),
+                      [f"the op ran inside {block.describe()}",
+                       (f"ops run while recording is off record no graph, so nothing flows back "
+                        f"to {_leaf_names(cut, names)}")],
+                      f"compute {name} outside {block.switch} if it needs a gradient",
+                      cut.where)
+    return Reason(name, f"{name}: requires_grad=False because {cut.how} cut it from the graph"
+                        + _at(cut.where),
+                  [(f"{name} has the value of {cut.source_name}'s output but no history: "
+                   "gradients stop there (.detach(), .data and tensor(t) all do this)")],
+                  f"use the original tensor instead of its {cut.how} copy where a gradient "
+                  "must flow", cut.where)
 
 
 def _non_leaf_reason(name: str, t: Tensor, names: Names, watch: Watcher) -> Reason:
@@ -191,10 +196,10 @@ def _non_leaf_reason(name: str, t: Tensor, names: Names, watch: Watcher) -> Reas
         f"call {name}.retain_grad() before backward to keep its gradient", where)
 
 
-def _missing_reason(name: str, t: Tensor, names: Names, watch: Watcher) -> Reason:
-    cuts = watch.cuts_from_leaf(t)
-    if cuts and cuts[0].block is not None:
-        cut = cuts[0]
+def cut_leaf_reason(name: str, cut, names: Names) -> Reason:
+    """Why the leaf ``name`` got no gradient: ``cut`` took a value computed from it off the
+    graph (either engine)."""
+    if cut.block is not None:
         block = cut.block
         result = cut.result() if cut.result is not None else None
         made = names.of_tensor(result) if result is not None else None
@@ -206,14 +211,18 @@ def _missing_reason(name: str, t: Tensor, names: Names, watch: Watcher) -> Reaso
                         f"and no gradient flows back to {name}")],
                       f"compute what needs a gradient outside {block.switch} (or under "
                       "enable_grad())", cut.where)
+    return Reason(name, f"{name}: .grad is None because its path was cut by {cut.how}"
+                        f"{_at(cut.where)}, so it is not used on the path backward took",
+                  [(f"{cut.how} turned {cut.source_name}'s output (computed from {name}) into "
+                   "a value without history; nothing flows back through it")],
+                  f"keep the computation in tensors: use the tensor itself instead of "
+                  f"{cut.how}", cut.where)
+
+
+def _missing_reason(name: str, t: Tensor, names: Names, watch: Watcher) -> Reason:
+    cuts = watch.cuts_from_leaf(t)
     if cuts:
-        cut = cuts[0]
-        return Reason(name, f"{name}: .grad is None because its path was cut by {cut.how}"
-                            f"{_at(cut.where)}, so it is not used on the path backward took",
-                      [(f"{cut.how} turned {cut.source_name}'s output (computed from {name}) into "
-                       "a value without history; nothing flows back through it")],
-                      f"keep the computation in tensors: use the tensor itself instead of "
-                      f"{cut.how}", cut.where)
+        return cut_leaf_reason(name, cuts[0], names)
     passes = watch.passes_of(t)
     last = watch.backwards[-1] if watch.backwards else None
     if passes and last is not None and last.index == passes[-1]:
