@@ -238,10 +238,9 @@ def test_gradnb_own_no_grad_and_ops_on_constants_are_not_cuts():
 def test_a_model_called_under_no_grad_cuts_its_parameters():
     model = gradnb.nn.Sequential(gradnb.nn.Linear(2, 2))
     x = gradnb.ones(1, 2)
-    with watching():
-        with gradnb.no_grad():
-            out = model(x)  # marker: model under no_grad
-            score = out.sum()
+    with watching(), gradnb.no_grad():
+        out = model(x)  # marker: model under no_grad
+        score = out.sum()
     names = {"model": model, "out": out, "score": score}
     assert first_line(model[0].weight, **names).endswith(
         f"cut by no_grad() at {HERE}:{line_of('marker: model under no_grad')}, so it is not "
@@ -488,8 +487,8 @@ def test_why_names_no_grad_in_a_traced_cell(ip, form):
         result, _ = run(ip, "%%trace -q\nwith torch.no_grad():\n    q = w * 2\n"
                             "loss = (q * x).sum()\nloss.backward()")
         cell = result.execution_count
-        op, block = (f"cell [{cell}], line 3", f"the `with no_grad():` block at cell [{cell}], "
-                     "line 2")
+        op = f"cell [{cell}], line 3"
+        block = f"the `with no_grad():` block at cell [{cell}], line 2"
     else:
         definition, _ = run(ip, "@torch.no_grad()\ndef double(a):\n    return a * 2")
         result, _ = run(ip, "%%trace -q\nq = double(w)\nloss = (q * x).sum()\nloss.backward()")

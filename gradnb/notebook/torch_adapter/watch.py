@@ -304,7 +304,7 @@ _WATCHER: TorchWatcher | None = None
 
 def torch_watcher() -> TorchWatcher:
     """The process's torch watcher (made when torch code is first watched)."""
-    global _WATCHER  # noqa: PLW0603 - one mode per process, made only once torch is met
+    global _WATCHER  # one mode per process, made only once torch is met
     if _WATCHER is None:
         _WATCHER = TorchWatcher()
     return _WATCHER
