@@ -9,7 +9,8 @@ reaches only the calling thread) that sees each gradnb function the user's code 
 arguments when it starts, its result when it returns. Calls that gradnb makes itself are not
 reported (an optimizer's own ``no_grad`` step never starts it), and it is removed as soon as
 recording is back on. A profiler that is already set (``%prun``) is left alone: the block is
-then known without its ops.
+then known without its ops. The price is paid only inside such a block while watched: every call
+there goes through the profile function (an op on a small tensor takes about 6-8x as long).
 
 >>> import gradnb
 >>> seen = []

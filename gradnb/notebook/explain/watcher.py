@@ -23,7 +23,6 @@ subscribing itself, so each op reaches the toolkit once, whether ``%watch`` is o
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import sys
@@ -375,11 +374,8 @@ class Watcher:
             return
         where = self._cells.at(caller.f_code.co_filename, line)
         for out in outputs:
-            cut = _cut_from(source, block.how, where, weakref.ref(out), block,
-                            tuple(leaves.values()))
-            if source is None:
-                cut = dataclasses.replace(cut, direct=False)
-            self._remember_cut(cut, out)
+            self._remember_cut(_cut_from(source, block.how, where, weakref.ref(out), block,
+                                         tuple(leaves.values())), out)
 
     def tensor_modified(self, tensor) -> None:
         """Remember an in-place write (its op and line), by version counter."""
@@ -591,11 +587,11 @@ def _cut_from(source, how: str, where: Where | None, result: weakref.ref | None,
               block: Block | None = None, leaves: tuple | None = None) -> Cut:
     """The cut of a value that left ``source`` (a tensor that requires grad, or None)."""
     node = source.grad_fn if source is not None else None
-    if node is None:
+    if node is None:  # a leaf, or only values cut already (``direct`` False)
         leaf = weakref.ref(source) if source is not None else None
         return Cut(how, where, "a leaf", None, result,
                    leaves if leaves is not None else (leaf,) if leaf is not None else (),
-                   leaf, block)
+                   leaf, block, source is not None)
     return Cut(how, where, node.name(), node._sequence_nr(), result,
                leaves if leaves is not None else _leaves_behind(node), None, block)
 
