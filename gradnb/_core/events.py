@@ -17,9 +17,9 @@ An observer is any object with some of these methods; each is called only if def
   requires grad) gave ``result`` (a tensor without history, or None for a Python number or a
   NumPy array) through ``how``: ``"detach()"``, ``".data"``, ``".item()"``, ``".numpy()"``,
   ``".tolist()"`` or ``"tensor()"`` (re-wrapping a tensor).
-- ``grad_mode_entered(mode)`` / ``grad_mode_exited(mode)``: a ``with no_grad()`` or
-  ``with inference_mode()`` block switched recording off, or switched it back on at its end
-  (``mode`` is the switch's name).
+- ``grad_mode_entered(mode)`` / ``grad_mode_exited(mode)``: a ``no_grad``, ``inference_mode`` or
+  ``set_grad_enabled`` switch (a ``with`` block, a decorated function, a ``set_grad_enabled(False)``
+  call) switched recording off, or switched it back on (``mode`` is the switch's name).
 - ``tensor_modified(tensor)``: ``tensor`` was written in place (its version counter moved on).
 - ``module_entered(module)`` / ``module_exited(module)``: an ``nn.Module`` call (hooks and
   ``forward``) begins / ends, even when it raises; ops recorded between the two ran inside it.

@@ -135,6 +135,8 @@ class set_grad_enabled(_Mode):
         self.mode = bool(mode)
         self._saved = [(state.enabled, state.inference)]
         state.enabled = self.mode
+        if events.observers:
+            _announce(self._saved[0][0])
 
     def clone(self) -> _Mode:
         clone = object.__new__(set_grad_enabled)
@@ -143,7 +145,10 @@ class set_grad_enabled(_Mode):
 
     def __call__(self, fn):
         # Used as a decorator, the switch made by __init__ must not outlive the decoration.
+        was_enabled = state.enabled
         state.enabled, state.inference = self._saved.pop()
+        if events.observers:
+            _announce(was_enabled)
         return super().__call__(fn)
 
     def _target(self):
@@ -155,7 +160,18 @@ class set_grad_enabled(_Mode):
         return super().__enter__()
 
     def __exit__(self, *exc) -> None:
+        was_enabled = state.enabled
         state.enabled, state.inference = self._saved.pop()
+        if events.observers:
+            _announce(was_enabled)
+
+
+def _announce(was_enabled: bool) -> None:
+    """Tell observers that a ``set_grad_enabled`` call (which switches at once, not on entry)
+    switched recording off or back on."""
+    if was_enabled != state.enabled:
+        events.emit("grad_mode_entered" if was_enabled else "grad_mode_exited",
+                    "set_grad_enabled")
 
 
 class inference_mode(_Mode):

@@ -8,17 +8,15 @@ never keeps an array alive.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from gradnb._core.tensor import Tensor
-from gradnb.autograd import events
 from gradnb.autograd.memory import BackwardReport
 from gradnb.autograd.trace import Trace, snapshot
 from gradnb.notebook.explain.chain_rules import rule_for
-from gradnb.notebook.explain.watcher import watching
+from gradnb.notebook.explain.watcher import watcher
 from gradnb.notebook.formatting import format_shape, format_values, host_array
 
 __all__ = ["BackwardRun", "Step", "backward_problem", "watched_backward"]
@@ -96,7 +94,7 @@ def watched_backward(
     run = BackwardRun(trace)
     if root.grad_fn is not None:
         run.root = (trace.key_of(root.grad_fn), root._output_nr)
-    with events.subscribe(_Recorder(run, keep_steps), thread=threading.get_ident()), watching():
+    with watcher().feeding(_Recorder(run, keep_steps)):
         root.backward(gradient, retain_graph=retain_graph, create_graph=create_graph)
     return run
 
@@ -167,9 +165,10 @@ def _graph_freed(start) -> bool:
     stack = [start]
     while stack:
         node = stack.pop()
-        if node._seq in seen:
+        seq = node._sequence_nr()
+        if seq in seen:
             continue
-        seen.add(node._seq)
+        seen.add(seq)
         if node.released:
             return True
         stack.extend(nxt for nxt, _ in node.next_functions if nxt is not None)

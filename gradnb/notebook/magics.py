@@ -23,7 +23,7 @@ from gradnb.autograd.trace import Trace, snapshot
 from gradnb.notebook import torch_adapter
 from gradnb.notebook.backward_run import backward_problem, watched_backward
 from gradnb.notebook.backward_view import BackwardView
-from gradnb.notebook.explain import watch_session, watcher, watching
+from gradnb.notebook.explain import WatchedTrace, watch_session, watcher
 from gradnb.notebook.explain.inplace_view import InplaceErrorView, is_inplace_error
 from gradnb.notebook.explain.why import Why, explain
 from gradnb.notebook.grad_flow import GradFlow
@@ -71,6 +71,39 @@ def _split_backward_line(line: str) -> tuple[str, str | None, list[str]]:
     flags = [w for w in words if w.startswith("--")] + flags
     expr = " ".join(w for w in words if not w.startswith("--"))
     return expr, gradient, flags
+
+
+def split_expressions(line: str, known=frozenset()) -> list[str] | None:
+    """``%why``'s line as the expressions it names, or None if a part is not one.
+
+    Expressions are separated by spaces, but may hold spaces themselves (``f(a, b)``,
+    ``w[0, 1]``): each is the longest run of words that parses as an expression, or that is a
+    name in ``known`` (``model.0.weight``, as the views name a Sequential's layers).
+
+    >>> split_expressions("x model[0].weight f(a, b) w - 1")
+    ['x', 'model[0].weight', 'f(a, b)', 'w - 1']
+    """
+    words = line.split()
+    found = []
+    start = 0
+    while start < len(words):
+        for end in range(len(words), start, -1):
+            text = " ".join(words[start:end])
+            if text in known or _is_expression(text):
+                found.append(text)
+                start = end
+                break
+        else:
+            return None
+    return found
+
+
+def _is_expression(text: str) -> bool:
+    try:
+        ast.parse(text, mode="eval")
+    except SyntaxError:
+        return False
+    return True
 
 
 def _one_line(error: BaseException) -> str:
@@ -129,7 +162,8 @@ class GradnbMagics(Magics):
             raise UsageError(f"%%trace: --store needs a variable name, got {args.store!r}")
         body, last = self._compile_cell(line, cell)
         namespace = self.shell.user_ns
-        recordings = [Trace(), *torch_adapter.live_traces()]
+        # One recording per engine, each fed by its engine's watcher (lines, cuts) as it runs.
+        recordings = [WatchedTrace(), *torch_adapter.live_traces()]
 
         def view() -> GraphView:
             recording = next((r for r in recordings if r.ops), recordings[0])
@@ -145,7 +179,6 @@ class GradnbMagics(Magics):
             with contextlib.ExitStack() as recording_all:
                 for recording in recordings:
                     recording_all.enter_context(recording)
-                recording_all.enter_context(watching())
                 exec(body, namespace)  # noqa: S102 - running the cell is the point
                 result = eval(last, namespace) if last is not None else None
         except RuntimeError as error:
@@ -331,32 +364,45 @@ class GradnbMagics(Magics):
 
     # -- %why -----------------------------------------------------------------------------------
     @magic_arguments()
-    @argument("names", nargs="+", help="tensors to explain (names in the namespace)")
+    @argument("exprs", nargs="+", metavar="EXPR",
+              help="tensors to explain: names or any expression (model[0].weight, h.grad_fn)")
     @line_magic
     def why(self, line: str) -> None:
         """Say why each tensor's ``.grad`` is what it is (None, zero, NaN, accumulated...), with
         the line where it happened, and how to fix it.
 
-        Examples: ``%why w``, ``%why h model.fc1.weight``. Lines are known for code that ran
-        watched: inside ``%%trace``, ``%backward``, or after ``%watch on``.
+        Each EXPR is evaluated in the notebook's namespace, as ``%timeit`` does (subscripts,
+        attributes and calls are your own code); expressions are separated by spaces.
+        Examples: ``%why w``, ``%why h model.fc1.weight``, ``%why model[0].weight``. Lines are
+        known for code that ran watched: inside ``%%trace``, ``%backward``, or after
+        ``%watch on``.
         """
-        args = self._parse(self.why, line)
+        if not line.strip():
+            self._parse(self.why, line)  # argparse's own message for a missing argument
         names = Names(self.shell.user_ns)
         found = dict(names.tensors())
+        exprs = split_expressions(line, found)
+        if exprs is None:
+            raise UsageError(f"%why: {line.strip()!r} is not a list of expressions (separate "
+                             "them by spaces: %why w model[0].weight)")
         reasons = []
-        for name in args.names:
-            if name not in found:
-                value = self.shell.user_ns.get(name)
-                if value is None and name not in self.shell.user_ns:
-                    raise UsageError(f"%why: no variable named {name!r}")
-                raise UsageError(f"%why: {name} is a {type(value).__name__}, not a tensor")
-            if torch_adapter.is_torch_tensor(found[name]):
-                reasons.append(explain_torch(name, found[name], names))
-            elif isinstance(found[name], Tensor):
-                reasons.append(explain(name, found[name], names))
+        for expr in exprs:
+            if expr in found:
+                value = found[expr]
+            elif expr.isidentifier() and expr not in self.shell.user_ns \
+                    and expr not in self.shell.user_global_ns:
+                raise UsageError(f"%why: no variable named {expr!r}")
             else:
-                raise UsageError(f"%why: {name} is a {type(found[name]).__module__} tensor; "
+                value = self._evaluate("why", expr)
+            if torch_adapter.is_torch_tensor(value):
+                reasons.append(explain_torch(expr, value, names))
+            elif isinstance(value, Tensor):
+                reasons.append(explain(expr, value, names))
+            elif is_tensor(value):
+                raise UsageError(f"%why: {expr} is a {type(value).__module__} tensor; "
                                  "%why explains gradnb and torch tensors")
+            else:
+                raise UsageError(f"%why: {expr} is a {type(value).__name__}, not a tensor")
         display(Why(reasons))
 
     # -- %watch ---------------------------------------------------------------------------------

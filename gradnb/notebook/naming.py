@@ -18,6 +18,7 @@ import sys
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 
+from gradnb._core.graph import Node
 from gradnb.notebook.tensors import is_tensor, node_key, output_nr
 
 __all__ = ["Names", "caller_namespace"]
@@ -54,7 +55,7 @@ class Names:
     def of_output(self, node, output_nr: int) -> str | None:
         """The name of a tensor produced by ``node``'s output ``output_nr``, if any."""
         entry = self._by_output.get((node_key(node), output_nr))
-        if entry is None or (entry[0] is not node and not hasattr(node, "_seq")):
+        if entry is None or (entry[0] is not node and not isinstance(node, Node)):
             return None  # a torch node is known by identity only
         return entry[1]
 

@@ -3,10 +3,13 @@
 IPython counts a cell that stores history before running it, so inside the cell
 ``shell.execution_count`` is already the *next* number (and a cell run without history, as
 nbval runs them, is not counted at all). A ``pre_run_cell`` callback, registered by
-``%load_ext gradnb``, works the number out as each cell starts.
+``%load_ext gradnb``, works the number out as each cell starts (and starts watching torch code
+when ``%watch on`` is in force and torch has been imported since).
 """
 
 from __future__ import annotations
+
+from gradnb.notebook.torch_adapter import follow_watch_session
 
 __all__ = ["running_prompt", "unwatch", "watch"]
 
@@ -24,6 +27,7 @@ def watch(shell) -> None:
     def pre_run_cell(info=None) -> None:
         counted = getattr(info, "store_history", True)
         _prompts[id(shell)] = shell.execution_count - (1 if counted else 0)
+        follow_watch_session()  # torch imported after ``%watch on`` is watched from now on
 
     _callbacks[id(shell)] = pre_run_cell
     shell.events.register("pre_run_cell", pre_run_cell)

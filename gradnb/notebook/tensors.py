@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradnb._core.graph import Node
 from gradnb._core.tensor import Tensor
 from gradnb.notebook import torch_objects
 from gradnb.notebook.formatting import host_array
@@ -71,4 +72,4 @@ def itemsize(dtype: str) -> int:
 def node_key(node) -> object:
     """A key that tells backward nodes apart while they are alive (gradnb numbers its nodes;
     a torch node is told apart by its identity, so whoever keys on it must hold it)."""
-    return node._seq if hasattr(node, "_seq") else id(node)
+    return node._sequence_nr() if isinstance(node, Node) else id(node)

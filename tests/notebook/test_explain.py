@@ -159,9 +159,94 @@ def test_why_requires_grad_false_for_detach_no_grad_and_plain_constants():
     assert ".data cut it" in first_line(d, d=d)
     assert "tensor() cut it" in first_line(r, r=r)
     assert first_line(q, q=q) == (f"q: requires_grad=False because it was computed under "
-                                  f"no_grad at {HERE}:{line_of('marker: no_grad block') - 1}")
+                                  f"no_grad() at {HERE}:{line_of('marker: no_grad block')}")
+    text = why(q, namespace={"q": q, "x": x}).text()
+    assert f"inside the `with no_grad():` block at {HERE}:{line_of('marker: no_grad block') - 1}" \
+        in text and "nothing flows back to x" in text
     assert "inference_mode" in first_line(i, i=i)
     assert first_line(c, c=c).startswith("c: requires_grad=False, so autograd does not track")
+
+
+@gradnb.no_grad()
+def halve(t):
+    return t / 2  # marker: decorated
+
+
+@gradnb.inference_mode()
+def third(t):
+    return t / 3  # marker: inference decorated
+
+
+@gradnb.set_grad_enabled(False)
+def quarter(t):
+    return t / 4  # marker: set_grad_enabled decorated
+
+
+@pytest.mark.parametrize(("form", "switch", "marker"), [
+    ("with", "no_grad()", "with no_grad"),
+    ("decorator", "no_grad()", "decorated"),
+    ("with", "inference_mode()", "with inference_mode"),
+    ("decorator", "inference_mode()", "inference decorated"),
+    ("with", "set_grad_enabled(False)", "with set_grad_enabled"),
+    ("decorator", "set_grad_enabled(False)", "set_grad_enabled decorated"),
+    ("call", "set_grad_enabled(False)", "call set_grad_enabled"),
+])
+def test_every_form_of_every_grad_mode_switch_is_a_cut_with_its_line(form, switch, marker):
+    w = gradnb.tensor([1.0, 2.0], requires_grad=True)
+    x = gradnb.tensor([3.0, 4.0], requires_grad=True)
+    with watching():
+        if form == "decorator":
+            q = {"no_grad()": halve, "inference_mode()": third}.get(switch, quarter)(w)
+        elif switch == "no_grad()":
+            with gradnb.no_grad():
+                q = w / 2  # marker: with no_grad
+        elif switch == "inference_mode()":
+            with gradnb.inference_mode():
+                q = w / 2  # marker: with inference_mode
+        elif form == "with":
+            with gradnb.set_grad_enabled(False):
+                q = w / 2  # marker: with set_grad_enabled
+        else:
+            gradnb.set_grad_enabled(False)
+            q = w / 2  # marker: call set_grad_enabled
+            gradnb.set_grad_enabled(True)
+        (q + x).sum().backward()  # (an inference tensor can be added, not saved)
+    assert gradnb.is_grad_enabled()
+    assert first_line(q, q=q) == (f"q: requires_grad=False because it was computed under "
+                                  f"{switch} at {HERE}:{line_of(f'marker: {marker}')}")
+    assert first_line(w, w=w) == (f"w: .grad is None because its path was cut by {switch} at "
+                                  f"{HERE}:{line_of(f'marker: {marker}')}, so it is not used on the path "
+                                  "backward took")
+
+
+def test_gradnb_own_no_grad_and_ops_on_constants_are_not_cuts():
+    w = gradnb.tensor([1.0, 2.0], requires_grad=True)
+    c = gradnb.tensor([1.0, 2.0])
+    opt = gradnb.optim.SGD([w], lr=0.1)
+    watch = watcher()
+    with watching():
+        (w * 2).sum().backward()
+        before = len(watch.cuts)
+        opt.step()  # its own no_grad block: not the user's
+        with gradnb.no_grad():
+            d = c * 2
+            w -= 0.1 * w.grad  # an in-place update keeps w a leaf that requires grad
+        assert len(watch.cuts) == before and watch.cut_of(d) is None
+    assert not watch._unrecorded.running
+
+
+def test_a_model_called_under_no_grad_cuts_its_parameters():
+    model = gradnb.nn.Sequential(gradnb.nn.Linear(2, 2))
+    x = gradnb.ones(1, 2)
+    with watching(), gradnb.no_grad():
+        out = model(x)  # marker: model under no_grad
+        score = out.sum()
+    names = {"model": model, "out": out, "score": score}
+    assert first_line(model[0].weight, **names).endswith(
+        f"cut by no_grad() at {HERE}:{line_of('marker: model under no_grad')}, so it is not "
+        "used on the path backward took")
+    assert "nothing flows back to model.0.weight, model.0.bias" in why(
+        score, namespace=names).text()
 
 
 def test_why_cut_path_unused_parameter_reset_and_not_yet_run():
@@ -379,7 +464,10 @@ def test_why_magic_explains_with_the_cell_and_line(ip):
     ("%why", "the following arguments are required"),
     ("%why nope", "no variable named 'nope'"),
     ("%why torch", "torch is a module, not a tensor"),
-    ("%why 'x", "No closing quotation"),
+    ("%why 'x", "is not a list of expressions"),
+    ("%why x[", "is not a list of expressions"),
+    ("%why x.nope", "cannot evaluate 'x.nope': AttributeError"),
+    ("%why x.shape", "x.shape is a Size, not a tensor"),
     ("%watch maybe", "invalid choice"),
 ])
 def test_why_and_watch_bad_input_is_one_line(ip, line, fragment):
@@ -390,6 +478,56 @@ def test_why_and_watch_bad_input_is_one_line(ip, line, fragment):
     assert fragment in message and "\n" not in message
     assert "Traceback" not in captured.stdout + captured.stderr
     assert ip.user_ns["x"].grad is grad_before and not watcher().session
+
+
+@pytest.mark.parametrize("form", ["with", "decorator"])
+def test_why_names_no_grad_in_a_traced_cell(ip, form):
+    """#25: ``%why`` on the leaf and on the value names the switch, its form and the lines."""
+    if form == "with":
+        result, _ = run(ip, "%%trace -q\nwith torch.no_grad():\n    q = w * 2\n"
+                            "loss = (q * x).sum()\nloss.backward()")
+        cell = result.execution_count
+        op = f"cell [{cell}], line 3"
+        block = f"the `with no_grad():` block at cell [{cell}], line 2"
+    else:
+        definition, _ = run(ip, "@torch.no_grad()\ndef double(a):\n    return a * 2")
+        result, _ = run(ip, "%%trace -q\nq = double(w)\nloss = (q * x).sum()\nloss.backward()")
+        cell = result.execution_count
+        op, block = (f"cell [{definition.execution_count}], line 3",
+                     f"a function decorated with @no_grad(), called at cell [{cell}], line 2")
+    assert result.success
+    _, captured = run(ip, "%why w q")
+    text = captured.outputs[0].data["text/plain"]
+    assert text.splitlines()[0] == (f"w: .grad is None because its path was cut by no_grad() at "
+                                    f"{op}, so it is not used on the path backward took")
+    assert f"w was used there inside {block}" in text
+    assert f"q: requires_grad=False because it was computed under no_grad() at {op}" in text
+
+
+def test_why_takes_any_expression(ip):
+    """#25: subscripts, calls and attributes are evaluated as the user's own code."""
+    run(ip, "model = torch.nn.Sequential(torch.nn.Linear(2, 1))\n"
+            "class Net(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.used = torch.nn.Linear(2, 1)\n"
+            "        self.unused = torch.nn.Linear(2, 1)\n"
+            "    def forward(self, t):\n"
+            "        return self.used(t)\n"
+            "net = Net()")
+    run(ip, "%%trace -q\nloss = model(x).sum() + net(w).sum()\nloss.backward()")
+    result, captured = run(ip, "%why model[0].weight net.unused.weight list(net.parameters())[0]")
+    assert result.success, result.error_in_exec
+    text = captured.outputs[0].data["text/plain"]
+    reasons = text.split("\n\n")
+    assert reasons[0].startswith("model[0].weight: .grad holds the gradient of one backward pass")
+    assert reasons[1].startswith("net.unused.weight: .grad is None because net.unused.weight is "
+                                 "not used on the path")
+    assert reasons[2].startswith("list(net.parameters())[0]: .grad holds the gradient")
+    result, captured = run(ip, "%why model.0.weight (x * 2)")
+    text = captured.outputs[0].data["text/plain"]
+    assert text.startswith("model.0.weight: .grad holds")
+    assert "(x * 2): .grad is None because (x * 2) is not a leaf (MulBackward0" in text
 
 
 def test_watch_on_records_cells_and_off_stops(ip):

@@ -26,6 +26,16 @@ CELLS = [
     "%%trace\np = torch.tensor([0.0, 1.0], requires_grad=True)\np.log().sum().backward()",
     "%why p",
     "%backward (x * w).sum() --step",
+    # 10-15: #25, the grad-mode switches in both forms and %why on any expression
+    ("%%trace -q\nv = torch.tensor([1.0, 2.0], requires_grad=True)\nwith torch.no_grad():\n"
+     "    q = v * 2\nloss = (q * x).sum()\nloss.backward()"),
+    "%why v q",
+    "@torch.no_grad()\ndef double(a):\n    return a * 2",
+    ("%%trace -q\nu = torch.tensor([1.0, 2.0], requires_grad=True)\nq2 = double(u)\n"
+     "loss2 = (q2 * x).sum()\nloss2.backward()"),
+    "%why u q2",
+    ("model = torch.nn.Sequential(torch.nn.Linear(2, 1))\nloss3 = model(x).sum()\n"
+     "loss3.backward()\n%why model[0].weight list(model.parameters())[1]"),
 ]
 
 
@@ -84,3 +94,29 @@ def test_step_player_static_form_has_rules(notebook):
     static = [d for d in data if "text/html" in d and "gradnb-steps" in d["text/html"]]
     assert static
     assert "self: grad * other; other: grad * self" in static[0]["text/plain"]
+
+
+def test_why_names_no_grad_in_a_traced_cell(notebook):
+    """#25: the leaf's path was cut by no_grad, at the op's line, in the with block's cell."""
+    text = plain(notebook.cells[11])
+    assert text.startswith("v: .grad is None because its path was cut by no_grad() at cell [11], "
+                           "line 4, so it is not used on the path backward took")
+    assert "inside the `with no_grad():` block at cell [11], line 3" in text
+    assert "q: requires_grad=False because it was computed under no_grad() at cell [11], line 4" \
+        in text
+
+
+def test_why_names_a_no_grad_decorator(notebook):
+    text = plain(notebook.cells[14])
+    assert text.startswith("u: .grad is None because its path was cut by no_grad() at cell [13], "
+                           "line 3")
+    assert "q2: requires_grad=False because it was computed under no_grad() at cell [13], " \
+        "line 3" in text
+    assert "a function decorated with @no_grad(), called at cell [14], line 3" in text
+
+
+def test_why_takes_any_expression(notebook):
+    text = plain(notebook.cells[15])
+    assert "model[0].weight: .grad holds the gradient of one backward pass" in text
+    assert "list(model.parameters())[1]: .grad holds the gradient" in text
+    assert not [o for o in notebook.cells[15].outputs if o.output_type == "error"]

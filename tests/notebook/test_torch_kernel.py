@@ -45,6 +45,12 @@ CELLS = [
     "%%trace\nout = model(inputs)\nmse = (out ** 2).mean()",
     "%backward out",
     "print(out.grad_fn is not None, [p.grad for p in model.parameters()] == [None] * 4)",
+    # 10-13: #25, %why on torch code with lines (%%trace and %watch on), any expression
+    ("%%trace -q\nv = torch.tensor([1.0, 2.0], requires_grad=True)\nh = v * 2\n"
+     "with torch.no_grad():\n    q = v * 3\nloss = (h + q).sum()\nloss.backward()"),
+    "%why h q",
+    "%watch on\npred = model(inputs)\nwith torch.no_grad():\n    frozen = model(inputs)",
+    "%why pred frozen model[0].weight",
 ]
 BAD_INPUT = 8  # a non-scalar output without --gradient
 
@@ -101,3 +107,17 @@ def test_bad_input_is_one_line_and_changes_nothing(notebook):
         ("stream", ("UsageError: %backward: out has shape (5, 1); pass --gradient for a "
                    "non-scalar output\n"))]
     assert notebook.cells[9].outputs[0]["text"] == "True True\n"
+
+
+def test_why_gives_lines_for_torch_code(notebook):
+    """#25: %%trace's TorchFunctionMode and %watch on give torch tensors their lines."""
+    text = "".join(d.get("text/plain", "") for d in data_of(notebook.cells[11]))
+    assert "h: .grad is None because h is not a leaf (MulBackward0 at cell [11], line 3)" in text
+    assert "q: requires_grad=False because it was computed under no_grad() at cell [11], line 5" \
+        in text
+    text = "".join(d.get("text/plain", "") for d in data_of(notebook.cells[13]))
+    assert "pred: .grad is None because pred is not a leaf (AddmmBackward0 at cell [13], line 2)" \
+        in text
+    assert "frozen: requires_grad=False because it was computed under no_grad() at cell [13], " \
+        "line 4" in text
+    assert "model[0].weight: .grad" in text

@@ -429,3 +429,52 @@ def test_why_on_a_non_tensor_is_a_usage_error(ip):
     ip.user_ns["n"] = 3
     with pytest.raises(UsageError, match="not a tensor"):
         ip.run_line_magic("why", "n")
+
+
+@pytest.mark.parametrize("form", ["with", "decorator"])
+def test_why_gives_lines_for_torch_code_in_a_traced_cell(ip, form):
+    """#25: %%trace's mode sees every torch op, so %why says where nodes and cuts were made."""
+    if form == "with":
+        result, _ = run(ip, "%%trace -q\nh = w * x\nwith torch.no_grad():\n    q = w * 2\n"
+                            "z = h.detach()\nloss = (q * x + z).sum()\nloss.backward()")
+        op, block = "line 4", "the `with no_grad():` block at cell [{cell}], line 3"
+    else:
+        run(ip, "@torch.no_grad()\ndef double(a):\n    return a * 2\nh = w * x")
+        result, _ = run(ip, "%%trace -q\nh = w * x\nq = double(w)\nz = h.detach()\n"
+                            "loss = (q * x + z).sum()\nloss.backward()")
+        op, block = None, "a function decorated with @no_grad(), called at cell [{cell}], line 3"
+    cell = result.execution_count
+    block = block.format(cell=cell)
+    assert result.success, result.error_in_exec
+    _, captured = run(ip, "%why h q w z")
+    reasons = captured.outputs[0].data["text/plain"].split("\n\n")
+    assert reasons[0].startswith(f"h: .grad is None because h is not a leaf (MulBackward0 at "
+                                 f"cell [{cell}], line 2)")
+    assert f"the op ran inside {block}" in reasons[1]
+    if op is not None:
+        assert reasons[1].startswith(f"q: requires_grad=False because it was computed under "
+                                     f"no_grad() at cell [{cell}], {op}")
+    assert reasons[2].startswith(f"w: .grad is None because its path was cut by detach() at "
+                                 f"cell [{cell}], line {5 if form == 'with' else 4}")
+    assert reasons[3].startswith(f"z: requires_grad=False because detach() cut it from the graph"
+                                 f" at cell [{cell}]")
+
+
+def test_watch_on_gives_lines_for_torch_code_and_off_stops(ip):
+    run(ip, "%watch on")
+    result, _ = run(ip, "model = torch.nn.Sequential(torch.nn.Linear(1, 1))\n"
+                        "out = model(x.reshape(1, 1))\nwith torch.no_grad():\n"
+                        "    pred = model(x.reshape(1, 1))")
+    cell = result.execution_count
+    _, captured = run(ip, "%why out pred model[0].weight")
+    text = captured.outputs[0].data["text/plain"]
+    assert f"out: .grad is None because out is not a leaf (AddmmBackward0 at cell [{cell}], " \
+        "line 2)" in text
+    assert f"pred: requires_grad=False because it was computed under no_grad() at cell [{cell}], " \
+        "line 4" in text
+    assert "nothing flows back to model.0.weight, model.0.bias" in text
+    run(ip, "%watch off")
+    run(ip, "out2 = model(x.reshape(1, 1))")
+    _, captured = run(ip, "%why out2")
+    assert captured.outputs[0].data["text/plain"].startswith(
+        "out2: .grad is None because out2 is not a leaf (AddmmBackward0)")

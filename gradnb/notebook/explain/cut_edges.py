@@ -44,7 +44,12 @@ def annotate(built, trace: Trace) -> None:
 
 def _source_box(built, trace: Trace, cut: Cut) -> tuple[int | None, bool]:
     """The box the value left from, and whether it is an op (not a leaf)."""
-    key = trace.key_of_seq(cut.source_seq) if cut.source_seq is not None else None
+    if cut.source_leaf is not None:
+        leaf = cut.source_leaf()
+        key = next((r.key for r in trace.leaves if leaf is not None and r.tensor() is leaf),
+                   None)
+    else:
+        key = trace.key_of_seq(cut.source_seq) if cut.source_seq is not None else None
     if key is None:
         return None, False
     if isinstance(trace.record(key), OpRecord):

@@ -58,13 +58,14 @@ def find_culprit(root_nodes) -> Culprit | None:
     stack = [n for n in root_nodes if n is not None]
     while stack:
         node = stack.pop()
-        if node._seq in seen or type(node) is AccumulateGrad:
+        seq = node._sequence_nr()
+        if seq in seen or type(node) is AccumulateGrad:
             continue
-        seen.add(node._seq)
+        seen.add(seq)
         nodes.append(node)
         stack.extend(nxt for nxt, _ in node.next_functions if nxt is not None)
     watch = watcher()
-    for node in sorted(nodes, key=lambda n: -n._seq):
+    for node in sorted(nodes, key=lambda n: -n._sequence_nr()):
         stale = node.stale_saved()
         if stale is not None:
             t, shape, dtype, saved_version, counter = stale

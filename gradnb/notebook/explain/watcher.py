@@ -5,7 +5,9 @@ session after ``%watch on``), it keeps, for the thread that started it:
 
 - where every recorded node was created (:meth:`Watcher.where_of`);
 - every place a value left the graph (``detach()``, ``.item()``, ``no_grad``, ...), as
-  :class:`Cut` records;
+  :class:`Cut` records: for ``no_grad``, ``inference_mode`` and ``set_grad_enabled(False)`` (as
+  ``with`` blocks, decorators or calls) every op the user's code ran while recording was off that
+  took a value requiring grad (:mod:`.unrecorded`);
 - every in-place write, by version counter, with its line (:meth:`Watcher.writes_to`);
 - what each backward pass did: its roots, the leaves it reached, and the first node that made a
   gradient all-zero or non-finite (:class:`Blame`) on the way to each leaf.
@@ -13,11 +15,17 @@ session after ``%watch on``), it keeps, for the thread that started it:
 It holds nodes and tensors only through weak references, so watching never keeps a graph alive.
 The engine knows nothing of it: everything arrives through the event seam
 (:mod:`gradnb.autograd.events`), which sends nothing when no one watches.
+
+It is the notebook's one observer: a recording that watches too (``%%trace``'s graph,
+``graph_trace()``, ``%backward``'s pass) is fed by it (:meth:`Watcher.feeding`) instead of
+subscribing itself, so each op reaches the toolkit once, whether ``%watch`` is on or not.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import sys
 import threading
 import weakref
 from collections import deque
@@ -27,11 +35,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gradnb._core import grad_mode
 from gradnb._core.graph import AccumulateGrad
 from gradnb._core.tensor import Tensor
 from gradnb.autograd import events
 from gradnb.autograd.trace import Trace
-from gradnb.notebook.explain.where import CellNumbers, Where, user_frame
+from gradnb.nn.modules.module import Module
+from gradnb.notebook.explain.unrecorded import UnrecordedCalls
+from gradnb.notebook.explain.where import CellNumbers, Where, is_internal_code, user_frame
 from gradnb.notebook.formatting import format_shape, host_array
 
 __all__ = [
@@ -39,6 +50,7 @@ __all__ = [
     "ORIGINS",
     "BackwardRecord",
     "Blame",
+    "Block",
     "Cut",
     "WatchedTrace",
     "Watcher",
@@ -59,22 +71,57 @@ _WRITE_NAMES = {"__setitem__": "[...] =", "setitem": "[...] =", "__iadd__": "+="
 
 
 @dataclass(frozen=True)
+class Block:
+    """Code that ran with recording off: the switch (``no_grad``, ``inference_mode`` or
+    ``set_grad_enabled``), how it was used (``with``, ``decorator``, ``call``, or ``switch``
+    where that is not known) and where."""
+
+    how: str
+    form: str
+    where: Where | None
+
+    @property
+    def switch(self) -> str:
+        """The switch as written: ``no_grad()``, ``set_grad_enabled(False)``."""
+        return "set_grad_enabled(False)" if self.how == "set_grad_enabled" else f"{self.how}()"
+
+    def describe(self) -> str:
+        """``the `with no_grad():` block at cell [3], line 2`` and the like."""
+        at = f" at {self.where}" if self.where is not None else ""
+        if self.form == "decorator":
+            return f"a function decorated with @{self.switch}, called{at}"
+        if self.form == "call":
+            return f"{self.switch}{at} (recording stays off until set_grad_enabled(True))"
+        if self.form == "switch":  # torch's set_grad_enabled: a call or a ``with``, unknown
+            return f"{self.switch}{at}"
+        return f"the `with {self.switch}:` block{at}"
+
+
+@dataclass(frozen=True)
 class Cut:
     """A place where a value left the graph.
 
     ``how`` is ``detach()``, ``.data``, ``.item()``, ``.numpy()``, ``.tolist()``, ``tensor()``,
-    ``no_grad`` or ``inference_mode``; ``source_seq`` says which node the value came from, and
-    ``result`` is the tensor that came out (weak; None for a Python number or NumPy array).
+    ``no_grad``, ``inference_mode`` or ``set_grad_enabled``; ``source_seq`` (or ``source_leaf``)
+    says which node (or leaf) the value came from, and ``result`` is the tensor that came out
+    (weak; None for a Python number or NumPy array). A cut made by a grad-mode switch is the op
+    that ran with recording off, at its own line, and ``block`` is the switch.
     """
 
     how: str
     where: Where | None
     source_name: str
-    #: creation number (``_seq``) of the node behind the value, or None (a no_grad block).
+    #: creation number (``_sequence_nr()``) of the node behind the value, or None (a leaf).
     source_seq: int | None = None
     result: weakref.ref | None = field(repr=False, default=None)
     #: the leaves the value was computed from (weak references).
     leaves: tuple[weakref.ref, ...] = ()
+    #: the leaf the value came from when it left from the leaf itself (``w.detach()``).
+    source_leaf: weakref.ref | None = field(repr=False, default=None)
+    block: Block | None = None
+    #: False for an op under a grad-mode switch that took only values already cut there (its
+    #: leaves are those values'), True where the value left from a tensor that requires grad.
+    direct: bool = True
 
 
 @dataclass(frozen=True)
@@ -113,7 +160,7 @@ class Watcher:
     """Engine observer behind ``%why``, the cut edges and the in-place error view."""
 
     def __init__(self) -> None:
-        # node._seq -> (file name, line): by number, so a drawing made after a temporary's
+        # node._sequence_nr() -> (file name, line): by number, so a drawing made after a temporary's
         # node died still finds its line; the oldest entries go first past ORIGINS.
         self._origin: dict[int, tuple[str, int]] = {}
         self.cuts: deque[Cut] = deque(maxlen=HISTORY)
@@ -122,8 +169,13 @@ class Watcher:
         self.backwards: deque[BackwardRecord] = deque(maxlen=HISTORY)
         self._leaf_last_use: dict[int, tuple[weakref.ref, weakref.ref, tuple[str, int]]] = {}
         self._leaf_history: dict[int, tuple[weakref.ref, list[int]]] = {}
-        self._blocks: list[tuple[str, Where | None, object, dict[str, int]]] = []
-        self._marks: dict[int, Blame] = {}
+        # The grad-mode switches now off in the watched thread, innermost last (None for one
+        # that gradnb turned off itself: an optimizer step, not the user's block).
+        self._blocks: list[Block | None] = []
+        self._unrecorded = UnrecordedCalls(self._unrecorded_call)
+        self._marks: dict[int, Blame] = {}  # node number -> the blame it passes on
+        self._leaf_marks: dict[int, Blame] = {}  # id(leaf) -> the blame that reached it
+        self._recorders: list = []  # recordings fed with this watcher's events (``feeding``)
         self._current: BackwardRecord | None = None
         self._cells = CellNumbers()
         self._subscription = None
@@ -144,6 +196,9 @@ class Watcher:
             self._cells = CellNumbers()
             self._thread = threading.get_ident()
             self._subscription = events.subscribe(self, thread=self._thread)
+            if not grad_mode.is_grad_enabled():  # a set_grad_enabled(False) from before
+                self._blocks.append(Block("set_grad_enabled", "call", None))
+                self._unrecorded.start()
 
     def stop(self) -> None:
         """End one :meth:`start`; the last one (and no ``%watch on``) stops watching."""
@@ -152,6 +207,37 @@ class Watcher:
             self._subscription.remove()
             self._subscription = None
             self._blocks.clear()
+            self._unrecorded.stop()
+
+    def watches_this_thread(self) -> bool:
+        """Whether the watcher is watching the calling thread now."""
+        return self.active and self._thread == threading.get_ident()
+
+    @contextmanager
+    def feeding(self, recorder) -> Iterator[None]:
+        """Watch the calling thread and hand ``recorder`` (an observer: a trace, a backward
+        recorder) every event while the block runs: through this watcher's own subscription
+        when it watches this thread, so each op is observed once for both, else through one of
+        the recorder's own."""
+        self.start()
+        try:
+            if self.watches_this_thread():
+                self._recorders.append(recorder)
+                try:
+                    yield
+                finally:
+                    self._recorders.remove(recorder)
+            else:
+                with events.subscribe(recorder, thread=threading.get_ident()):
+                    yield
+        finally:
+            self.stop()
+
+    def _forward(self, event: str, *payload) -> None:
+        for recorder in tuple(self._recorders):
+            method = getattr(recorder, event, None)
+            if method is not None:
+                method(*payload)
 
     def _where(self) -> Where | None:
         frame, _ = user_frame(2)
@@ -160,11 +246,11 @@ class Watcher:
     # -- what explanations ask ------------------------------------------------------------------
     def where_of(self, node) -> Where | None:
         """The line that created ``node`` (None if it was not watched)."""
-        return self.where_of_seq(node._seq)
+        return self.where_of_seq(node._sequence_nr())
 
     def where_of_seq(self, seq: int) -> Where | None:
-        """The line that created the node numbered ``seq`` (``node._seq``), even if the node
-        has died since."""
+        """The line that created the node numbered ``seq`` (``node._sequence_nr()``), even if
+        the node has died since."""
         spot = self._origin.get(seq)
         return None if spot is None else self._cells.at(*spot)
 
@@ -174,8 +260,10 @@ class Watcher:
         return entry[1] if entry is not None and entry[0]() is tensor else None
 
     def cuts_from_leaf(self, leaf) -> list[Cut]:
-        """Cuts whose value was computed from ``leaf`` (newest first)."""
-        return [c for c in reversed(self.cuts) if any(ref() is leaf for ref in c.leaves)]
+        """Cuts whose value was computed from ``leaf`` (newest first; the ops that took a
+        value requiring grad before those that only took what such an op gave)."""
+        found = [c for c in reversed(self.cuts) if any(ref() is leaf for ref in c.leaves)]
+        return sorted(found, key=lambda c: not c.direct)
 
     def writes_to(self, version_counter: list, after: int) -> list[Write]:
         """In-place writes through this version counter that made a version above ``after``."""
@@ -211,47 +299,83 @@ class Watcher:
         """Remember the node's line (as file name and line, made readable when asked) and
         which leaves it used: this runs for every op, so it stays a frame walk and a store."""
         frame, _ = user_frame(1)
-        if frame is None:
-            return
-        spot = (frame.f_code.co_filename, frame.f_lineno)
-        origin = self._origin
-        origin[node._seq] = spot
-        if len(origin) > ORIGINS:
-            del origin[next(iter(origin))]
-        for nxt, _ in node.next_functions:
-            if type(nxt) is AccumulateGrad:
-                leaf = nxt.variable
-                self._leaf_last_use[id(leaf)] = (weakref.ref(leaf), weakref.ref(node), spot)
+        if frame is not None:
+            spot = (frame.f_code.co_filename, frame.f_lineno)
+            origin = self._origin
+            origin[node._sequence_nr()] = spot
+            if len(origin) > ORIGINS:
+                del origin[next(iter(origin))]
+            for nxt, _ in node.next_functions:
+                if type(nxt) is AccumulateGrad:
+                    leaf = nxt.variable
+                    self._leaf_last_use[id(leaf)] = (weakref.ref(leaf), weakref.ref(node), spot)
+        if self._recorders:
+            self._forward("op_recorded", node, outputs)
+
+    def module_entered(self, module) -> None:
+        """An ``nn.Module`` call begins: for the recordings fed by this watcher."""
+        if self._recorders:
+            self._forward("module_entered", module)
+
+    def module_exited(self, module) -> None:
+        """An ``nn.Module`` call ended: for the recordings fed by this watcher."""
+        if self._recorders:
+            self._forward("module_exited", module)
 
     def value_detached(self, source, result, how: str) -> None:
         """Remember where a value left the graph."""
-        node = source.grad_fn
-        if node is None and source._accumulator is not None:
-            node = source._accumulator()
-        cut = Cut(how, self._where(), node.name() if node is not None else "a leaf",
-                  node._seq if node is not None else None,
-                  weakref.ref(result) if result is not None else None,
-                  _leaves_behind(node))
-        self._remember_cut(cut, result)
+        self._remember_cut(_cut_from(source, how, self._where(),
+                                     weakref.ref(result) if result is not None else None),
+                           result)
 
     def grad_mode_entered(self, mode: str) -> None:
-        """A no_grad/inference_mode block began: note the tensors its frame already has."""
-        frame, _ = user_frame(1)
-        where = None if frame is None else self._cells.where(frame)
-        before = _tensor_ids(frame.f_locals) if frame is not None else {}
-        self._blocks.append((mode, where, frame, before))
+        """Recording went off: if the user's code switched it, watch the ops it runs until it
+        comes back on (they record nothing, so no other event reports them)."""
+        frame, form = _switch_site()
+        if form is None:  # gradnb switched it itself (an optimizer step): not the user's block
+            self._blocks.append(None)
+            return
+        self._blocks.append(Block(mode, form, self._cells.where(frame)))
+        self._unrecorded.start()
 
     def grad_mode_exited(self, mode: str) -> None:
-        """The block ended: tensors bound to new names in it were computed without a graph."""
-        if not self._blocks:
+        """Recording is back on."""
+        if self._blocks:
+            self._blocks.pop()
+        if not any(self._blocks):
+            self._unrecorded.stop()
+
+    def _unrecorded_call(self, caller, line: int, arguments: list, result) -> None:
+        """A call the user's code made with recording off: each tensor it returned without
+        history, from values that require grad (or came out of such a call), is a cut at the
+        call's line."""
+        outputs = [t for t in (result if type(result) in (tuple, list) else (result,))
+                   if isinstance(t, Tensor) and not t.requires_grad and self.cut_of(t) is None]
+        block = next((b for b in reversed(self._blocks) if b is not None), None)
+        if not outputs or block is None:
             return
-        mode, where, frame, before = self._blocks.pop()
-        if frame is None:
+        source = None
+        leaves: dict[int, weakref.ref] = {}
+        for value in arguments:
+            if isinstance(value, Module):
+                found = [(p, (weakref.ref(p),)) for p in value.parameters() if p.requires_grad]
+            elif isinstance(value, Tensor) and value.requires_grad:
+                found = [(value, _leaves_of(value))]
+            elif isinstance(value, Tensor) and (cut := self.cut_of(value)) is not None \
+                    and cut.block is not None:
+                found = [(None, cut.leaves)]
+            else:
+                continue
+            for tensor, refs in found:
+                source = source if source is not None or tensor is None else tensor
+                for ref in refs:
+                    leaves.setdefault(id(ref()), ref)
+        if not leaves:
             return
-        for name, value in list(frame.f_locals.items()):
-            if isinstance(value, Tensor) and before.get(name) != id(value) \
-                    and not value._requires_grad:
-                self._remember_cut(Cut(mode, where, name, None, weakref.ref(value)), value)
+        where = self._cells.at(caller.f_code.co_filename, line)
+        for out in outputs:
+            self._remember_cut(_cut_from(source, block.how, where, weakref.ref(out), block,
+                                         tuple(leaves.values())), out)
 
     def tensor_modified(self, tensor) -> None:
         """Remember an in-place write (its op and line), by version counter."""
@@ -281,7 +405,10 @@ class Watcher:
         self._current = BackwardRecord(index, self._where(), names,
                                        [weakref.ref(r) for r in roots])
         self._marks = {}
+        self._leaf_marks = {}
         self.backwards.append(self._current)
+        if self._recorders:
+            self._forward("backward_started", roots, grads)
 
     def node_executed(self, node, grad_outputs, grad_inputs) -> None:
         """Find the first node that made a gradient all-zero or non-finite, and pass it on.
@@ -289,11 +416,13 @@ class Watcher:
         The common case (a finite, non-zero gradient out) costs one sum and one ``any`` per
         gradient (a float comparison for a scalar); the incoming gradients are only looked at
         when an outgoing one is bad."""
+        if self._recorders:
+            self._forward("node_executed", node, grad_outputs, grad_inputs)
         record = self._current
         if record is None:
             return
         record.executed += 1
-        inherited = self._marks.pop(node._seq, None)
+        inherited = self._marks.pop(node._sequence_nr(), None)
         for i, ((nxt, _), g) in enumerate(zip(node.next_functions, grad_inputs)):
             if nxt is None or g is None:
                 continue
@@ -307,7 +436,10 @@ class Watcher:
                   and not np.isfinite(out).all()) or not out.any():
                 blame = self._judge(node, i, grad_outputs, out, inherited)
             if blame is not None:
-                self._marks.setdefault(nxt._seq, blame)
+                if type(nxt) is AccumulateGrad:
+                    self._leaf_marks.setdefault(id(nxt.variable), blame)
+                else:
+                    self._marks.setdefault(nxt._sequence_nr(), blame)
 
     def _judge(self, node, index: int, grad_outputs, out, inherited) -> Blame | None:
         """Blame for a bad outgoing gradient: this node if what came in was fine, else the
@@ -321,6 +453,8 @@ class Watcher:
 
     def grad_accumulated(self, tensor, grad, accumulated) -> None:
         """A leaf's ``.grad`` was written: note the pass, and any blame that reached it."""
+        if self._recorders:
+            self._forward("grad_accumulated", tensor, grad, accumulated)
         record = self._current
         if record is None:
             return
@@ -329,8 +463,7 @@ class Watcher:
         if not accumulated or entry is None or entry[0]() is not tensor:
             entry = self._leaf_history[id(tensor)] = (weakref.ref(tensor), [])
         entry[1].append(record.index)
-        acc = tensor._accumulator() if tensor._accumulator is not None else None
-        blame = self._marks.get(acc._seq) if acc is not None else None
+        blame = self._leaf_marks.get(id(tensor))
         if blame is not None:
             record.blame[id(tensor)] = blame
 
@@ -338,6 +471,9 @@ class Watcher:
         """The pass ended."""
         self._current = None
         self._marks = {}
+        self._leaf_marks = {}
+        if self._recorders:
+            self._forward("backward_finished", report)
 
     # -- blame ----------------------------------------------------------------------------------
     def _blame_nonfinite(self, node, index: int, incoming, out) -> Blame:
@@ -430,9 +566,10 @@ def _leaves_behind(node) -> tuple[weakref.ref, ...]:
     stack = [node]
     while stack:
         current = stack.pop()
-        if current._seq in seen:
+        seq = current._sequence_nr()
+        if seq in seen:
             continue
-        seen.add(current._seq)
+        seen.add(seq)
         if type(current) is AccumulateGrad:
             leaves.append(weakref.ref(current.variable))
             continue
@@ -440,9 +577,46 @@ def _leaves_behind(node) -> tuple[weakref.ref, ...]:
     return tuple(leaves)
 
 
-def _tensor_ids(namespace) -> dict[str, int]:
-    return {name: id(value) for name, value in list(namespace.items())
-            if isinstance(value, Tensor)}
+def _leaves_of(tensor) -> tuple[weakref.ref, ...]:
+    """The leaves a tensor that requires grad was computed from (itself, for a leaf)."""
+    node = tensor.grad_fn
+    return (weakref.ref(tensor),) if node is None else _leaves_behind(node)
+
+
+def _cut_from(source, how: str, where: Where | None, result: weakref.ref | None,
+              block: Block | None = None, leaves: tuple | None = None) -> Cut:
+    """The cut of a value that left ``source`` (a tensor that requires grad, or None)."""
+    node = source.grad_fn if source is not None else None
+    if node is None:  # a leaf, or only values cut already (``direct`` False)
+        leaf = weakref.ref(source) if source is not None else None
+        return Cut(how, where, "a leaf", None, result,
+                   leaves if leaves is not None else (leaf,) if leaf is not None else (),
+                   leaf, block, source is not None)
+    return Cut(how, where, node.name(), node._sequence_nr(), result,
+               leaves if leaves is not None else _leaves_behind(node), None, block)
+
+
+# How user code switches recording off, by the grad-mode function it called.
+_SWITCH_FORMS = {"__enter__": "with", "__exit__": "with", "wrapper": "decorator",
+                 "__init__": "call"}
+_GRAD_MODE_FILE = os.path.abspath(grad_mode.__file__)
+
+
+def _switch_site():
+    """``(frame, form)`` of a grad-mode switch being made: the user's frame and how its code
+    switched (``with``, ``decorator``, ``call``), or form None when gradnb's own code did."""
+    frame = sys._getframe(2)
+    outer = None
+    while frame is not None and is_internal_code(frame.f_code):
+        outer = frame.f_code
+        frame = frame.f_back
+    if frame is None or outer is None:
+        return frame, None
+    if os.path.abspath(outer.co_filename) == _GRAD_MODE_FILE:
+        return frame, _SWITCH_FORMS.get(outer.co_name)
+    if outer.co_filename.endswith("contextlib.py"):  # an ExitStack, a contextmanager
+        return frame, "with"
+    return frame, None
 
 
 _WATCHER = Watcher()
@@ -480,11 +654,16 @@ def watch_session(on: bool) -> None:
     elif not on and _WATCHER.session:
         _WATCHER.session = False
         _WATCHER.stop()
+    from gradnb.notebook.torch_adapter import follow_watch_session  # (it imports this module)
+
+    follow_watch_session()
 
 
 class WatchedTrace(Trace):
     """A :class:`~gradnb.autograd.trace.Trace` that also watches while it records, so its graph
-    shows source lines and cut edges: what ``gradnb.notebook.graph_trace()`` returns.
+    shows source lines and cut edges: what ``gradnb.notebook.graph_trace()`` returns and what
+    ``%%trace`` records. The watcher feeds it (one observer for both), unless the watcher is
+    busy with another thread.
 
     >>> import gradnb
     >>> from gradnb.notebook import graph_trace
@@ -495,14 +674,22 @@ class WatchedTrace(Trace):
     True
     """
 
+    _feeding = None
+
+    @property
+    def active(self) -> bool:
+        """Whether the trace is still recording."""
+        return self._feeding is not None
+
     def start(self):
         """Begin recording and watching (idempotent)."""
-        if not self.active:
-            _WATCHER.start()
-        return super().start()
+        if self._feeding is None:
+            self._feeding = _WATCHER.feeding(self)
+            self._feeding.__enter__()
+        return self
 
     def stop(self) -> None:
         """Stop recording and watching (idempotent)."""
-        if self.active:
-            _WATCHER.stop()
-        super().stop()
+        if self._feeding is not None:
+            feeding, self._feeding = self._feeding, None
+            feeding.__exit__(None, None, None)

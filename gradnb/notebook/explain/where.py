@@ -14,7 +14,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-__all__ = ["CellNumbers", "Where", "caller_where", "user_frame"]
+__all__ = ["CellNumbers", "Where", "caller_where", "is_internal_code", "skip_folder", "user_frame"]
 
 # gradnb's own folder, found from this file (gradnb/notebook/explain/where.py) rather than by
 # importing the package, which would make the toolkit import itself in a circle.
@@ -24,6 +24,7 @@ _GRADNB_DIR += os.sep
 _IPYTHON_MARK = os.sep + "IPython" + os.sep
 
 _internal_code: dict = {}  # code object -> whether it is gradnb's own (or the runtime's)
+_other_folders: list[str] = []  # libraries whose frames are skipped too (torch, once met)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +53,26 @@ class Where:
 def _is_internal(filename: str) -> bool:
     return (filename.startswith(_GRADNB_DIR) or _IPYTHON_MARK in filename
             or filename.endswith(("contextlib.py", "functools.py"))
-            or os.path.abspath(filename).startswith(_GRADNB_DIR))
+            or os.path.abspath(filename).startswith(_GRADNB_DIR)
+            or any(filename.startswith(folder) for folder in _other_folders))
+
+
+def skip_folder(folder: str) -> None:
+    """Treat the code under ``folder`` as a library's, not the user's (the torch adapter skips
+    torch's own frames: a ``model(x)`` line is where torch's ops ran, not ``module.py``)."""
+    folder = os.path.join(os.path.abspath(folder), "")
+    if folder not in _other_folders:
+        _other_folders.append(folder)
+        _internal_code.clear()
+
+
+def is_internal_code(code) -> bool:
+    """Whether ``code`` (a code object) is gradnb's own, a skipped library's or the runtime's
+    (IPython, ``contextlib``), rather than the user's; cached per code object."""
+    inside = _internal_code.get(code)
+    if inside is None:
+        inside = _internal_code[code] = _is_internal(code.co_filename)
+    return inside
 
 
 def user_frame(depth: int = 1):

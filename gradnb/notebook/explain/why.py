@@ -34,7 +34,7 @@ from gradnb.notebook.explain.where import Where
 from gradnb.notebook.formatting import host_array
 from gradnb.notebook.naming import Names, caller_namespace
 
-__all__ = ["Reason", "Why", "explain", "why"]
+__all__ = ["Reason", "Why", "cut_leaf_reason", "cut_value_reason", "explain", "why"]
 
 #: Nodes that only move or copy a tensor: a leaf passed through one is "no longer the leaf".
 _COPIES = frozenset({"ToCopyBackward0", "CloneBackward0", "AliasBackward0", "ViewBackward0",
@@ -126,31 +126,19 @@ def why(*tensors: Tensor, namespace: Mapping[str, object] | None = None) -> Why:
 def explain(name: str, t: Tensor, names: Names, watch: Watcher | None = None) -> Reason:
     """The :class:`Reason` for one tensor (see the module docstring for the order)."""
     watch = watch or watcher()
-    if not t._requires_grad:
-        return _no_grad_reason(name, t, watch)
-    if t.grad_fn is not None and not t._retains_grad:
+    if not t.requires_grad:
+        return _no_grad_reason(name, t, names, watch)
+    if t.grad_fn is not None and not t.retains_grad:
         return _non_leaf_reason(name, t, names, watch)
-    if t._grad is None:
+    if t.grad is None:
         return _missing_reason(name, t, names, watch)
     return _value_reason(name, t, watch)
 
 
-def _no_grad_reason(name: str, t: Tensor, watch: Watcher) -> Reason:
+def _no_grad_reason(name: str, t: Tensor, names: Names, watch: Watcher) -> Reason:
     cut = watch.cut_of(t)
-    if cut is not None and cut.how in ("no_grad", "inference_mode"):
-        return Reason(name, f"{name}: requires_grad=False because it was computed under "
-                            f"{cut.how}" + _at(cut.where),
-                      [(f"ops inside a {cut.how}() block record no graph, so nothing flows back "
-                       f"to what {name} was computed from")],
-                      f"compute {name} outside the {cut.how}() block if it needs a gradient",
-                      cut.where)
     if cut is not None:
-        return Reason(name, f"{name}: requires_grad=False because {cut.how} cut it from the graph"
-                            + _at(cut.where),
-                      [(f"{name} has the value of {cut.source_name}'s output but no history: "
-                       "gradients stop there (.detach(), .data and tensor(t) all do this)")],
-                      f"use the original tensor instead of its {cut.how} copy where a gradient "
-                      "must flow", cut.where)
+        return cut_value_reason(name, cut, names)
     if t.is_inference():
         return Reason(name, f"{name}: requires_grad=False because it is an inference tensor "
                             "(made under inference_mode)", [],
@@ -161,6 +149,25 @@ def _no_grad_reason(name: str, t: Tensor, watch: Watcher) -> Reason:
                    "tensors that do not require grad)")],
                   f"create it with requires_grad=True, or call {name}.requires_grad_() "
                   "before using it")
+
+
+def cut_value_reason(name: str, cut, names: Names) -> Reason:
+    """Why the tensor ``name`` that ``cut`` produced has no gradient (either engine)."""
+    if cut.block is not None:
+        block = cut.block
+        return Reason(name, f"{name}: requires_grad=False because it was computed under "
+                            f"{block.switch}" + _at(cut.where),
+                      [f"the op ran inside {block.describe()}",
+                       (f"ops run while recording is off record no graph, so nothing flows back "
+                        f"to {_leaf_names(cut, names)}")],
+                      f"compute {name} outside {block.switch} if it needs a gradient",
+                      cut.where)
+    return Reason(name, f"{name}: requires_grad=False because {cut.how} cut it from the graph"
+                        + _at(cut.where),
+                  [(f"{name} has the value of {cut.source_name}'s output but no history: "
+                   "gradients stop there (.detach(), .data and tensor(t) all do this)")],
+                  f"use the original tensor instead of its {cut.how} copy where a gradient "
+                  "must flow", cut.where)
 
 
 def _non_leaf_reason(name: str, t: Tensor, names: Names, watch: Watcher) -> Reason:
@@ -189,16 +196,33 @@ def _non_leaf_reason(name: str, t: Tensor, names: Names, watch: Watcher) -> Reas
         f"call {name}.retain_grad() before backward to keep its gradient", where)
 
 
+def cut_leaf_reason(name: str, cut, names: Names) -> Reason:
+    """Why the leaf ``name`` got no gradient: ``cut`` took a value computed from it off the
+    graph (either engine)."""
+    if cut.block is not None:
+        block = cut.block
+        result = cut.result() if cut.result is not None else None
+        made = names.of_tensor(result) if result is not None else None
+        return Reason(name, f"{name}: .grad is None because its path was cut by "
+                            f"{block.switch}{_at(cut.where)}, so it is not used on the path "
+                            "backward took",
+                      [(f"{name} was used there inside {block.describe()}: the op recorded no "
+                        f"graph, so its result{f' ({made})' if made else ''} has no history "
+                        f"and no gradient flows back to {name}")],
+                      f"compute what needs a gradient outside {block.switch} (or under "
+                      "enable_grad())", cut.where)
+    return Reason(name, f"{name}: .grad is None because its path was cut by {cut.how}"
+                        f"{_at(cut.where)}, so it is not used on the path backward took",
+                  [(f"{cut.how} turned {cut.source_name}'s output (computed from {name}) into "
+                   "a value without history; nothing flows back through it")],
+                  f"keep the computation in tensors: use the tensor itself instead of "
+                  f"{cut.how}", cut.where)
+
+
 def _missing_reason(name: str, t: Tensor, names: Names, watch: Watcher) -> Reason:
     cuts = watch.cuts_from_leaf(t)
     if cuts:
-        cut = cuts[0]
-        return Reason(name, f"{name}: .grad is None because its path was cut by {cut.how}"
-                            f"{_at(cut.where)}, so it is not used on the path backward took",
-                      [(f"{cut.how} turned {cut.source_name}'s output (computed from {name}) into "
-                       "a value without history; nothing flows back through it")],
-                      f"keep the computation in tensors: use the tensor itself instead of "
-                      f"{cut.how}", cut.where)
+        return cut_leaf_reason(name, cuts[0], names)
     passes = watch.passes_of(t)
     last = watch.backwards[-1] if watch.backwards else None
     if passes and last is not None and last.index == passes[-1]:
@@ -230,7 +254,7 @@ def _missing_reason(name: str, t: Tensor, names: Names, watch: Watcher) -> Reaso
 
 
 def _value_reason(name: str, t: Tensor, watch: Watcher) -> Reason:
-    grad = t._grad
+    grad = t.grad
     data = host_array(grad._data if isinstance(grad, Tensor) else grad)
     passes = watch.passes_of(t)
     record = watch.backward(passes[-1]) if passes else None
@@ -270,6 +294,18 @@ def _value_reason(name: str, t: Tensor, watch: Watcher) -> Reason:
     return Reason(name, f"{name}: .grad holds the gradient of one backward pass"
                         f"{_at(where)}: nothing unusual",
                   [f"finite, not all zero, norm {float(np.linalg.norm(data)):.4g}"], "", where)
+
+
+def _leaf_names(cut, names: Names) -> str:
+    """The leaves a cut value was computed from, by name (``w``, ``model.0.weight``)."""
+    found = [names.of_tensor(ref()) for ref in cut.leaves if ref() is not None]
+    named = [n for n in found if n]
+    if not found:
+        return "what it was computed from"
+    if len(named) < len(found):
+        named.append(f"{len(found) - len(named)} more leaf tensor"
+                     f"{'s' if len(found) - len(named) > 1 else ''}")
+    return ", ".join(named[:4]) + (", ..." if len(named) > 4 else "")
 
 
 def _direct_leaf(node):

@@ -9,6 +9,8 @@ yes does the toolkit import the submodules that use torch:
 - :mod:`.records`: torch's ``grad_fn`` graph as the toolkit's trace records (:class:`TorchTrace`);
 - :mod:`.live`: ``%%trace`` on torch code, recording through a ``TorchFunctionMode``;
 - :mod:`.backward`: ``%backward`` on a torch tensor (gradients, steps and the bytes released);
+- :mod:`.watch`: source lines and cuts for torch code (``%why``), and the one mode that feeds
+  ``%%trace``'s recording;
 - :mod:`.graph`: the records drawn as a :class:`~gradnb.notebook.graphmodel.Graph`, with
   module grouping and devices.
 """
@@ -26,6 +28,7 @@ from gradnb.notebook.torch_objects import (
 
 __all__ = [
     "build_graph_for",
+    "follow_watch_session",
     "is_torch_module",
     "is_torch_tensor",
     "live_traces",
@@ -57,6 +60,24 @@ def snapshot_of(tensors: list):
 
         return torch_snapshot(tensors)
     return snapshot(tensors)
+
+
+def follow_watch_session() -> None:
+    """Watch torch code exactly while ``%watch on`` is in force (called when the session is
+    switched and before each cell, since torch may be imported after ``%watch on``)."""
+    from gradnb.notebook.explain.watcher import watcher  # (the watcher imports this package)
+
+    if not torch_loaded():
+        return
+    from gradnb.notebook.torch_adapter.watch import torch_watcher  # uses torch (import time)
+
+    on, watch = watcher().session, torch_watcher()
+    if on and not watch.session:
+        watch.session = True
+        watch.start()
+    elif not on and watch.session:
+        watch.session = False
+        watch.stop()
 
 
 def live_traces() -> list:

@@ -1,6 +1,6 @@
 """``%%trace`` on torch code: record torch's graph while the cell runs.
 
-A ``TorchFunctionMode`` sees every torch function the cell calls (operators, ``torch.*``,
+The torch watcher's ``TorchFunctionMode`` (:mod:`.watch`) sees every torch function the cell calls (operators, ``torch.*``,
 ``nn.functional``, tensor methods and properties such as ``.T``). After each call the new
 backward nodes behind its outputs are recorded, inputs first, so the drawing grows op by op and
 settles on exactly torch's ``grad_fn`` graph (a composite such as ``cross_entropy`` shows the
@@ -22,12 +22,12 @@ from typing import Self
 
 import torch
 from torch.nn.modules import module as nn_module
-from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_leaves
 
 from gradnb.notebook.torch_adapter.backward import log_report, measured
 from gradnb.notebook.torch_adapter.records import TorchTrace, new_nodes
 from gradnb.notebook.torch_adapter.saved import is_released, reachable_nodes
+from gradnb.notebook.torch_adapter.watch import torch_watcher
 
 __all__ = ["LiveTorchTrace", "current_sequence_number"]
 
@@ -44,17 +44,17 @@ class LiveTorchTrace(TorchTrace):
 
     def __init__(self) -> None:
         super().__init__()
-        self._mode: _Recorder | None = None
+        self._feeding = None
         self._hooks: list = []
 
     @property
     def active(self) -> bool:
         """Whether the trace is recording."""
-        return self._mode is not None
+        return self._feeding is not None
 
     def start(self) -> Self:
         """Begin recording (idempotent)."""
-        if self._mode is None:
+        if self._feeding is None:
             self.start_sequence = current_sequence_number()
             self._hooks = [
                 nn_module.register_module_forward_pre_hook(
@@ -62,15 +62,16 @@ class LiveTorchTrace(TorchTrace):
                 nn_module.register_module_forward_hook(
                     lambda module, _args, _out: self.module_exited(module), always_call=True),
             ]
-            self._mode = _Recorder(self)
-            self._mode.__enter__()
+            # The torch watcher's mode feeds the trace: one mode watches and records.
+            self._feeding = torch_watcher().feeding(self)
+            self._feeding.__enter__()
         return self
 
     def stop(self) -> None:
         """Stop recording (idempotent)."""
-        if self._mode is not None:
-            self._mode.__exit__(None, None, None)
-            self._mode = None
+        if self._feeding is not None:
+            feeding, self._feeding = self._feeding, None
+            feeding.__exit__(None, None, None)
             for handle in self._hooks:
                 handle.remove()
             self._hooks = []
@@ -114,23 +115,3 @@ class LiveTorchTrace(TorchTrace):
         log_report(report)
         return result[0]
 
-
-def _backward_functions() -> tuple:
-    return (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad)
-
-
-class _Recorder(TorchFunctionMode):
-    """The function mode behind :class:`LiveTorchTrace`."""
-
-    def __init__(self, trace: LiveTorchTrace) -> None:
-        super().__init__()
-        self.trace = trace
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        if func in _backward_functions():
-            return self.trace.run_backward(func, args, kwargs)
-        result = func(*args, **kwargs)
-        if torch.is_grad_enabled():
-            self.trace.record_outputs(result)
-        return result

@@ -1,15 +1,16 @@
-"""``%why`` for torch tensors, from the facts torch itself keeps.
+"""``%why`` for torch tensors, from the facts torch itself keeps and what the torch watcher saw.
 
-torch has no engine-wide observer, so cuts (``detach``, ``no_grad``) and source lines are not
-recorded for torch code; the reasons here come from ``requires_grad``, ``is_leaf``,
-``retains_grad``, ``grad_fn`` and the gradient's values, in the same words as gradnb's ``%why``.
+The reasons come from ``requires_grad``, ``is_leaf``, ``retains_grad``, ``grad_fn`` and the
+gradient's values, in the same words as gradnb's ``%why``; for torch code that ran watched
+(inside ``%%trace``, or after ``%watch on``) the torch watcher (:mod:`.watch`) adds the line
+that made each node and the cuts (``detach()``, ``.item()``, ``no_grad``) with their lines.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from gradnb.notebook.explain.why import Reason
+from gradnb.notebook.explain.why import Reason, cut_leaf_reason, cut_value_reason
 from gradnb.notebook.naming import Names
 from gradnb.notebook.torch_objects import to_numpy
 
@@ -19,13 +20,23 @@ __all__ = ["explain_torch"]
 _COPIES = {"ToCopyBackward0", "CloneBackward0", "AliasBackward0"}
 
 
-def explain_torch(name: str, t, names: Names) -> Reason:
-    """The :class:`Reason` for one torch tensor."""
+def explain_torch(name: str, t, names: Names, watch=None) -> Reason:
+    """The :class:`Reason` for one torch tensor (``watch``: the torch watcher, by default the
+    process's)."""
+    if watch is None:
+        # Imports torch, which is loaded already: ``t`` is a torch tensor (import time).
+        from gradnb.notebook.torch_adapter.watch import torch_watcher
+
+        watch = torch_watcher()
     if not t.requires_grad:
-        return _no_grad_reason(name, t)
+        cut = watch.cut_of(t)
+        return cut_value_reason(name, cut, names) if cut is not None else _no_grad_reason(name, t)
     if t.grad_fn is not None and not t.retains_grad:
-        return _non_leaf_reason(name, t, names)
+        return _non_leaf_reason(name, t, names, watch)
     if t.grad is None:
+        cuts = watch.cuts_from_leaf(t)
+        if cuts:
+            return cut_leaf_reason(name, cuts[0], names)
         return Reason(name, f"{name}: .grad is None: backward has not reached it (backward not "
                             "run yet, or it is not used on the path to the output that was "
                             "backpropagated)",
@@ -49,23 +60,25 @@ def _no_grad_reason(name: str, t) -> Reason:
                   "using it")
 
 
-def _non_leaf_reason(name: str, t, names: Names) -> Reason:
+def _non_leaf_reason(name: str, t, names: Names, watch) -> Reason:
     node = t.grad_fn
     node_name = type(node).__name__
+    where = watch.where_of(node)
+    at = f" at {where}" if where is not None else ""
     leaf = next((getattr(nxt, "variable", None) for nxt, _ in node.next_functions
                  if type(nxt).__name__ == "AccumulateGrad"), None)
     leaf_name = names.of_tensor(leaf) if leaf is not None else None
-    head = f"{name}: .grad is None because {name} is not a leaf ({node_name})"
+    head = f"{name}: .grad is None because {name} is not a leaf ({node_name}{at})"
     if leaf is not None and node_name in _COPIES:
         other = leaf_name or "the original leaf"
         return Reason(name, head, [
             (f"{name} is a copy of {other} made by {node_name}: it is no longer the leaf "
             f"(moved or copied), so the gradient goes to {other}.grad")],
-            f"read {other}.grad, or make the leaf with the dtype/device you need")
+            f"read {other}.grad, or make the leaf with the dtype/device you need", where)
     return Reason(name, head, [
         (f"{name} is computed by {node_name}; backward fills .grad only on leaves (tensors "
         "created with requires_grad=True)")],
-        f"call {name}.retain_grad() before backward to keep its gradient")
+        f"call {name}.retain_grad() before backward to keep its gradient", where)
 
 
 def _value_reason(name: str, data: np.ndarray) -> Reason:
