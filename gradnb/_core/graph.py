@@ -17,6 +17,7 @@ gradient's own class when backward runs on tensors (``create_graph=True``).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import weakref
@@ -178,10 +179,15 @@ class Node:
     why_nonfinite: ClassVar[str | None] = None
     fix_nonfinite: ClassVar[str | None] = None
     why_zero: ClassVar[str | None] = None
+    # ``{"self": ("other",)}``: save ``self`` only when ``other`` needs a gradient (as PyTorch,
+    # which saves a value only for the formulas that will run; ``_saved_self`` is then None).
+    saved_when: ClassVar[dict] = {}
     # Compiled from ``saves`` when the class is made: the spec ``record`` saves (positions,
-    # Output), and the values read off the inputs at record time, ``(name, position, kind)``.
+    # Output), and ``_prepare(node, inputs) -> spec``, None for the classes that need nothing
+    # done per recording (reading ``self_sym_sizes`` off the inputs, leaving out a value no
+    # formula will read).
     _save_spec: ClassVar[tuple] = ()
-    _fills: ClassVar[tuple | None] = None
+    _prepare: ClassVar = None
 
     def name(self) -> str:
         """The node's name as PyTorch prints it, e.g. ``MulBackward0``."""
@@ -393,7 +399,7 @@ class Node:
         # its slow path for every attribute read, and the engine reads node attributes on
         # every op.
         super().__init_subclass__(**kwargs)
-        if "saves" in cls.__dict__ or "inputs" in cls.__dict__ or "outputs" in cls.__dict__:
+        if any(k in cls.__dict__ for k in ("saves", "inputs", "outputs", "saved_when")):
             _compile_saves(cls)
         for name in cls.saved_names:
             _add_saved_reader(cls, "_saved_" + name)
@@ -430,13 +436,32 @@ def _compile_saves(cls) -> None:
             attrs.setdefault(name, name)
         else:
             attrs.setdefault(name, name)
-    cls._save_spec = tuple(spec)
+    spec = tuple(spec)
+    cls._save_spec = spec
     cls.saved_names = tuple(tensors)
     cls.saved_attrs = attrs
-    cls._fills = tuple(fills) or None
+    when = [(tensors.index(name), tuple(cls.inputs.index(i) for i in needers))
+            for name, needers in cls.saved_when.items()]
+    if fills or when:
+        cls._prepare = staticmethod(functools.partial(_prepare, tuple(fills), tuple(when), spec))
 
 
-def fill_saved(node, fills, inputs) -> None:
+def _prepare(fills, when, spec, node, inputs) -> tuple:
+    """The spec to save for this recording, after reading what the class reads off its inputs.
+    """
+    if fills:
+        _fill(node, fills, inputs)
+    if when:
+        spec = list(spec)
+        nxt = node._next
+        for index, needers in when:
+            if all(nxt[i] is None for i in needers):
+                spec[index] = None
+        spec = tuple(spec)
+    return spec
+
+
+def _fill(node, fills, inputs) -> None:
     """Keep what a node reads off its inputs (``self_sym_sizes``...) when it is recorded."""
     for name, position, kind in fills:
         t = inputs[position]

@@ -23,7 +23,7 @@ import numpy as np
 from . import events
 from .grad_mode import grad_off_threads as _grad_off_threads
 from .grad_mode import state as _grad_state
-from .graph import fill_saved, link
+from .graph import link
 from .graph import save as keep_saved
 from .tensor import Tensor
 from .views import refresh, share_memory
@@ -96,10 +96,8 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
         outputs = _make(data, True, node)
     else:
         outputs = _outputs(cls, inputs, data, node)
-    if cls._fills is not None:
-        fill_saved(node, cls._fills, inputs)
     if save is None:
-        spec = cls._save_spec
+        spec = cls._save_spec if cls._prepare is None else cls._prepare(node, inputs)
     else:
         spec = save if save.__class__ is tuple else save()
     if spec:
