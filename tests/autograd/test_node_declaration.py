@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 import pytest
 
@@ -16,7 +18,7 @@ class ScaleBackward0(Node):
 
     __slots__ = ()
     saves = ("other", "self", "self_sym_sizes", "other_scalar_type", "alpha")
-    saved_when = {"self": ("other",), "other": ("self",)}
+    saved_when: ClassVar[dict] = {"self": ("other",), "other": ("self",)}
     rule = "self: grad * other * alpha; other: grad * self * alpha"
 
     def backward(self, g):
