@@ -88,10 +88,26 @@ from .ops.spectral import *
 from .ops.statistics import *
 from .ops.strided import *
 from .ops.tensor_api import *
+from ._runtime import (
+    are_deterministic_algorithms_enabled,
+    compile,
+    finfo,
+    get_float32_matmul_precision,
+    get_num_threads,
+    iinfo,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_float32_matmul_precision,
+    set_num_threads,
+    use_deterministic_algorithms,
+)
 
 for _name in ops.tensor_api.ALIASED:  # axis=/keepdims= beside dim=/keepdim=, as in PyTorch
     if _name in globals():
         globals()[_name] = ops.tensor_api.with_numpy_keywords(globals()[_name])
+
+from .ops.inplace_forms import install as _install_inplace_forms
+
+_install_inplace_forms(globals())  # x.sin_() and torch.sin_(x) for every op with the form
 
 __version__ = "0.1.0"
 
