@@ -62,6 +62,7 @@ from .autograd.grad_mode import (
 )
 from .ops.arithmetic import *
 from .ops.complex import *
+from .ops.counting import *
 from .ops.creation import *
 from .ops.elementwise import *
 from .ops.indexing import *

@@ -12,6 +12,7 @@ from .autograd import engine
 from .ops import (
     arithmetic,
     complex,
+    counting,
     creation,
     elementwise,
     indexing,
@@ -43,7 +44,7 @@ __all__ = ["FAMILIES"]
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine,
             pointwise, matrices, joining, sorting, linalg_decompositions, linalg_householder,
             linalg_lu, linalg_norms, special_functions, scans, statistics, regions, tensor_api,
-            softmax, complex, spectral, scatter_reductions, strided)
+            softmax, complex, spectral, scatter_reductions, strided, counting)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():

@@ -12,6 +12,7 @@ import functools
 import numpy as np
 
 from .._core import dtype as _dtype
+from .._core.backend import get_array_module
 from .._core.grad_mode import no_grad
 from .._core.graph import bump_version
 from . import shape as sh
@@ -213,6 +214,62 @@ ALIASED = ("all", "amax", "amin", "any", "argmax", "argmin", "count_nonzero", "c
            "softmax", "log_softmax", "flip", "roll", "cat", "concat", "concatenate", "stack")
 
 
+def new(self, *args, **kwargs) -> Tensor:
+    """PyTorch's legacy ``x.new(...)``: ``x.new(2, 3)`` an uninitialised (here zero) tensor of
+    that shape, ``x.new(data)`` a copy of ``data``, both with ``x``'s dtype and device."""
+    return Tensor._legacy_new(self.dtype, args, kwargs, device=self.device)
+
+
+def resize_(self, *sizes, memory_format=None) -> Tensor:
+    """Give ``self`` the shape ``sizes`` in place, keeping its first elements in row-major
+    order; new elements are zero (PyTorch leaves them uninitialised)."""
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    shape = tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
+    if any(n < 0 for n in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: "
+                           f"{list(shape)}")
+    data = self._data
+    count = int(np.prod(shape, dtype=np.int64))
+    flat = data.reshape(-1)
+    if count <= flat.size and data.flags.c_contiguous:
+        self._data = flat[:count].reshape(shape)  # the same memory, as PyTorch's storage
+    else:
+        grown = get_array_module(data).zeros(count, dtype=data.dtype)
+        keep = min(count, flat.size)
+        grown[:keep] = flat[:keep]
+        self._data = grown.reshape(shape)
+    bump_version(self)
+    return self
+
+
+def pin_memory(self, device=None) -> Tensor:
+    """A copy in page-locked host memory, for fast copies to a GPU. Without a GPU there is
+    nothing to pin for: PyTorch's error."""
+    from .. import cuda
+
+    if not cuda.is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return self.clone()
+
+
+def is_pinned(self, device=None) -> bool:
+    """False: gradnb's host tensors live in ordinary NumPy memory."""
+    return False
+
+
+def record_stream(self, stream) -> None:
+    """PyTorch's CUDA caching-allocator hint. gradnb has no stream objects (CuPy frees memory
+    when the last reference goes), so no argument is a stream: PyTorch's error for a
+    non-stream."""
+    raise RuntimeError("unknown parameter type")
+
+
+def dequantize(self) -> Tensor:
+    """``self``: gradnb has no quantized tensors, and PyTorch returns a float tensor as is."""
+    return self
+
+
 # Where a tensor lives: gradnb's tensors are on the CPU (NumPy) or a CUDA GPU (CuPy), never on
 # the other devices PyTorch can name, so those flags are False as on a CPU-only PyTorch.
 _DEVICE_FLAGS = {
@@ -227,7 +284,9 @@ TENSOR_METHODS = {
     **_DEVICE_FLAGS,
     "new_zeros": _new(0), "new_ones": _new(1), "new_empty": _new(0), "new_full": new_full,
     "new_tensor": new_tensor, "type": type_, "stride": stride, "is_contiguous": is_contiguous,
-    "data_ptr": data_ptr, "random_": random_,
+    "data_ptr": data_ptr, "random_": random_, "new": new, "resize_": resize_,
+    "pin_memory": pin_memory, "is_pinned": is_pinned, "record_stream": record_stream,
+    "dequantize": dequantize,
     "unsqueeze_": _inplace_view(sh.unsqueeze), "squeeze_": _inplace_view(sh.squeeze),
     "t_": _inplace_view(sh.t), "transpose_": _inplace_view(sh.transpose),
 }
