@@ -51,6 +51,18 @@ from ._memory_format import (
     memory_format,
     preserve_format,
 )
+from ._runtime import (
+    are_deterministic_algorithms_enabled,
+    compile,
+    finfo,
+    get_float32_matmul_precision,
+    get_num_threads,
+    iinfo,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_float32_matmul_precision,
+    set_num_threads,
+    use_deterministic_algorithms,
+)
 from .autograd.anomaly import is_anomaly_enabled
 from .autograd.grad_mode import (
     enable_grad,
@@ -89,18 +101,6 @@ from .ops.spectral import *
 from .ops.statistics import *
 from .ops.strided import *
 from .ops.tensor_api import *
-from ._runtime import (
-    are_deterministic_algorithms_enabled,
-    compile,
-    finfo,
-    get_float32_matmul_precision,
-    get_num_threads,
-    iinfo,
-    is_deterministic_algorithms_warn_only_enabled,
-    set_float32_matmul_precision,
-    set_num_threads,
-    use_deterministic_algorithms,
-)
 
 for _name in ops.tensor_api.ALIASED:  # axis=/keepdims= beside dim=/keepdim=, as in PyTorch
     if _name in globals():
