@@ -109,7 +109,7 @@ def test_compile_returns_the_model_and_checks_arguments(torch):
             lib.compile(f, mode="bad")
         with pytest.raises(RuntimeError, match="Either mode or options can be specified"):
             lib.compile(f, mode="default", options={})
-        with pytest.raises(AssertionError, match="A callable function is expected"):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                lib.compile(1)
+        with pytest.raises(AssertionError, match="A callable function is expected"), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lib.compile(1)
