@@ -117,6 +117,7 @@ __version__ = "0.1.0"
 _LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft",
                  "special", "func", "masked", "backends", "jit", "accelerator"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse",
+               "vmap": "func",
                # nn.functional ops that PyTorch also offers at the top level
                "alpha_dropout": "nn.functional", "channel_shuffle": "nn.functional",
                "constant_pad_nd": "nn.functional.resample",

@@ -211,3 +211,10 @@ def test_nested_jacfwd_of_a_vector_function_and_third_order(torch):
 
     _close(third(gradnb)(_x(gradnb, 3)), third(torch)(_x(torch, 3)))
     assert not third(gradnb)(_x(gradnb, 3)).requires_grad
+
+
+def test_vmap_is_also_at_the_top_level(torch):
+    x = gradnb.arange(6.0).reshape(2, 3)
+    assert gradnb.vmap is func.vmap
+    _close(gradnb.vmap(lambda r: (r * r).sum())(x),
+           torch.vmap(lambda r: (r * r).sum())(torch.arange(6.0).reshape(2, 3)))
