@@ -219,3 +219,16 @@ def test_replacing_a_layer_keeps_its_position():
     first = list(seq.state_dict())
     seq.weight_like = gradnb.nn.Parameter(gradnb.ones(1))
     assert list(seq.state_dict()) == first
+
+
+def test_load_state_dict_refuses_a_value_that_is_not_a_tensor_unchanged():
+    model = gradnb.nn.Sequential(gradnb.nn.Linear(2, 1))
+    before = model[0].weight.detach().clone()
+    state = model.state_dict()
+    state["0.weight"] = [[1.0, 2.0]]
+    with pytest.raises(RuntimeError, match='Error\\(s\\) in loading state_dict for Sequential:\n\t'
+                                           'While copying the parameter named "0.weight", '
+                                           "expected gradnb.Tensor or Tensor-like object from "
+                                           "checkpoint but received <class 'list'>"):
+        model.load_state_dict(state)
+    assert gradnb.equal(model[0].weight.detach(), before)

@@ -460,7 +460,10 @@ class Module:
             if key not in state_dict:
                 continue
             value = state_dict[key]
-            if tuple(value.shape) != tuple(target.shape):
+            if not hasattr(value, "shape"):
+                errors.append(f'While copying the parameter named "{key}", expected gradnb.Tensor '
+                              f"or Tensor-like object from checkpoint but received {type(value)}")
+            elif tuple(value.shape) != tuple(target.shape):
                 errors.append(f"size mismatch for {key}: copying a param with shape "
                               f"{_size_repr(value.shape)} from checkpoint, the shape in current "
                               f"model is {_size_repr(target.shape)}.")
