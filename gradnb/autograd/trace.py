@@ -215,11 +215,15 @@ class Trace(events.Subscriber):
 
     # -- building -------------------------------------------------------------------------------
     def _add_op(self, node: Node, outputs, output_tensors) -> OpRecord:
+        # Runs per op under %%trace, so it reads two engine fields where the public face costs
+        # more: the edges as ``_next``/``_next_nr`` (``next_functions`` builds a tuple of pairs:
+        # +6% on this method) and ``_seq`` (a ``_sequence_nr()`` call: +2%).
         inputs = []
-        for nxt, nr in zip(node._next, node._next_nr):  # next_functions, without its tuple
+        for nxt, nr in zip(node._next, node._next_nr):
             if nxt is not None:
                 inputs.append((self._key_for_node(nxt, nr), nr))
-        saved = self._saved_of(node) if node._saved else ()  # (may add leaf records first)
+        sources = node.saved_sources()  # (empty once released)
+        saved = self._saved_records(sources) if sources else ()  # (may add leaf records first)
         key = self._next_key()
         if saved:  # the node's own outputs get the key of the record being made
             saved = tuple(
@@ -274,11 +278,12 @@ class Trace(events.Subscriber):
             return entry[1]
         return self._add_leaf(tensor, requires_grad=False)
 
-    def _saved_of(self, node: Node) -> tuple[SavedRecord, ...]:
-        """The distinct buffers ``node`` saved, each with the record it came from."""
+    def _saved_records(self, sources: list) -> tuple[SavedRecord, ...]:
+        """The distinct buffers among a node's ``saved_sources()``, each with the record it came
+        from."""
         seen: set[int] = set()
         saved = []
-        for array, tensor, output_nr in node.saved_sources():
+        for array, tensor, output_nr in sources:
             if tensor is not None:
                 source = self._edge_of_tensor(tensor)
             else:

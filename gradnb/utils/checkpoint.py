@@ -220,3 +220,8 @@ class CheckpointFunction(Function):
         autograd.backward([o for o, _ in pairs], [g for _, g in pairs])
         grads = tuple(t.grad if isinstance(t, Tensor) else None for t in inputs)
         return (None, None, *grads)
+
+
+# Its node (``CheckpointFunctionBackward``) is gradnb's own, not a user's Function: it says what it
+# does rather than the generic "your Function's backward" it would inherit.
+CheckpointFunction._backward_cls.rule = "re-runs the forward, then backward through it"

@@ -41,6 +41,7 @@ from gradnb._core.tensor import Tensor
 from gradnb.autograd import events
 from gradnb.autograd.trace import Trace
 from gradnb.nn.modules.module import Module
+from gradnb.notebook.explain.notes import note_of
 from gradnb.notebook.explain.unrecorded import UnrecordedCalls
 from gradnb.notebook.explain.where import CellNumbers, Where, is_internal_code, user_frame
 from gradnb.notebook.formatting import format_shape, host_array
@@ -135,12 +136,14 @@ class Write:
 
 @dataclass(frozen=True)
 class Blame:
-    """The first node whose backward made a gradient all-zero (``zero``) or ``NaN``/``Inf``."""
+    """The first node whose backward made a gradient all-zero (``zero``) or ``NaN``/``Inf``;
+    ``fix``: how to avoid a non-finite one, as that node's class says ("" when it does not)."""
 
     kind: str
     node: str
     where: Where | None
     detail: str
+    fix: str = ""
 
 
 @dataclass
@@ -488,50 +491,17 @@ class Watcher:
             elif array.size == 1:
                 values.append(f"{label} = {array.reshape(-1)[0].item()!r}")
         at = f" at index {position}" if out.size > 1 else ""
-        cause = _CAUSES.get(node.name(), "")
+        cause = note_of(node, "why_nonfinite") or ""
         detail = (f"{cause}{'; ' if cause else ''}"
                   f"{', '.join(values) if values else 'its inputs'}{at}").strip()
-        return Blame(kind, node.name(), self.where_of(node), detail)
+        return Blame(kind, node.name(), self.where_of(node), detail,
+                     note_of(node, "fix_nonfinite") or "")
 
     def _blame_zero(self, node, out) -> Blame:
         name = node.name()
-        reason = _BLOCKERS.get(name, "it multiplied the gradient by zeros")
+        reason = note_of(node, "why_zero") or "it multiplied the gradient by zeros"
         return Blame("zero", name, self.where_of(node),
                      f"{reason} (the gradient it passed on, {format_shape(out.shape)}, is all 0)")
-
-
-#: Why a node's backward gives Inf or NaN, in words.
-_CAUSES = {
-    "LogBackward0": "log of 0: grad / self",
-    "Log2Backward0": "log2 of 0: grad / (self * log 2)",
-    "Log10Backward0": "log10 of 0: grad / (self * log 10)",
-    "Log1PBackward0": "log1p at -1: grad / (1 + self)",
-    "SqrtBackward0": "sqrt at 0: grad / (2 * result)",
-    "RsqrtBackward0": "rsqrt at 0",
-    "DivBackward0": "division by 0 (0/0 gives NaN): grad / other",
-    "ReciprocalBackward0": "1/x at 0",
-    "PowBackward0": "a power below 1 at 0: exponent * self**(exponent - 1)",
-    "PowBackward1": "a power of 0 or a negative base: log(self)",
-    "AsinBackward0": "asin at |x| = 1: 1 / sqrt(1 - x**2)",
-    "AcosBackward0": "acos at |x| = 1: 1 / sqrt(1 - x**2)",
-    "LinalgVectorNormBackward0": "norm of a zero vector: self / result",
-    "StdBackward0": "std of constant values: divides by result = 0",
-}
-
-#: Why a node's backward gives an all-zero gradient, in words.
-_BLOCKERS = {
-    "ReluBackward0": "a dead ReLU: every input was <= 0",
-    "ClampBackward1": "a saturated clamp: every input was outside [min, max]",
-    "ClampMinBackward0": "a saturated clamp_min: every input was below min",
-    "ClampMaxBackward0": "a saturated clamp_max: every input was above max",
-    "MaskedFillBackward0": "a mask: every entry was filled",
-    "WhereBackward0": "a mask (where): the condition never picked this input",
-    "MulBackward0": "a multiplication by zeros (a mask)",
-    "SignBackward0": "sign() has zero derivative",
-    "RoundBackward0": "round() has zero derivative",
-    "FloorBackward0": "floor() has zero derivative",
-    "CeilBackward0": "ceil() has zero derivative",
-}
 
 
 def _array(g):

@@ -40,15 +40,6 @@ __all__ = ["Reason", "Why", "cut_leaf_reason", "cut_value_reason", "explain", "w
 _COPIES = frozenset({"ToCopyBackward0", "CloneBackward0", "AliasBackward0", "ViewBackward0",
                      "ReshapeAliasBackward0", "ExpandBackward0", "TBackward0"})
 
-#: How to avoid a non-finite gradient, per node.
-_NONFINITE_FIX = {
-    "LogBackward0": "keep the input away from 0: log(x + eps), or x.clamp_min(eps).log()",
-    "SqrtBackward0": "keep the input away from 0: sqrt(x + eps)",
-    "DivBackward0": "keep the divisor away from 0: a / (b + eps)",
-    "PowBackward0": "keep the base away from 0 for exponents below 1",
-    "LinalgVectorNormBackward0": "add eps inside the norm: (x * x).sum().add(eps).sqrt()",
-}
-
 
 @dataclass
 class Reason:
@@ -269,7 +260,7 @@ def _value_reason(name: str, t: Tensor, watch: Watcher) -> Reason:
                             f"{_at(blame.where)}",
                       [(f"{blame.node}'s backward turned a finite gradient into {blame.kind}: "
                        f"{blame.detail}")],
-                      _NONFINITE_FIX.get(blame.node, "keep the inputs of that op in its domain"),
+                      blame.fix or "keep the inputs of that op in its domain",
                       blame.where)
     if not data.any():
         if blame is None or blame.kind != "zero":

@@ -19,6 +19,7 @@ import torch
 
 from gradnb.autograd.memory import BackwardReport
 from gradnb.notebook.backward_run import BackwardRun, Step
+from gradnb.notebook.explain.notes import rule_of
 from gradnb.notebook.formatting import format_bytes, format_shape, format_values
 from gradnb.notebook.memory_meter import session_log
 from gradnb.notebook.tensors import dtype_name
@@ -141,19 +142,23 @@ def _watch(run: BackwardRun, trace: TorchTrace, root: torch.Tensor, keep_steps: 
             continue
         targets = tuple(None if nxt is None else _target_key(trace, nxt)
                         for nxt, _ in node.next_functions)
-        step = _step_hook(run, trace.key_of(node), type(node).__name__, targets, keep_steps)
+        rule = rule_of(node) if keep_steps else ""
+        step = _step_hook(run, trace.key_of(node), type(node).__name__, targets, rule,
+                          keep_steps)
         handles.append(node.register_hook(step))
     return handles
 
 
-def _step_hook(run: BackwardRun, key: int | None, name: str, targets: tuple, keep_steps: bool):
+def _step_hook(run: BackwardRun, key: int | None, name: str, targets: tuple, rule: str,
+               keep_steps: bool):
     """A node hook appending the node's :class:`Step` (torch passes the gradients w.r.t. the
-    node's inputs first, then those w.r.t. its outputs, which are what flowed in)."""
+    node's inputs first, then those w.r.t. its outputs, which are what flowed in); ``rule``: the
+    node's chain rule, that of gradnb's node of the same name."""
 
     def hook(grad_inputs, grad_outputs) -> None:
         incoming = tuple(map(_summary, grad_outputs)) if keep_steps else ()
         outgoing = tuple(map(_summary, grad_inputs)) if keep_steps else ()
-        run.steps.append(Step(key, name, incoming, outgoing, targets))
+        run.steps.append(Step(key, name, incoming, outgoing, targets, rule))
 
     return hook
 
