@@ -18,7 +18,6 @@ import collections
 import math
 import types
 import warnings
-from typing import ClassVar
 
 import numpy as np
 
@@ -203,16 +202,19 @@ def _nan_aware_equal(x, value):
     return (x == value) | (xp.isnan(x) & xp.isnan(value))
 
 
+PICKED_SAVES = ("dim", "indices", "keepdim", "self_sym_sizes")
+
+
 class PickedBackward(Node):
     """Gradient of values picked from ``self`` at ``indices`` along ``dim`` (``max(dim)``,
     ``median(dim)``, ``sort``, ``topk``...): the gradient written into zeros at those indices
-    (PyTorch's ``value_selecting_reduction_backward``). Subclasses name the op."""
+    (PyTorch's ``value_selecting_reduction_backward``). Subclasses name the op and declare what
+    it saves (``PICKED_SAVES``, less ``keepdim`` for ``sort`` and ``topk``)."""
     rule = "self: zeros with grad written at indices along dim"
 
     __slots__ = ("axis", "dim", "keepdim", "self_sym_sizes")
     inputs = ("self",)
     outputs = ("values", "indices")
-    saves = ("dim", "indices", "keepdim", "self_sym_sizes")
 
     def backward(self, g):
         shape = self.self_sym_sizes
@@ -378,6 +380,7 @@ class MaxBackward0(PickedBackward):
     rule = "self: value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, keepdim)"
 
     __slots__ = ()
+    saves = PICKED_SAVES
 
 
 class MinBackward0(PickedBackward):
@@ -385,6 +388,7 @@ class MinBackward0(PickedBackward):
     rule = "self: value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, keepdim)"
 
     __slots__ = ()
+    saves = PICKED_SAVES
 
 
 def _extreme(name, full_cls, dim_cls, input, dim, keepdim):
@@ -679,7 +683,7 @@ def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = F
     """Variance over ``dim`` (all by default) with Bessel's ``correction`` (1 unless
     ``unbiased=False`` or ``correction=0``)."""
     dim, keepdim, correction, shown = _var_args("var", dim, unbiased, keepdim, correction)
-    data, axes, dof, out = _var_forward("var", input, dim, keepdim, correction)
+    _, axes, dof, out = _var_forward("var", input, dim, keepdim, correction)
     return _record(VarBackward0, input, out, axes=axes, keepdim=keepdim, dof=dof,
                    dim=shown_dims(dim), correction=shown)
 
@@ -688,7 +692,7 @@ def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = F
         correction=None) -> Tensor:
     """Standard deviation: the square root of :func:`var`, same arguments."""
     dim, keepdim, correction, shown = _var_args("std", dim, unbiased, keepdim, correction)
-    data, axes, dof, out = _var_forward("std", input, dim, keepdim, correction)
+    _, axes, dof, out = _var_forward("std", input, dim, keepdim, correction)
     out = get_array_module(out).sqrt(out)
     return _record(StdBackward0, input, out, axes=axes, keepdim=keepdim, dof=dof,
                    dim=shown_dims(dim), correction=shown)
@@ -848,6 +852,7 @@ class MedianBackward1(PickedBackward):
     rule = "self: value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, keepdim)"
 
     __slots__ = ()
+    saves = PICKED_SAVES
 
 
 def _lower_median(data, axis: int):

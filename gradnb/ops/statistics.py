@@ -42,7 +42,8 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
     if not input.dtype.is_floating_point:
         return red.sum(input, dim, keepdim, dtype=dtype)
     data = input._data
-    clean = get_array_module(data).where(data != data, 0, data)
+    xp = get_array_module(data)
+    clean = xp.where(xp.isnan(data), 0, data)
     out = red.sum(wrap(clean), dim, keepdim, dtype=dtype)._data
     axes = red._reduced_axes(dim, data.ndim)
     keep = keepdim and dim is not None  # (sum ignores keepdim without a dim)
