@@ -721,27 +721,57 @@ class LinalgVectorNormBackward0(Node):
     saves = ("dim", "keepdim", "ord", "self", "result")
 
     def backward(self, g):
-        p = self.ord
-        if p == 0:
+        if self.ord == 0:
             return (None,)  # a count of nonzeros: PyTorch leaves the gradient undefined
         x, out = self.saved(g)
-        xd = dual.data(x)
-        g = _kept(g, xd.shape, self.axes, self.keepdim)
-        out = _kept(out, xd.shape, self.axes, self.keepdim)
-        if p == 1:
-            return (g * dual.sign(x),)
-        if math.isinf(p):
-            mask = dual.abs(xd) == dual.data(out)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                weights = mask / mask.sum(axis=self.axes, keepdims=True)
-            return (_weighted(g * dual.sign(x), weights),)
-        # Safe denominators keep the masked branch finite, so double backward has no NaN either.
-        out_safe = _where(dual.data(out) == 0, 1.0, out)
-        if p == 2:
-            return (g * x / out_safe,)
-        abs_safe = _where(xd == 0, 1.0, dual.abs(x))
-        return (g * dual.sign(x) * (abs_safe / out_safe) ** (p - 1),)
+        return (_norm_grad(g, x, out, self.ord, self.axes, self.keepdim),)
+
+
+def _norm_grad(g, x, out, p: float, axes, keepdim: bool):
+    """The gradient of the ``p``-norm ``out`` of ``x`` over ``axes`` (``p`` not 0)."""
+    xd = dual.data(x)
+    g = _kept(g, xd.shape, axes, keepdim)
+    out = _kept(out, xd.shape, axes, keepdim)
+    if p == 1:
+        return g * dual.sign(x)
+    if math.isinf(p):
+        mask = dual.abs(xd) == dual.data(out)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            weights = mask / mask.sum(axis=axes, keepdims=True)
+        return _weighted(g * dual.sign(x), weights)
+    # Safe denominators keep the masked branch finite, so double backward has no NaN either.
+    out_safe = _where(dual.data(out) == 0, 1.0, out)
+    if p == 2:
+        return g * x / out_safe
+    abs_safe = _where(xd == 0, 1.0, dual.abs(x))
+    return g * dual.sign(x) * (abs_safe / out_safe) ** (p - 1)
+
+
+class DistBackward0(Node):
+    """Gradient of ``dist``: the norm's gradient at ``self - other``, negated for ``other``."""
+    rule = "self: norm_backward(grad, self - other, p, result); other: -self's"
+    why_nonfinite = "dist of equal tensors: (self - other) / result"
+
+    __slots__ = ("p",)
+    saves = ("other", "p", "self", "result")
+
+    def backward(self, g):
+        other, x, out = self.saved(g)
+        p = float(self.p)
+        if p == 0:
+            return (None, None)  # a count of nonzeros: PyTorch leaves the gradient undefined
+        diff = x - other
+        grad = _norm_grad(g, diff, out, p, tuple(range(len(diff.shape))), False)
+        return (grad, -grad)
+
+
+def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
+    """The ``p``-norm of ``input - other`` (broadcast)."""
+    out = norm(input.detach() - other.detach(), p)._data
+    if not _is_differentiable(out):
+        return wrap(out)
+    return record(DistBackward0, (input, other), out, attrs={"p": p})
 
 
 def _check_inf_norm_nonempty(shape, dim, order) -> None:
