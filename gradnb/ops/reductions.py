@@ -821,6 +821,45 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
                    dim=shown_dims(dim))
 
 
+class RenormBackward0(Node):
+    """Gradient of ``renorm``: ``out = self * scale(norm)``, with the scale's own derivative
+    through each slice's norm where the slice was rescaled."""
+    rule = "self: renorm_backward(grad, self, p, dim, maxnorm)"
+
+    __slots__ = ("axis", "dim", "maxnorm", "p")
+    inputs = ("self",)
+    saves = ("dim", "maxnorm", "p", "self")
+    on_tensors = True
+
+    def backward(self, g):
+        from .elementwise import where
+
+        (x,) = self.saved(g)
+        others = tuple(i for i in range(x.ndim) if i != self.axis)
+        p, maxnorm = float(self.p), self.maxnorm
+        norms = norm(x, p, others, keepdim=True)
+        rescaled = norms > maxnorm
+        shifted = norms + 1e-7
+        grad = g * where(rescaled, maxnorm / shifted, 1.0)
+        d_scale = where(rescaled, -maxnorm / (shifted * shifted), 0.0)
+        inner = sum(g * x * d_scale, others, keepdim=True)
+        return (grad + _norm_grad(inner, x, norms, p, others, True),)
+
+
+def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
+    """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` rescaled to it."""
+    data = input._data
+    axis = _single_dim("renorm", dim, data.ndim)
+    others = tuple(i for i in range(data.ndim) if i != axis)
+    norms = norm(input.detach(), p, others, keepdim=True)._data
+    xp = get_array_module(data)
+    with silent():
+        scale = xp.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+        out = (data * scale).astype(data.dtype, copy=False)
+    return _record(RenormBackward0, input, out, axis=axis, dim=shown_dim(dim), maxnorm=maxnorm,
+                   p=p)
+
+
 # -- logsumexp --------------------------------------------------------------------------------------
 class LogsumexpBackward0(Node):
     """Gradient of ``logsumexp``: the softmax of the input over the reduced dims."""
