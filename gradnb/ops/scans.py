@@ -147,26 +147,32 @@ def cummin(input: Tensor, dim: int):
     return _cumulative_extreme(input, dim, False, return_types.cummin)
 
 
-def _spacing(y: Tensor, x, dx, d):
-    if x is not None:
-        if x.dim() == 1:
-            shape = [1] * y.dim()
-            shape[d] = x.shape[0]
-            x = x.reshape(shape)
-        n = x.shape[d]
-        return sh.narrow(x, d, 1, n - 1) - sh.narrow(x, d, 0, n - 1)
-    return 1.0 if dx is None else dx
+def _spacing(y: Tensor, x: Tensor, d: int) -> Tensor:
+    """``x``'s differences along ``d`` (a 1-D ``x`` viewed along ``d`` first), as PyTorch."""
+    if x.dim() == 1:
+        shape = [1] * y.dim()
+        shape[d] = x.shape[0]
+        x = x.reshape(shape)
+    n = x.shape[d]
+    return sh.narrow(x, d, 1, n - 1) - sh.narrow(x, d, 0, n - 1)
+
+
+def _ends_sum(y: Tensor, d: int) -> Tensor:
+    """``y[:-1] + y[1:]`` along ``d``."""
+    n = y.shape[d]
+    return sh.narrow(y, d, 0, n - 1) + sh.narrow(y, d, 1, n - 1)
 
 
 def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """The integral of ``y`` along ``dim`` by the trapezoidal rule (sample points ``x`` or
-    spacing ``dx``)."""
+    spacing ``dx``), composed as PyTorch composes it."""
     d = _axis(dim, y.dim())
-    n = y.shape[d]
-    if n == 0:
+    if y.shape[d] == 0:
         return red.sum(y, d)
-    mid = (sh.narrow(y, d, 1, n - 1) + sh.narrow(y, d, 0, n - 1)) / 2
-    return red.sum(mid * _spacing(y, x, dx, d), d)
+    if x is not None:
+        return red.sum(_ends_sum(y, d) * _spacing(y, x, d), d) / 2.0
+    ends = ix.select(y, dim, 0) + ix.select(y, dim, -1)
+    return (red.sum(y, dim) - ends * 0.5) * (1.0 if dx is None else dx)
 
 
 def trapz(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
@@ -177,11 +183,11 @@ def trapz(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
 def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """The running integral of ``y`` along ``dim`` by the trapezoidal rule."""
     d = _axis(dim, y.dim())
-    n = y.shape[d]
-    if n == 0:
+    if y.shape[d] == 0:
         return y.clone()
-    mid = (sh.narrow(y, d, 1, n - 1) + sh.narrow(y, d, 0, n - 1)) / 2
-    return red.cumsum(mid * _spacing(y, x, dx, d), d)
+    if x is not None:
+        return red.cumsum(_ends_sum(y, d) * _spacing(y, x, d), d) / 2.0
+    return red.cumsum(_ends_sum(y, d) * ((1.0 if dx is None else dx) / 2.0), dim)
 
 
 TENSOR_METHODS = {"cummax": cummax, "cummin": cummin, "logcumsumexp": logcumsumexp}
