@@ -7,6 +7,8 @@ import builtins
 import collections
 import warnings
 
+import numpy as np
+
 from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record, wrap
@@ -16,6 +18,7 @@ from . import reductions as red
 from ._args import scalar_type_name, wrap_dim
 from ._common import Tensor
 from ._out import OUT_DTYPE_EXPECTED, accepts_out
+from .linalg import mm
 
 __all__ = ["aminmax", "corrcoef", "cov", "nanmean", "nansum", "std_mean", "var_mean"]
 
@@ -196,7 +199,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> 
     if input.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {input.dim()} dimensions")
-    x = input.reshape(1, -1) if input.dim() < 2 else input
+    x = input.view(1, -1) if input.dim() < 2 else input
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         x = x.float()
     n = x.shape[1]
@@ -207,24 +210,19 @@ def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> 
         w = fweights
     if aweights is not None:
         w = aweights if w is None else w * aweights
-    if w is None:
-        avg = red.mean(x, 1, keepdim=True)
-        total = float(n)
-        norm = total - correction
+    # Composed as PyTorch composes it (Correlation.cpp), so the graph has its nodes.
+    w_sum = wrap(np.asarray(n, dtype=np.int64)) if w is None else red.sum(w)
+    avg = red.sum(x if w is None else x * w, 1) / w_sum
+    if w is not None and aweights is not None and correction != 0:
+        norm = w_sum - correction * red.sum(w * aweights) / w_sum
     else:
-        total = red.sum(w)
-        avg = red.sum(x * w, 1, keepdim=True) / total
-        if correction == 0:
-            norm = total
-        elif aweights is None:
-            norm = total - correction
-        else:
-            norm = total - correction * red.sum(w * aweights) / total
-    xc = x - avg
+        norm = w_sum - correction
+    if bool((norm._data <= 0).all()):  # no degrees of freedom left: PyTorch zeroes the factor
+        norm = wrap(np.zeros((), dtype=norm._data.dtype))
+    xc = x - avg.unsqueeze(1)
     xw = xc if w is None else xc * w
-    out = (xw @ xc.transpose(0, 1)) / (ew.clamp(norm, min=0) if isinstance(norm, Tensor)
-                                       else max(norm, 0))
-    return out.squeeze()  # one variable gives a 0-d result, as in PyTorch
+    xw_t = xw.t().conj() if xw.dtype.is_complex else xw.t()
+    return (mm(xc, xw_t) / norm).squeeze()  # one variable gives a 0-d result, as in PyTorch
 
 
 def corrcoef(input: Tensor) -> Tensor:
@@ -232,8 +230,9 @@ def corrcoef(input: Tensor) -> Tensor:
     c = cov(input)
     if c.dim() == 0:
         return c / c
-    std = ew.sqrt(c.diagonal())
-    out = c / std.unsqueeze(1) / std.unsqueeze(0)
+    d = c.diagonal()
+    std = ew.sqrt(d.real if d.dtype.is_complex else d)
+    out = c / std.view(-1, 1) / std.view(1, -1)
     return ew.clamp(out, -1, 1)
 
 
