@@ -215,12 +215,14 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
 
 class TraceBackward0(Node):
     """d trace(A) / dA is the identity: ``g`` on the diagonal, zeros elsewhere."""
-    rule = "self: grad on the diagonal, zeros elsewhere"
+    rule = "self: trace_backward_symint(grad, self_sym_sizes)"
 
-    __slots__ = ("in_shape",)
+    __slots__ = ("self_sym_sizes",)
+    inputs = ("self",)
+    saves = ("self_sym_sizes",)
 
     def backward(self, g):
-        eye = dual.xp_of(g).eye(*self.in_shape, dtype=dual.data(g).dtype)
+        eye = dual.xp_of(g).eye(*self.self_sym_sizes, dtype=dual.data(g).dtype)
         return (g * eye,)
 
 
@@ -238,7 +240,7 @@ def trace(input: Tensor) -> Tensor:
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     dtype = "int64" if data.dtype.kind in "biu" else data.dtype
     out = get_array_module(data).trace(data, dtype=dtype)
-    return record(TraceBackward0, (input,), out, attrs={"in_shape": data.shape})
+    return record(TraceBackward0, (input,), out)
 
 
 TENSOR_METHODS = {

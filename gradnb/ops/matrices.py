@@ -296,8 +296,8 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
 
 
 def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
-    """The ``p``-norm of ``input - other``."""
-    return red.norm(input - other, p)
+    """The ``p``-norm of ``input - other`` (PyTorch's ``DistBackward0`` node)."""
+    return red.dist(input, other, p)
 
 
 def cdist(x1: Tensor, x2: Tensor, p=2.0, compute_mode=None) -> Tensor:

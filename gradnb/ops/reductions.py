@@ -18,13 +18,12 @@ import collections
 import math
 import types
 import warnings
-from typing import ClassVar
 
 import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module, silent
-from .._core.graph import OUTPUT, Node, const
+from .._core.graph import Node
 from .._core.record import record, wrap
 from . import dual
 from ._args import check_tensor_or_number, scalar_type_name
@@ -127,13 +126,42 @@ def _integral_to_int64(data, dtype):
 
 
 # -- recording ------------------------------------------------------------------------------------
-def _record(cls, input, out, *, save_input=False, save_output=False, consts=(), **attrs) -> Tensor:
-    """``record`` for a reduction of ``input``: the saved values its backward reads are, in this
-    order, the input, the output, then each of ``consts``. An integer result has no gradient."""
+_UINT64 = 1 << 64
+
+
+def shown_dim(dim):
+    """A dim as PyTorch's ``grad_fn._saved_dim`` shows it: as it was given, a negative one read
+    as an unsigned 64-bit integer (``-1`` shows as ``18446744073709551615``)."""
+    if dim is None:
+        return None
+    if isinstance(dim, int):
+        return dim % _UINT64
+    return tuple(int(d) % _UINT64 for d in dim)
+
+
+def shown_dims(dim):
+    """``shown_dim`` for a list-of-dims argument: an int shows as a 1-tuple."""
+    return shown_dim((dim,) if isinstance(dim, int) else dim)
+
+
+def _record(cls, input, out, **attrs) -> Tensor:
+    """``record`` for a reduction of ``input`` (the class declares what it saves). An integer
+    result has no gradient."""
     if not _is_differentiable(out):
         return wrap(out)
-    save = (0,) * save_input + (OUTPUT,) * save_output + tuple(const(c) for c in consts)
-    return record(cls, (input,), out, save=save, attrs=attrs or None)
+    return record(cls, (input,), out, attrs=attrs or None)
+
+
+def record_picked(cls, input, values, indices, dim: int, axis: int, keepdim: bool = True):
+    """``(values, indices)`` of an op that picks entries of ``input`` along ``axis`` (``dim`` as
+    given), recorded with a :class:`PickedBackward` node that saves ``indices``."""
+    indices = wrap(indices)
+    if not _is_differentiable(values):
+        return wrap(values), indices
+    out = record(cls, (input,), values, save=(indices,),
+                 attrs={"dim": shown_dim(dim), "axis": axis, "keepdim": keepdim,
+                        "self_sym_sizes": input._data.shape})
+    return out, indices
 
 
 def _is_differentiable(out) -> bool:
@@ -174,27 +202,65 @@ def _nan_aware_equal(x, value):
     return (x == value) | (xp.isnan(x) & xp.isnan(value))
 
 
+PICKED_SAVES = ("dim", "indices", "keepdim", "self_sym_sizes")
+
+
+class PickedBackward(Node):
+    """Gradient of values picked from ``self`` at ``indices`` along ``dim`` (``max(dim)``,
+    ``median(dim)``, ``sort``, ``topk``...): the gradient written into zeros at those indices
+    (PyTorch's ``value_selecting_reduction_backward``). Subclasses name the op and declare what
+    it saves (``PICKED_SAVES``, less ``keepdim`` for ``sort`` and ``topk``)."""
+    rule = "self: zeros with grad written at indices along dim"
+
+    __slots__ = ("axis", "dim", "keepdim", "self_sym_sizes")
+    inputs = ("self",)
+    outputs = ("values", "indices")
+
+    def backward(self, g):
+        shape = self.self_sym_sizes
+        if not shape:
+            return (g,)
+        from .indexing import scatter_into_zeros  # (indexing imports this module's users)
+
+        (indices,) = self.saved(g)
+        idx = dual.data(indices)
+        axis = self.axis
+        xp = get_array_module(idx)
+        if not self.keepdim:
+            idx = xp.expand_dims(idx, axis)
+            g = dual.reshape(g, idx.shape)
+        key = []
+        for d, n in enumerate(idx.shape):
+            if d == axis:
+                key.append(idx)
+            else:
+                key.append(xp.arange(n).reshape((1,) * d + (n,) + (1,) * (idx.ndim - d - 1)))
+        return (scatter_into_zeros(shape, tuple(key), g, accumulate=False),)
+
+
 # -- sum and mean ---------------------------------------------------------------------------------
 class SumBackward0(Node):
     """Gradient of a full sum: the scalar gradient broadcast to the input's shape."""
-    rule = "self: grad expanded to self's shape"
+    rule = "self: grad.expand_symint(self_sym_sizes)"
 
-    __slots__ = ("in_shape",)
+    __slots__ = ("self_sym_sizes",)
+    inputs = ("self",)
+    saves = ("self_sym_sizes",)
 
     def backward(self, g):
-        return (dual.expand(g, self.in_shape),)
+        return (dual.expand(g, self.self_sym_sizes),)
 
 
 class SumBackward1(Node):
     """Gradient of a sum over ``dim``."""
-    rule = "self: grad unsqueezed on the summed dims, expanded to self's shape"
+    rule = "self: sum_backward(grad, self_sym_sizes, dim, keepdim)"
 
-    __slots__ = ("axes", "in_shape", "keepdim")
-    saved_attrs: ClassVar[dict] = {"dim": "axes", "keepdim": "keepdim",
-                                   "self_sym_sizes": "in_shape"}
+    __slots__ = ("axes", "dim", "keepdim", "self_sym_sizes")
+    inputs = ("self",)
+    saves = ("dim", "keepdim", "self_sym_sizes")
 
     def backward(self, g):
-        return (expand_reduced(g, self.in_shape, self.axes, self.keepdim),)
+        return (expand_reduced(g, self.self_sym_sizes, self.axes, self.keepdim),)
 
 
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
@@ -209,35 +275,40 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
     if dim is None:
         with silent():  # inf - inf is NaN, silently
             out = data.sum(dtype=out_dtype)
-        return _record(SumBackward0, input, out, in_shape=data.shape)
+        if out.dtype.kind not in "fc":
+            return wrap(out)
+        return record(SumBackward0, (input,), out)
     axes = _reduced_axes(dim, data.ndim)
     with silent():  # inf - inf is NaN, silently
         out = data.sum(axis=axes, keepdims=keepdim, dtype=out_dtype)
-    return _record(SumBackward1, input, out, in_shape=data.shape, axes=axes, keepdim=keepdim)
+    return _record(SumBackward1, input, out, axes=axes, dim=shown_dims(dim), keepdim=keepdim)
 
 
 class MeanBackward0(Node):
     """Gradient of a full mean: ``g / numel`` everywhere."""
-    rule = "self: grad expanded to self's shape / numel"
+    rule = "self: grad.expand_symint(self_sym_sizes) / self_sym_numel"
 
-    __slots__ = ("count", "in_shape")
+    __slots__ = ("self_sym_numel", "self_sym_sizes")
+    inputs = ("self",)
+    saves = ("self_sym_numel", "self_sym_sizes")
 
     def backward(self, g):
-        # count is 0 only for an empty input, whose gradient is empty whatever we divide by
-        return (dual.expand(g / builtins.max(self.count, 1), self.in_shape),)
+        # numel is 0 only for an empty input, whose gradient is empty whatever we divide by
+        return (dual.expand(g / builtins.max(self.self_sym_numel, 1), self.self_sym_sizes),)
 
 
 class MeanBackward1(Node):
     """Gradient of a mean over ``dim``."""
-    rule = "self: grad expanded over the reduced dims / their size"
+    rule = "self: mean_backward(grad, self_sym_sizes, dim, self_sym_numel, keepdim)"
 
-    __slots__ = ("axes", "count", "in_shape", "keepdim")
-    saved_attrs: ClassVar[dict] = {"dim": "axes", "keepdim": "keepdim",
-                                   "self_sym_sizes": "in_shape"}
+    __slots__ = ("axes", "dim", "keepdim", "self_sym_numel", "self_sym_sizes")
+    inputs = ("self",)
+    saves = ("dim", "keepdim", "self_sym_numel", "self_sym_sizes")
 
     def backward(self, g):
-        count = builtins.max(self.count, 1)  # 0 only when the input, so its gradient, is empty
-        return (expand_reduced(g / count, self.in_shape, self.axes, self.keepdim),)
+        shape = self.self_sym_sizes
+        count = builtins.max(_count(shape, self.axes), 1)  # 0: the gradient is empty anyway
+        return (expand_reduced(g / count, shape, self.axes, self.keepdim),)
 
 
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
@@ -258,11 +329,10 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
         warnings.simplefilter("ignore", RuntimeWarning)  # the mean of nothing is NaN, silently
         if dim is None:
             out = xp.asarray(data.mean(), dtype=data.dtype)
-            return _record(MeanBackward0, input, out, in_shape=data.shape, count=data.size)
+            return _record(MeanBackward0, input, out)
         axes = _reduced_axes(dim, data.ndim)
         out = data.mean(axis=axes, keepdims=keepdim).astype(data.dtype, copy=False)
-    return _record(MeanBackward1, input, out, in_shape=data.shape, axes=axes, keepdim=keepdim,
-                   count=_count(data.shape, axes))
+    return _record(MeanBackward1, input, out, axes=axes, dim=shown_dims(dim), keepdim=keepdim)
 
 
 # -- max, min, amax, amin, argmax, argmin -----------------------------------------------------------
@@ -287,9 +357,11 @@ return_types.median = _return_type("median")
 
 class MaxBackward1(Node):
     """Gradient of a full ``max``: shared evenly among every element equal to the result."""
-    rule = "self: grad to the index that held the max along dim"
+    rule = "self: evenly_distribute_backward(grad, self, result)"
 
     __slots__ = ()
+    inputs = ("self",)
+    saves = ("self", "result")
 
     def backward(self, g):
         x, out = (dual.data(v) for v in self.saved(g))
@@ -299,35 +371,24 @@ class MaxBackward1(Node):
 
 class MinBackward1(MaxBackward1):
     """Gradient of a full ``min`` (same rule as ``max``)."""
-    rule = "self: grad to the index that held the min along dim"
 
     __slots__ = ()
 
 
-class MaxBackward0(Node):
+class MaxBackward0(PickedBackward):
     """Gradient of ``max(dim)``: all of it to the index that was returned."""
-    rule = "self: grad shared evenly among the maximal entries"
-
-    __slots__ = ("axis", "in_shape", "keepdim")
-
-    def backward(self, g):
-        if not self.in_shape:
-            return (g,)
-        (indices,) = self.saved(g)
-        indices = dual.data(indices)
-        xp = get_array_module(indices)
-        positions = xp.arange(self.in_shape[self.axis]).reshape(
-            (-1,) + (1,) * (len(self.in_shape) - self.axis - 1))
-        one_hot = positions == indices.reshape(_kept_shape(self.in_shape, (self.axis,)))
-        g = _kept(g, self.in_shape, (self.axis,), self.keepdim)
-        return (_where(one_hot, g, 0.0),)
-
-
-class MinBackward0(MaxBackward0):
-    """Gradient of ``min(dim)`` (same rule as ``max(dim)``)."""
-    rule = "self: grad shared evenly among the minimal entries"
+    rule = "self: value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, keepdim)"
 
     __slots__ = ()
+    saves = PICKED_SAVES
+
+
+class MinBackward0(PickedBackward):
+    """Gradient of ``min(dim)`` (same rule as ``max(dim)``)."""
+    rule = "self: value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, keepdim)"
+
+    __slots__ = ()
+    saves = PICKED_SAVES
 
 
 def _extreme(name, full_cls, dim_cls, input, dim, keepdim):
@@ -338,7 +399,7 @@ def _extreme(name, full_cls, dim_cls, input, dim, keepdim):
                                "input.numel() == 0. Specify the reduction dim with the 'dim' "
                                "argument.")
         out = getattr(data, name)()
-        return _record(full_cls, input, out, save_input=True, save_output=True)
+        return _record(full_cls, input, out)
     axis = _single_dim(name, dim, data.ndim)
     if data.ndim == 0:
         indices = get_array_module(data).zeros((), dtype=_dtype.int64.np)
@@ -350,9 +411,8 @@ def _extreme(name, full_cls, dim_cls, input, dim, keepdim):
         values = xp.take_along_axis(data, indices, axis=axis)
         if not keepdim:
             indices, values = indices.squeeze(axis), values.squeeze(axis)
-    values_t = _record(dim_cls, input, values, consts=(indices,), in_shape=data.shape, axis=axis,
-                       keepdim=keepdim)
-    return getattr(return_types, name)(values_t, wrap(indices))
+    return getattr(return_types, name)(*record_picked(dim_cls, input, values, indices, dim, axis,
+                                                      keepdim))
 
 
 def max(input: Tensor, dim=None, keepdim: bool = False):
@@ -381,23 +441,26 @@ def min(input: Tensor, dim=None, keepdim: bool = False):
 
 class AmaxBackward0(Node):
     """Gradient of ``amax``: shared evenly among the tied maxima of each reduced slice."""
-    rule = "self: grad shared evenly among the maximal entries"
+    rule = "self: scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), " \
+        "restore_reduced_dims(result, dim, keepdim) == self, dim)"
 
-    __slots__ = ("axes", "in_shape", "keepdim")
+    __slots__ = ("axes", "dim", "keepdim")
+    inputs = ("self",)
+    saves = ("dim", "keepdim", "self", "result")
 
     def backward(self, g):
         x, out = (dual.data(v) for v in self.saved(g))
-        out = out.reshape(_kept_shape(self.in_shape, self.axes))
+        shape = x.shape
+        out = out.reshape(_kept_shape(shape, self.axes))
         mask = x == out  # a NaN result matches nothing: 0/0, a NaN gradient, as in PyTorch
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             weights = mask / mask.sum(axis=self.axes, keepdims=True)
-        return (_weighted(_kept(g, self.in_shape, self.axes, self.keepdim), weights),)
+        return (_weighted(_kept(g, shape, self.axes, self.keepdim), weights),)
 
 
 class AminBackward0(AmaxBackward0):
     """Gradient of ``amin`` (same rule as ``amax``)."""
-    rule = "self: grad shared evenly among the minimal entries"
 
     __slots__ = ()
 
@@ -412,8 +475,7 @@ def _amax_like(name, cls, input, dim, keepdim):
         if data.ndim and data.shape[d] == 0:  # PyTorch names the dim as it was given here
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     out = getattr(data, "max" if name == "amax" else "min")(axis=axes, keepdims=keepdim)
-    return _record(cls, input, out, save_input=True, save_output=True, in_shape=data.shape,
-                   axes=axes, keepdim=keepdim)
+    return _record(cls, input, out, axes=axes, dim=shown_dims(dim), keepdim=keepdim)
 
 
 @accepts_out("amax", OUT_DTYPE_MATCH_INPUT)
@@ -494,9 +556,11 @@ def _prod_grad(g, x, out, axis):
 
 class ProdBackward0(Node):
     """Gradient of a full product (zero-safe)."""
-    rule = "self: grad * result / self (products of the others where self == 0)"
+    rule = "self: prod_backward(grad, self.to(grad.scalar_type()), result)"
 
     __slots__ = ()
+    inputs = ("self",)
+    saves = ("self", "result")
 
     def backward(self, g):
         x, out = self.saved(g)
@@ -507,14 +571,17 @@ class ProdBackward1(Node):
     """Gradient of a product along one dim (zero-safe)."""
     rule = "self: grad * result / self along dim (others' product where self == 0)"
 
-    __slots__ = ("axis", "in_shape", "keepdim")
+    __slots__ = ("axis", "dim", "keepdim")
+    inputs = ("self",)
+    saves = ("dim", "keepdim", "self", "result")
 
     def backward(self, g):
-        if not self.in_shape:
-            return (g,)
         x, out = self.saved(g)
-        g = _kept(g, self.in_shape, (self.axis,), self.keepdim)
-        out = _kept(out, self.in_shape, (self.axis,), self.keepdim)
+        shape = tuple(x.shape)
+        if not shape:
+            return (g,)
+        g = _kept(g, shape, (self.axis,), self.keepdim)
+        out = _kept(out, shape, (self.axis,), self.keepdim)
         return (_prod_grad(g, x, out, self.axis),)
 
 
@@ -524,12 +591,11 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
     out_dtype = _integral_to_int64(data, dtype)
     if dim is None:
         out = data.prod(dtype=out_dtype)
-        return _record(ProdBackward0, input, out, save_input=True, save_output=True)
+        return _record(ProdBackward0, input, out)
     axis = _single_dim("prod", dim, data.ndim)
     axes = (axis,) if data.ndim else ()
     out = data.prod(axis=axes, keepdims=keepdim, dtype=out_dtype)
-    return _record(ProdBackward1, input, out, save_input=True, save_output=True,
-                   in_shape=data.shape, axis=axis, keepdim=keepdim)
+    return _record(ProdBackward1, input, out, axis=axis, dim=shown_dim(dim), keepdim=keepdim)
 
 
 # -- var and std -----------------------------------------------------------------------------------
@@ -541,9 +607,17 @@ def _var_args(name, dim, unbiased, keepdim, correction):
     if unbiased is not None and correction is not None:
         raise TypeError(f"{name}() received an invalid combination of arguments - got both "
                         "'unbiased' and 'correction'")
+    # What PyTorch's ``_saved_correction`` shows: the correction or ``unbiased`` as given; the
+    # overload with a dim reads ``unbiased`` as True by default, the one without as None.
+    if correction is not None:
+        shown = correction
+    elif unbiased is not None:
+        shown = int(unbiased)
+    else:
+        shown = None if dim is None else 1
     if correction is None:
         correction = 0 if unbiased is False else 1
-    return dim, keepdim, correction
+    return dim, keepdim, correction, shown
 
 
 def _var_forward(name, input, dim, keepdim, correction):
@@ -577,11 +651,13 @@ class VarBackward0(Node):
     """Gradient of ``var``."""
     rule = "self: grad * 2 * (self - mean) / (n - correction)"
 
-    __slots__ = ("axes", "dof", "in_shape", "keepdim")
+    __slots__ = ("axes", "correction", "dim", "dof", "keepdim")
+    inputs = ("self",)
+    saves = ("correction", "dim", "keepdim", "self")
 
     def backward(self, g):
         (x,) = self.saved(g)
-        g = _kept(g, self.in_shape, self.axes, self.keepdim)
+        g = _kept(g, tuple(x.shape), self.axes, self.keepdim)
         return (_var_grad(g, x, self.axes, self.dof),)
 
 
@@ -590,13 +666,15 @@ class StdBackward0(Node):
     rule = "self: grad * (self - mean) / ((n - correction) * result)"
     why_nonfinite = "std of constant values: divides by result = 0"
 
-    __slots__ = ("axes", "dof", "in_shape", "keepdim")
+    __slots__ = ("axes", "correction", "dim", "dof", "keepdim")
+    inputs = ("self",)
+    saves = ("correction", "dim", "keepdim", "self", "result")
 
     def backward(self, g):
         x, out = self.saved(g)
         zero = dual.data(out) == 0
         g = _where(zero, 0.0, g / (2.0 * _where(zero, 1.0, out)))
-        g = _kept(g, self.in_shape, self.axes, self.keepdim)
+        g = _kept(g, tuple(x.shape), self.axes, self.keepdim)
         return (_var_grad(g, x, self.axes, self.dof),)
 
 
@@ -604,20 +682,20 @@ def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = F
         correction=None) -> Tensor:
     """Variance over ``dim`` (all by default) with Bessel's ``correction`` (1 unless
     ``unbiased=False`` or ``correction=0``)."""
-    dim, keepdim, correction = _var_args("var", dim, unbiased, keepdim, correction)
-    data, axes, dof, out = _var_forward("var", input, dim, keepdim, correction)
-    return _record(VarBackward0, input, out, save_input=True, in_shape=data.shape, axes=axes,
-                   keepdim=keepdim, dof=dof)
+    dim, keepdim, correction, shown = _var_args("var", dim, unbiased, keepdim, correction)
+    _, axes, dof, out = _var_forward("var", input, dim, keepdim, correction)
+    return _record(VarBackward0, input, out, axes=axes, keepdim=keepdim, dof=dof,
+                   dim=shown_dims(dim), correction=shown)
 
 
 def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction=None) -> Tensor:
     """Standard deviation: the square root of :func:`var`, same arguments."""
-    dim, keepdim, correction = _var_args("std", dim, unbiased, keepdim, correction)
-    data, axes, dof, out = _var_forward("std", input, dim, keepdim, correction)
+    dim, keepdim, correction, shown = _var_args("std", dim, unbiased, keepdim, correction)
+    _, axes, dof, out = _var_forward("std", input, dim, keepdim, correction)
     out = get_array_module(out).sqrt(out)
-    return _record(StdBackward0, input, out, save_input=True, save_output=True,
-                   in_shape=data.shape, axes=axes, keepdim=keepdim, dof=dof)
+    return _record(StdBackward0, input, out, axes=axes, keepdim=keepdim, dof=dof,
+                   dim=shown_dims(dim), correction=shown)
 
 
 # -- norm ------------------------------------------------------------------------------------------
@@ -638,30 +716,62 @@ class LinalgVectorNormBackward0(Node):
     why_nonfinite = "norm of a zero vector: self / result"
     fix_nonfinite = "add eps inside the norm: (x * x).sum().add(eps).sqrt()"
 
-    __slots__ = ("axes", "in_shape", "keepdim", "ord")
+    __slots__ = ("axes", "dim", "keepdim", "ord")
+    inputs = ("self",)
+    saves = ("dim", "keepdim", "ord", "self", "result")
 
     def backward(self, g):
-        p = self.ord
-        if p == 0:
+        if self.ord == 0:
             return (None,)  # a count of nonzeros: PyTorch leaves the gradient undefined
         x, out = self.saved(g)
-        xd = dual.data(x)
-        g = _kept(g, self.in_shape, self.axes, self.keepdim)
-        out = _kept(out, self.in_shape, self.axes, self.keepdim)
-        if p == 1:
-            return (g * dual.sign(x),)
-        if math.isinf(p):
-            mask = dual.abs(xd) == dual.data(out)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                weights = mask / mask.sum(axis=self.axes, keepdims=True)
-            return (_weighted(g * dual.sign(x), weights),)
-        # Safe denominators keep the masked branch finite, so double backward has no NaN either.
-        out_safe = _where(dual.data(out) == 0, 1.0, out)
-        if p == 2:
-            return (g * x / out_safe,)
-        abs_safe = _where(xd == 0, 1.0, dual.abs(x))
-        return (g * dual.sign(x) * (abs_safe / out_safe) ** (p - 1),)
+        return (_norm_grad(g, x, out, self.ord, self.axes, self.keepdim),)
+
+
+def _norm_grad(g, x, out, p: float, axes, keepdim: bool):
+    """The gradient of the ``p``-norm ``out`` of ``x`` over ``axes`` (``p`` not 0)."""
+    xd = dual.data(x)
+    g = _kept(g, xd.shape, axes, keepdim)
+    out = _kept(out, xd.shape, axes, keepdim)
+    if p == 1:
+        return g * dual.sign(x)
+    if math.isinf(p):
+        mask = dual.abs(xd) == dual.data(out)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            weights = mask / mask.sum(axis=axes, keepdims=True)
+        return _weighted(g * dual.sign(x), weights)
+    # Safe denominators keep the masked branch finite, so double backward has no NaN either.
+    out_safe = _where(dual.data(out) == 0, 1.0, out)
+    if p == 2:
+        return g * x / out_safe
+    abs_safe = _where(xd == 0, 1.0, dual.abs(x))
+    return g * dual.sign(x) * (abs_safe / out_safe) ** (p - 1)
+
+
+class DistBackward0(Node):
+    """Gradient of ``dist``: the norm's gradient at ``self - other``, negated for ``other``."""
+    rule = "self: norm_backward(grad, self - other, p, result); other: -self's"
+    why_nonfinite = "dist of equal tensors: (self - other) / result"
+
+    __slots__ = ("p",)
+    saves = ("other", "p", "self", "result")
+
+    def backward(self, g):
+        other, x, out = self.saved(g)
+        p = float(self.p)
+        if p == 0:
+            return (None, None)  # a count of nonzeros: PyTorch leaves the gradient undefined
+        diff = x - other
+        grad = _norm_grad(g, diff, out, p, tuple(range(len(diff.shape))), False)
+        return (grad, -grad)
+
+
+def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
+    """The ``p``-norm of ``input - other`` (broadcast)."""
+    out = norm(input.detach() - other.detach(), p)._data
+    if not _is_differentiable(out):
+        return wrap(out)
+    return record(DistBackward0, (input, other), out, attrs={"p": p})
 
 
 def _check_inf_norm_nonempty(shape, dim, order) -> None:
@@ -707,21 +817,63 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
         with np.errstate(divide="ignore", over="ignore"):
             out = ((magnitude ** order).sum(axis=axes, keepdims=keepdim)) ** (1.0 / order)
     out = out.astype(data.dtype, copy=False)
-    return _record(LinalgVectorNormBackward0, input, out, save_input=True, save_output=True,
-                   in_shape=data.shape, axes=axes, keepdim=keepdim, ord=order)
+    return _record(LinalgVectorNormBackward0, input, out, axes=axes, keepdim=keepdim, ord=order,
+                   dim=shown_dims(dim))
+
+
+class RenormBackward0(Node):
+    """Gradient of ``renorm``: ``out = self * scale(norm)``, with the scale's own derivative
+    through each slice's norm where the slice was rescaled."""
+    rule = "self: renorm_backward(grad, self, p, dim, maxnorm)"
+
+    __slots__ = ("axis", "dim", "maxnorm", "p")
+    inputs = ("self",)
+    saves = ("dim", "maxnorm", "p", "self")
+    on_tensors = True
+
+    def backward(self, g):
+        from .elementwise import where
+
+        (x,) = self.saved(g)
+        others = tuple(i for i in range(x.ndim) if i != self.axis)
+        p, maxnorm = float(self.p), self.maxnorm
+        norms = norm(x, p, others, keepdim=True)
+        rescaled = norms > maxnorm
+        shifted = norms + 1e-7
+        grad = g * where(rescaled, maxnorm / shifted, 1.0)
+        d_scale = where(rescaled, -maxnorm / (shifted * shifted), 0.0)
+        inner = sum(g * x * d_scale, others, keepdim=True)
+        return (grad + _norm_grad(inner, x, norms, p, others, True),)
+
+
+def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
+    """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` rescaled to it."""
+    data = input._data
+    axis = _single_dim("renorm", dim, data.ndim)
+    others = tuple(i for i in range(data.ndim) if i != axis)
+    norms = norm(input.detach(), p, others, keepdim=True)._data
+    xp = get_array_module(data)
+    with silent():
+        scale = xp.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+        out = (data * scale).astype(data.dtype, copy=False)
+    return _record(RenormBackward0, input, out, axis=axis, dim=shown_dim(dim), maxnorm=maxnorm,
+                   p=p)
 
 
 # -- logsumexp --------------------------------------------------------------------------------------
 class LogsumexpBackward0(Node):
     """Gradient of ``logsumexp``: the softmax of the input over the reduced dims."""
-    rule = "self: grad * exp(self - result)"
+    rule = "self: logsumexp_backward(grad, self, result, dim, keepdim)"
 
-    __slots__ = ("axes", "in_shape", "keepdim")
+    __slots__ = ("axes", "dim", "keepdim")
+    inputs = ("self",)
+    saves = ("dim", "keepdim", "self", "result")
 
     def backward(self, g):
         x, out = self.saved(g)
-        g = _kept(g, self.in_shape, self.axes, self.keepdim)
-        out = _kept(out, self.in_shape, self.axes, self.keepdim)
+        shape = tuple(x.shape)
+        g = _kept(g, shape, self.axes, self.keepdim)
+        out = _kept(out, shape, self.axes, self.keepdim)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # inf - inf: NaN, as in PyTorch
             return (g * dual.exp(x - out),)
@@ -746,16 +898,17 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     if not keepdim:
         out = out.reshape(tuple(n for i, n in enumerate(data.shape) if i not in axes))
     return _record(LogsumexpBackward0, input, out.astype(data.dtype, copy=False),
-                   save_input=True, save_output=True, in_shape=data.shape, axes=axes,
-                   keepdim=keepdim)
+                   axes=axes, dim=shown_dims(dim), keepdim=keepdim)
 
 
 # -- median ------------------------------------------------------------------------------------------
 class MedianBackward0(Node):
     """Gradient of a full ``median``: shared evenly among the elements equal to it."""
-    rule = "self: grad to the entry that is the median"
+    rule = "self: evenly_distribute_backward(grad, self, result)"
 
     __slots__ = ()
+    inputs = ("self",)
+    saves = ("self", "result")
 
     def backward(self, g):
         x, out = (dual.data(v) for v in self.saved(g))
@@ -763,11 +916,12 @@ class MedianBackward0(Node):
         return (_weighted(g, mask / mask.sum()),)
 
 
-class MedianBackward1(MaxBackward0):
+class MedianBackward1(PickedBackward):
     """Gradient of ``median(dim)``: all of it to the returned index."""
-    rule = "self: grad to the index of the median along dim"
+    rule = "self: value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, keepdim)"
 
     __slots__ = ()
+    saves = PICKED_SAVES
 
 
 def _lower_median(data, axis: int):
@@ -796,7 +950,7 @@ def median(input: Tensor, dim=None, keepdim: bool = False):
             out = xp.asarray(xp.nan, dtype=data.dtype)
         else:
             out = xp.take(flat, _lower_median(flat, 0)).reshape(())
-        return _record(MedianBackward0, input, out, save_input=True, save_output=True)
+        return _record(MedianBackward0, input, out)
     axis = _single_dim("median", dim, data.ndim)
     if data.ndim == 0:
         indices, values = xp.zeros((), dtype=_dtype.int64.np), data.copy()
@@ -806,9 +960,8 @@ def median(input: Tensor, dim=None, keepdim: bool = False):
         values = xp.take_along_axis(data, indices, axis=axis)
         if not keepdim:
             indices, values = indices.squeeze(axis), values.squeeze(axis)
-    values_t = _record(MedianBackward1, input, values, consts=(indices,), in_shape=data.shape,
-                       axis=axis, keepdim=keepdim)
-    return return_types.median(values_t, wrap(indices))
+    return return_types.median(*record_picked(MedianBackward1, input, values, indices, dim, axis,
+                                              keepdim))
 
 
 # -- scans ------------------------------------------------------------------------------------------
@@ -818,9 +971,11 @@ def _reverse_cumsum(g, axis):
 
 class CumsumBackward0(Node):
     """Gradient of ``cumsum``: the cumulative sum of ``g`` taken from the end."""
-    rule = "self: reversed cumsum of grad along dim"
+    rule = "self: cumsum_backward(grad.to(self.scalar_type()), dim)"
 
-    __slots__ = ("axis",)
+    __slots__ = ("axis", "dim")
+    inputs = ("self",)
+    saves = ("dim",)
 
     def backward(self, g):
         if len(g.shape) == 0:
@@ -835,7 +990,7 @@ def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     out_dtype = _integral_to_int64(data, dtype)
     out = data.cumsum(axis=axis, dtype=out_dtype) if data.ndim else data.astype(
         out_dtype or data.dtype)
-    return _record(CumsumBackward0, input, out, axis=axis)
+    return _record(CumsumBackward0, input, out, axis=axis, dim=shown_dim(dim))
 
 
 class CumprodBackward0(Node):
@@ -847,9 +1002,11 @@ class CumprodBackward0(Node):
     so the gradient is 0. Under ``create_graph`` that masking would cut second derivatives through
     the zero, so the rule is instead written as a recurrence that is smooth everywhere.
     """
-    rule = "self: reversed cumsum of grad * result, divided by self"
+    rule = "self: cumprod_backward(grad.to(self.scalar_type()), self, dim, result)"
 
-    __slots__ = ("axis",)
+    __slots__ = ("axis", "dim")
+    inputs = ("self",)
+    saves = ("dim", "self", "result")
 
     def backward(self, g):
         x, out = self.saved(g)
@@ -888,7 +1045,7 @@ def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     out_dtype = _integral_to_int64(data, dtype)
     out = data.cumprod(axis=axis, dtype=out_dtype) if data.ndim else data.astype(
         out_dtype or data.dtype)
-    return _record(CumprodBackward0, input, out, save_input=True, save_output=True, axis=axis)
+    return _record(CumprodBackward0, input, out, axis=axis, dim=shown_dim(dim))
 
 
 # -- logical reductions (no gradient) ------------------------------------------------------------------

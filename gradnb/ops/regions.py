@@ -180,11 +180,7 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     if input.dim() < 2:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} "
                            "dimensions")
-    d = dim % input.dim()
-    others = tuple(i for i in range(input.dim()) if i != d)
-    norms = red.norm(input, p, others, keepdim=True)
-    scale = ew.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
-    return input * scale
+    return red.renorm(input, p, dim, maxnorm)  # PyTorch's RenormBackward0 node
 
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:

@@ -2,8 +2,8 @@
 cumulative_trapezoid.
 
 ``logcumsumexp`` is a primitive whose derivative is written with ``logcumsumexp`` itself (in
-log space, as PyTorch does, so large inputs do not overflow); ``cummax``/``cummin`` pick their
-values with ``gather``; the integrals are compositions.
+log space, as PyTorch does, so large inputs do not overflow); ``cummax``/``cummin`` save the
+indices their values came from and add the gradient back there; the integrals are compositions.
 """
 
 from __future__ import annotations
@@ -11,14 +11,15 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.backend import get_array_module
-from .._core.graph import OUTPUT, Node
+from .._core.graph import Node
 from .._core.record import record
+from . import dual
 from . import elementwise as ew
 from . import indexing as ix
 from . import reductions as red
 from . import shape as sh
 from ._common import Tensor, wrap
-from .reductions import _return_type, return_types
+from .reductions import _return_type, return_types, shown_dim
 
 __all__ = ["cummax", "cummin", "cumulative_trapezoid", "logcumsumexp", "trapezoid", "trapz"]
 
@@ -42,15 +43,18 @@ class LogcumsumexpBackward0(Node):
     """``grad_x[i] = sum_{j >= i} g[j] exp(x[i] - out[j])``, split by the sign of ``g`` and
     summed in log space. As in PyTorch, the log of a missing sign is the dtype's lowest finite
     value, not ``-inf``: so the rule's own derivative never meets ``-inf - -inf``."""
-    rule = "self: reversed cumsum of grad * exp(-result), times exp(self)"
+    rule = "self: logcumsumexp_backward(grad, self, result, dim)"
 
-    __slots__ = ("dim",)
+    __slots__ = ("axis", "dim")
     on_tensors = True
-    saves = (0, OUTPUT)
+    inputs = ("self",)
+    saves = ("dim", "self", "result")
 
     def backward(self, g):
         x, out = self.saved(g)
-        d = self.dim
+        if x.dim() == 0:  # one element: its own log-sum-exp
+            return (g,)
+        d = self.axis
         lowest = float(np.finfo(g._data.dtype).min)
         log_abs = ew.log(ew.abs(g))
         log_pos = ew.where(g > 0, log_abs, lowest)
@@ -62,23 +66,57 @@ class LogcumsumexpBackward0(Node):
 
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """``log(cumsum(exp(input)))`` along ``dim``, without overflow."""
-    if input.dim() == 0:
-        return input.clone() if input.dtype.is_floating_point else input.double()
+    if input.dim() == 0 and not (input.dtype.is_floating_point or input.dtype.is_complex):
+        return input.double()
     d = _axis(dim, input.dim())
     data = input._data
-    with np.errstate(all="ignore"):
-        out = get_array_module(data).logaddexp.accumulate(data, axis=d)
-    return record(LogcumsumexpBackward0, (input,), out, attrs={"dim": d})
+    if data.ndim == 0:
+        out = data.copy()
+    else:
+        with np.errstate(all="ignore"):
+            out = get_array_module(data).logaddexp.accumulate(data, axis=d)
+    return record(LogcumsumexpBackward0, (input,), out, attrs={"axis": d, "dim": shown_dim(dim)})
+
+
+class CummaxBackward0(Node):
+    """Gradient of ``cummax``: each output's gradient added where its value came from."""
+    rule = "self: cummaxmin_backward(grad, self, indices, dim)"
+
+    __slots__ = ("axis", "dim")
+    inputs = ("self",)
+    outputs = ("values", "indices")
+    saves = ("dim", "self", "indices")
+
+    def backward(self, g):
+        x, indices = self.saved(g)
+        xd = dual.data(x)
+        if xd.ndim == 0:
+            return (g,)
+        idx = dual.data(indices)
+        xp = get_array_module(idx)
+        key = tuple(idx if d == self.axis else
+                    xp.arange(n).reshape((1,) * d + (n,) + (1,) * (idx.ndim - d - 1))
+                    for d, n in enumerate(idx.shape))
+        return (ix.scatter_into_zeros(xd.shape, key, g),)
+
+
+class CumminBackward0(CummaxBackward0):
+    """Gradient of ``cummin`` (the same rule as ``cummax``)."""
+
+    __slots__ = ()
 
 
 def _cumulative_extreme(input: Tensor, dim: int, largest: bool, result):
-    if input.dim() == 0:
-        return result(input.clone(), wrap(np.zeros((), dtype=np.int64)))
-    d = _axis(dim, input.dim())
+    cls = CummaxBackward0 if largest else CumminBackward0
     data = input._data
+    if input.dim() == 0:
+        _axis(dim, 0)
+        return result(*_record_extreme(cls, input, data.copy(), np.zeros((), dtype=np.int64),
+                                       dim, 0))
+    d = _axis(dim, input.dim())
     xp = get_array_module(data)
     ufunc = xp.maximum if largest else xp.minimum
-    values = ufunc.accumulate(data, axis=d) if data.size else data
+    values = ufunc.accumulate(data, axis=d) if data.size else data.copy()
     shape = [1] * data.ndim
     shape[d] = data.shape[d]
     positions = xp.arange(data.shape[d]).reshape(shape)
@@ -87,8 +125,16 @@ def _cumulative_extreme(input: Tensor, dim: int, largest: bool, result):
         hit = hit | xp.isnan(data)
     idx = xp.where(hit, positions, -1)
     idx = xp.maximum.accumulate(idx, axis=d) if idx.size else idx
-    indices = wrap(idx.astype(np.int64))
-    return result(ix.gather(input, d, indices), indices)
+    return result(*_record_extreme(cls, input, values, idx.astype(np.int64), dim, d))
+
+
+def _record_extreme(cls, input: Tensor, values, indices, dim: int, axis: int):
+    indices = wrap(indices)
+    if values.dtype.kind not in "fc":
+        return wrap(values), indices
+    out = record(cls, (input,), values, save=(0, indices),
+                 attrs={"axis": axis, "dim": shown_dim(dim)})
+    return out, indices
 
 
 def cummax(input: Tensor, dim: int):
@@ -101,26 +147,32 @@ def cummin(input: Tensor, dim: int):
     return _cumulative_extreme(input, dim, False, return_types.cummin)
 
 
-def _spacing(y: Tensor, x, dx, d):
-    if x is not None:
-        if x.dim() == 1:
-            shape = [1] * y.dim()
-            shape[d] = x.shape[0]
-            x = x.reshape(shape)
-        n = x.shape[d]
-        return sh.narrow(x, d, 1, n - 1) - sh.narrow(x, d, 0, n - 1)
-    return 1.0 if dx is None else dx
+def _spacing(y: Tensor, x: Tensor, d: int) -> Tensor:
+    """``x``'s differences along ``d`` (a 1-D ``x`` viewed along ``d`` first), as PyTorch."""
+    if x.dim() == 1:
+        shape = [1] * y.dim()
+        shape[d] = x.shape[0]
+        x = x.reshape(shape)
+    n = x.shape[d]
+    return sh.narrow(x, d, 1, n - 1) - sh.narrow(x, d, 0, n - 1)
+
+
+def _ends_sum(y: Tensor, d: int) -> Tensor:
+    """``y[:-1] + y[1:]`` along ``d``."""
+    n = y.shape[d]
+    return sh.narrow(y, d, 0, n - 1) + sh.narrow(y, d, 1, n - 1)
 
 
 def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """The integral of ``y`` along ``dim`` by the trapezoidal rule (sample points ``x`` or
-    spacing ``dx``)."""
+    spacing ``dx``), composed as PyTorch composes it."""
     d = _axis(dim, y.dim())
-    n = y.shape[d]
-    if n == 0:
+    if y.shape[d] == 0:
         return red.sum(y, d)
-    mid = (sh.narrow(y, d, 1, n - 1) + sh.narrow(y, d, 0, n - 1)) / 2
-    return red.sum(mid * _spacing(y, x, dx, d), d)
+    if x is not None:
+        return red.sum(_ends_sum(y, d) * _spacing(y, x, d), d) / 2.0
+    ends = ix.select(y, dim, 0) + ix.select(y, dim, -1)
+    return (red.sum(y, dim) - ends * 0.5) * (1.0 if dx is None else dx)
 
 
 def trapz(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
@@ -131,11 +183,11 @@ def trapz(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
 def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """The running integral of ``y`` along ``dim`` by the trapezoidal rule."""
     d = _axis(dim, y.dim())
-    n = y.shape[d]
-    if n == 0:
+    if y.shape[d] == 0:
         return y.clone()
-    mid = (sh.narrow(y, d, 1, n - 1) + sh.narrow(y, d, 0, n - 1)) / 2
-    return red.cumsum(mid * _spacing(y, x, dx, d), d)
+    if x is not None:
+        return red.cumsum(_ends_sum(y, d) * _spacing(y, x, d), d) / 2.0
+    return red.cumsum(_ends_sum(y, d) * ((1.0 if dx is None else dx) / 2.0), dim)
 
 
 TENSOR_METHODS = {"cummax": cummax, "cummin": cummin, "logcumsumexp": logcumsumexp}

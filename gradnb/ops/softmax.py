@@ -24,11 +24,27 @@ __all__ = ["log_softmax", "softmax"]
 
 
 def _softmax_dim(name: str, dim, ndim: int) -> int:
+    """The dim as given (checked; NumPy reads a negative axis as PyTorch does), as PyTorch saves
+    it; PyTorch's implicit choice when None. A 0-d tensor has only axis 0 to NumPy."""
     if dim is None:
         warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
                       "to include dim=X as an argument.", UserWarning, stacklevel=3)
         dim = 0 if ndim in (0, 1, 3) else 1
-    return _wrap_dim(dim, ndim) if ndim else 0
+    _wrap_dim(dim, ndim)
+    return dim if ndim else 0
+
+
+class _SavesDim(Node):
+    """A softmax node: ``_saved_dim`` shows the dim as PyTorch does (negative as uint64)."""
+
+    __slots__ = ("dim",)
+    inputs = ("self",)
+    saves = ("dim", "result")
+    saved_attrs: ClassVar[dict] = {"dim": "shown_dim"}
+
+    @property
+    def shown_dim(self) -> int:
+        return self.dim % (1 << 64)
 
 
 def _as_float(input: Tensor, dtype):
@@ -48,13 +64,11 @@ def _shifted(x, axis):
         return x - x.max(axis=axis, keepdims=True)
 
 
-class SoftmaxBackward0(Node):
+class SoftmaxBackward0(_SavesDim):
     """``dx = y * (g - sum(g * y))`` along the softmax dimension."""
-    rule = "self: result * (grad - sum(grad * result, dim))"
+    rule = "self: _softmax_backward_data(grad, result, dim, self.scalar_type())"
 
-    __slots__ = ("dim",)
-    saves = ("result",)
-    saved_attrs: ClassVar[dict] = {"dim": "dim"}
+    __slots__ = ()
 
     def backward(self, g):
         (y,) = self.saved(g)
@@ -73,13 +87,11 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     return record(SoftmaxBackward0, (input,), out, attrs={"dim": dim})
 
 
-class LogSoftmaxBackward0(Node):
+class LogSoftmaxBackward0(_SavesDim):
     """``dx = g - exp(y) * sum(g)`` along the dimension (``exp(y)`` is the softmax)."""
-    rule = "self: grad - exp(result) * sum(grad, dim)"
+    rule = "self: _log_softmax_backward_data(grad, result, dim, self.scalar_type())"
 
-    __slots__ = ("dim",)
-    saves = ("result",)
-    saved_attrs: ClassVar[dict] = {"dim": "dim"}
+    __slots__ = ()
 
     def backward(self, g):
         (y,) = self.saved(g)

@@ -2,8 +2,8 @@
 quantile/nanquantile.
 
 Orders are computed on the raw array (NumPy's stable sort, NaN ordered as the largest value, as
-in PyTorch); values are then picked with ``gather``, so their gradient (and every higher one)
-is gather's: it flows back to the positions the values came from.
+in PyTorch); the values picked along a dim record PyTorch's own node (``SortBackward0``,
+``TopkBackward0``...), which saves the indices and writes the gradient back at them.
 """
 
 from __future__ import annotations
@@ -15,7 +15,15 @@ from . import elementwise as ew
 from . import indexing as ix
 from ._common import Tensor, wrap
 from ._out import accepts_out
-from .reductions import _return_type, return_types
+from .reductions import (
+    PICKED_SAVES,
+    MedianBackward0,
+    PickedBackward,
+    _record,
+    _return_type,
+    record_picked,
+    return_types,
+)
 from .shape import stack
 
 __all__ = ["argsort", "kthvalue", "mode", "msort", "nanmedian", "nanquantile", "quantile", "sort",
@@ -49,13 +57,75 @@ def _order(data, axis: int, descending: bool):
     return xp.argsort(-data.astype(np.int64), axis=axis, kind="stable")
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
-    """``(values, indices)`` sorted along ``dim``."""
-    if input.dim() == 0:
-        return return_types.sort(input.clone(), wrap(np.zeros((), dtype=np.int64)))
+_PICKED_RULE = "self: value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, " \
+    "keepdim)"
+
+
+class SortBackward0(PickedBackward):
+    """Gradient of ``sort``: written back where each value came from."""
+    rule = "self: value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, true)"
+
+    __slots__ = ()
+    saves = ("dim", "indices", "self_sym_sizes")
+
+
+class SortBackward1(SortBackward0):
+    """Gradient of ``sort(stable=...)`` (PyTorch's other overload; the same rule)."""
+
+    __slots__ = ()
+
+
+class TopkBackward0(SortBackward0):
+    """Gradient of ``topk``: written back where each value came from, zeros elsewhere."""
+
+    __slots__ = ()
+
+
+class KthvalueBackward0(PickedBackward):
+    """Gradient of ``kthvalue``: all of it to the returned index."""
+    rule = _PICKED_RULE
+
+    __slots__ = ()
+    saves = PICKED_SAVES
+
+
+class ModeBackward0(KthvalueBackward0):
+    """Gradient of ``mode``: all of it to the returned index."""
+
+    __slots__ = ()
+
+
+class NanmedianBackward1(KthvalueBackward0):
+    """Gradient of ``nanmedian(dim)``: all of it to the returned index."""
+
+    __slots__ = ()
+
+
+class NanmedianBackward0(MedianBackward0):
+    """Gradient of a full ``nanmedian``: shared evenly among the elements equal to it."""
+
+    __slots__ = ()
+
+
+def _picked(cls, input, order, dim: int, d: int, keepdim: bool = True):
+    """``(values, indices)`` of ``input`` at the indices ``order`` (kept dims) along ``d``."""
+    data = input._data
+    if data.ndim == 0:
+        return record_picked(cls, input, data.copy(), np.zeros((), dtype=np.int64), dim, 0,
+                             keepdim)
+    order = order.astype(np.int64, copy=False)
+    values = get_array_module(data).take_along_axis(data, order, axis=d)
+    if not keepdim:
+        values, order = values.squeeze(d), order.squeeze(d)
+    return record_picked(cls, input, values, order, dim, d, keepdim)
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool | None = None):
+    """``(values, indices)`` sorted along ``dim`` (always stably)."""
     d = _dim(dim, input.dim())
-    idx = wrap(_order(input._data, d, descending).astype(np.int64))
-    return return_types.sort(ix.gather(input, d, idx), idx)
+    order = _order(input._data, d, descending) if input.dim() else None
+    cls = SortBackward0 if stable is None else SortBackward1
+    return return_types.sort(*_picked(cls, input, order, dim, d))
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
@@ -74,10 +144,11 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     size = input.shape[d] if input.dim() else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
-    values, indices = sort(input, d, descending=largest)
     if input.dim() == 0:
-        return return_types.topk(values, indices)
-    return return_types.topk(values.narrow(d, 0, k), indices.narrow(d, 0, k))
+        return return_types.topk(*_picked(TopkBackward0, input, None, dim, d))
+    order = _order(input._data, d, descending=largest)
+    order = order.take(np.arange(k), axis=d) if k < size else order
+    return return_types.topk(*_picked(TopkBackward0, input, order, dim, d))
 
 
 @accepts_out("kthvalue")
@@ -87,13 +158,10 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     size = input.shape[d] if input.dim() else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    values, indices = sort(input, d)
     if input.dim() == 0:
-        return return_types.kthvalue(values, indices)
-    v, i = values.narrow(d, k - 1, 1), indices.narrow(d, k - 1, 1)
-    if not keepdim:
-        v, i = v.squeeze(d), i.squeeze(d)
-    return return_types.kthvalue(v, i)
+        return return_types.kthvalue(*_picked(KthvalueBackward0, input, None, dim, d, keepdim))
+    order = _order(input._data, d, False).take(np.asarray([k - 1]), axis=d)
+    return return_types.kthvalue(*_picked(KthvalueBackward0, input, order, dim, d, keepdim))
 
 
 def _mode_positions(rows):
@@ -110,40 +178,37 @@ def _mode_positions(rows):
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
     """The most frequent value along ``dim`` (the smallest of equally frequent ones) and the
     index of its last occurrence; the gradient flows to that entry."""
-    if input.dim() == 0:
-        return return_types.mode(input.clone(), wrap(np.zeros((), dtype=np.int64)))
     d = _dim(dim, input.dim())
+    if input.dim() == 0:
+        return return_types.mode(*_picked(ModeBackward0, input, None, dim, d, keepdim))
     xp = get_array_module(input._data)
     moved = np.moveaxis(np.asarray(input._data.get() if xp is not np else input._data), d, -1)
     lead = moved.shape[:-1]
     positions = _mode_positions(moved.reshape(-1, moved.shape[-1])).reshape(lead + (1,))
-    idx = wrap(xp.asarray(np.moveaxis(positions, -1, d)))
-    values, indices = ix.gather(input, d, idx), idx
-    if not keepdim:
-        values, indices = values.squeeze(d), indices.squeeze(d)
-    return return_types.mode(values, indices)
+    order = xp.asarray(np.moveaxis(positions, -1, d))
+    return return_types.mode(*_picked(ModeBackward0, input, order, dim, d, keepdim))
+
+
+def _nan_lower_median(data, d: int):
+    """Indices (kept dims) of the lower median along ``d`` of the values that are not NaN."""
+    order = _order(data, d, False)
+    xp = get_array_module(order)
+    count = (~xp.isnan(data)).sum(axis=d, keepdims=True) if data.dtype.kind == "f" else \
+        xp.full_like(order.take([0], axis=d), data.shape[d])
+    pos = xp.maximum((count - 1) // 2, 0)
+    return xp.take_along_axis(order, pos, axis=d).astype(np.int64)
 
 
 def nanmedian(input: Tensor, dim=None, keepdim: bool = False):
     """The lower median ignoring NaN; with ``dim``, ``(values, indices)``."""
-    x = input.reshape(-1) if dim is None else input
-    d = 0 if dim is None else _dim(dim, input.dim())
-    if x.dim() == 0:
-        out = return_types.nanmedian(x.clone(), wrap(np.zeros((), dtype=np.int64)))
-        return out.values if dim is None else out
-    order = _order(x._data, d, False)
-    xp = get_array_module(order)
-    count = (~xp.isnan(x._data)).sum(axis=d, keepdims=True) if x._data.dtype.kind == "f" else \
-        xp.full_like(order.take([0], axis=d), x.shape[d])
-    pos = xp.maximum((count - 1) // 2, 0)
-    idx = xp.take_along_axis(order, pos, axis=d).astype(np.int64)
-    values = ix.gather(x, d, wrap(idx))
-    indices = wrap(idx)
+    data = input._data
     if dim is None:
-        return values.reshape(())
-    if not keepdim:
-        values, indices = values.squeeze(d), indices.squeeze(d)
-    return return_types.nanmedian(values, indices)
+        flat = data.reshape(-1)
+        value = data.copy() if data.ndim == 0 else flat[_nan_lower_median(flat, 0)].reshape(())
+        return _record(NanmedianBackward0, input, value)
+    d = _dim(dim, input.dim())
+    order = _nan_lower_median(data, d) if data.ndim else None
+    return return_types.nanmedian(*_picked(NanmedianBackward1, input, order, dim, d, keepdim))
 
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
