@@ -14,6 +14,7 @@ higher-order gradients come free.
 from __future__ import annotations
 
 import operator
+from typing import ClassVar
 
 import numpy as np
 
@@ -256,7 +257,7 @@ def _check_mask(mask, shape, dim: int) -> None:
 
 class SelectBackward0(Node):
     rule = "self: select_backward_symint(grad, self.sym_sizes(), dim, index)"
-    saved_attrs = {"dim": "dim", "index": "index", "self_sym_sizes": "in_shape"}
+    saved_attrs: ClassVar[dict] = {"dim": "dim", "index": "index", "self_sym_sizes": "in_shape"}
     __slots__ = ("dim", "in_shape", "index", "key")
     is_view = True
     fit_grads = False  # the rule returns the input's shape itself
@@ -321,7 +322,7 @@ class IndexBackward0(Node):
     rule = "self: index_backward(grad.new_zeros_symint(self.sym_sizes()), indices, grad)"
     # The index tensors are saved per call (each packed); ``_saved_indices`` puts them back in
     # PyTorch's list, None where a dimension had no tensor.
-    saved_attrs = {"self_sym_sizes": "in_shape"}
+    saved_attrs: ClassVar[dict] = {"self_sym_sizes": "in_shape"}
     __slots__ = ("in_shape", "index_slots", "key")
     _saved_indices = property(lambda self: _saved_index_list(self))
     fit_grads = False  # the rule returns the input's shape itself
@@ -399,8 +400,13 @@ class _RegionWrite(Node):
 
 
 class IndexPutBackward0(_RegionWrite):
-    rule = "self: grad with the written entries zeroed; values: grad at them"
-    __slots__ = ()
+    rule = ("self: accumulate ? grad : grad.index_put(indices, zeros_like(values), false); "
+            "values: grad.index(indices)")
+    # The index tensors are saved per call, as ``IndexBackward0``'s.
+    saved_attrs: ClassVar[dict] = {"accumulate": "accumulate"}
+    inputs = ("self", "values")
+    __slots__ = ("index_slots",)
+    _saved_indices = property(lambda self: _saved_index_list(self))
 
 
 class CopySlices(_RegionWrite):
@@ -417,6 +423,10 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
     """
     xp = get_array_module(input._data)
     key = tuple(indices) if isinstance(indices, (tuple, list)) else (indices,)
+    # PyTorch's list of index tensors: the caller's; a key of arrays, ints and slices (a
+    # gradient's own writes) saves its arrays.
+    saved = tuple(k if isinstance(k, Tensor) else wrap(k) if hasattr(k, "shape") else None
+                  for k in key)
     if not all(isinstance(k, slice) or hasattr(k, "shape") and not isinstance(k, Tensor)
                for k in key):
         key = write_key(input._data, key)
@@ -428,7 +438,10 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
         _add_at(xp, out, key, v)
     else:
         out[key] = v
-    return record(IndexPutBackward0, (input, vt), out, attrs={"key": key, "accumulate": accumulate})
+    return record(IndexPutBackward0, (input, vt), out,
+                  save=tuple(t for t in saved if t is not None),
+                  attrs={"key": key, "accumulate": accumulate,
+                         "index_slots": tuple(t is not None for t in saved)})
 
 
 def put(input: Tensor, index, source: Tensor, accumulate: bool = False) -> Tensor:
@@ -453,9 +466,70 @@ def put(input: Tensor, index, source: Tensor, accumulate: bool = False) -> Tenso
     if bad.size:
         raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of "
                          f"{data.size} elements.")
-    flat = index_put(input.reshape(-1), (flat_index % max(data.size, 1),), source.reshape(-1),
-                     accumulate=accumulate)
-    return flat.reshape(data.shape)
+    pos = flat_index % max(data.size, 1)
+    out = data.reshape(-1).copy()
+    src = source._data.reshape(-1)
+    if accumulate:
+        _add_at(xp, out, pos, src)
+    else:
+        out[pos] = src
+    return record(PutBackward0, (input, source), out.reshape(data.shape),
+                  save=(_as_saved(index, idx), 1 if source._requires_grad else None),
+                  attrs={"accumulate": accumulate, "pos": pos, "source_shape": source._data.shape})
+
+
+class PutBackward0(Node):
+    """``put``: the input's gradient is ``g`` with the written positions zeroed (all of ``g``
+    when accumulating); the source's is ``g`` read at them."""
+    rule = ("self: accumulate ? grad : grad.put(index, zeros_like(source), false); "
+            "source: grad.take(index).reshape_as(source)")
+    saves = (None, 1)  # the index (given per call), source
+    saved_names = ("index", "source")
+    saved_attrs: ClassVar[dict] = {"accumulate": "accumulate"}
+    inputs = ("self", "source")
+    __slots__ = ("accumulate", "pos", "source_shape")
+
+    def backward(self, g):
+        g_input = g_source = None
+        flat = g.reshape(-1)
+        if self.needs(0):
+            g_input = g if self.accumulate else _zero_at(flat, self.pos).reshape(g.shape)
+        if self.needs(1):
+            g_source = flat[self.pos].reshape(self.source_shape)
+        return g_input, g_source
+
+
+class TakeBackward0(Node):
+    """``take``: zeros of the input's shape with ``g`` added at the flat positions read."""
+    rule = "self: take_backward(grad, self, index)"
+    saves = (None, 0)  # the index (given per call), self
+    saved_names = ("index", "self")
+    inputs = ("self",)
+    fit_grads = False  # the rule returns the input's shape itself
+    __slots__ = ("in_shape", "pos")
+
+    def backward(self, g):
+        size = 1
+        for n in self.in_shape:
+            size *= n
+        flat = scatter_into_zeros((size,), (self.pos,), g.reshape(-1))
+        return (flat.reshape(self.in_shape),)
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """Elements of the flattened ``input`` at ``index`` (negative indices count from the end),
+    in the shape of ``index``."""
+    data = input._data
+    idx = index._data
+    n = data.size
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = int(idx[(idx < -n) | (idx >= n)].reshape(-1)[0])
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                         "elements.")
+    pos = idx.reshape(-1) % max(n, 1)
+    out = data.reshape(-1)[pos].reshape(idx.shape)
+    return record(TakeBackward0, (input,), out, save=(index, 0),
+                  attrs={"in_shape": data.shape, "pos": pos})
 
 
 # -- gather / scatter ----------------------------------------------------------------------------
@@ -489,7 +563,7 @@ class GatherBackward0(Node):
     # ``index`` (a non-differentiable tensor) is saved per call: the old-style spec.
     saves = (None, 0)
     saved_names = ("index", "self")
-    saved_attrs = {"dim": "dim", "sparse_grad": "sparse_grad"}
+    saved_attrs: ClassVar[dict] = {"dim": "dim", "sparse_grad": "sparse_grad"}
     inputs = ("self",)
     __slots__ = ("dim", "in_shape", "index_shape", "key", "sparse_grad", "work_shape")
 
@@ -577,7 +651,7 @@ class ScatterBackward0(Node):
     rule = "self: grad.scatter(dim, index, 0); src: grad.gather(dim, index)"
     saves = (None,)  # the index, given per call
     saved_names = ("index",)
-    saved_attrs = {"dim": "dim"}
+    saved_attrs: ClassVar[dict] = {"dim": "dim"}
     inputs = ("self", "src")
     __slots__ = ("dim", "key", "src_part", "src_shape")
 
@@ -591,7 +665,7 @@ class ScatterBackward1(Node):
     rule = "self: grad.scatter(dim, index, 0)"
     saves = (None,)  # the index, given per call
     saved_names = ("index",)
-    saved_attrs = {"dim": "dim"}
+    saved_attrs: ClassVar[dict] = {"dim": "dim"}
     inputs = ("self",)
     __slots__ = ("dim", "key")
 
@@ -633,7 +707,7 @@ class ScatterAddBackward0(Node):
     rule = "self: grad; src: grad.gather(dim, index)"
     saves = (None,)  # the index, given per call
     saved_names = ("index",)
-    saved_attrs = {"dim": "dim"}
+    saved_attrs: ClassVar[dict] = {"dim": "dim"}
     inputs = ("self", "src")
     __slots__ = ("dim", "key", "src_part", "src_shape")
 
@@ -685,7 +759,7 @@ class IndexSelectBackward0(Node):
     rule = "self: index_select_backward(grad, self.sym_sizes(), dim, index)"
     saves = (None,)  # the index, given per call
     saved_names = ("index",)
-    saved_attrs = {"dim": "dim", "self_sym_sizes": "in_shape"}
+    saved_attrs: ClassVar[dict] = {"dim": "dim", "self_sym_sizes": "in_shape"}
     inputs = ("self",)
     __slots__ = ("dim", "in_shape", "key")
 
@@ -711,7 +785,7 @@ class IndexAddBackward0(Node):
     rule = "self: grad; source: maybe_multiply(grad.index_select(dim, index).expand_as(source), alpha)"
     saves = (None, 1)  # the index (given per call), source
     saved_names = ("index", "source")
-    saved_attrs = {"alpha": "alpha", "dim": "dim", "source_dim": "source_dim"}
+    saved_attrs: ClassVar[dict] = {"alpha": "alpha", "dim": "dim", "source_dim": "source_dim"}
     inputs = ("self", "source")
     __slots__ = ("alpha", "dim", "key", "source_dim")
 

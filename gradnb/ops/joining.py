@@ -262,15 +262,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
 @accepts_out("take")
 def take(input: Tensor, index: Tensor) -> Tensor:
     """Elements of the flattened ``input`` at ``index`` (negative indices count from the end)."""
-    flat = input.reshape(-1)
-    n = flat.shape[0]
-    idx = index._data
-    if idx.size and (idx.min() < -n or idx.max() >= n):
-        bad = int(idx[(idx < -n) | (idx >= n)].reshape(-1)[0])
-        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
-                         "elements.")
-    pos = wrap(get_array_module(idx).where(idx < 0, idx + n, idx).reshape(-1))
-    return ix.index_select(flat, 0, pos).reshape(tuple(index.shape))
+    return ix.take(input, index)
 
 
 def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None) -> Tensor:
