@@ -921,7 +921,8 @@ def take_along_dim(input: Tensor, indices, dim: int | None = None) -> Tensor:
     xp = get_array_module(input._data)
     idx = _index_array(indices, "gradnb.take_along_dim", xp)
     if dim is None:
-        return gather(input.view(-1), 0, wrap(idx.reshape(-1)))
+        flat = input.view(-1)
+        return gather(flat, 0, wrap(_nonnegative(idx.reshape(-1), flat._data.shape[0], xp)))
     ndim = input._data.ndim
     dim = _wrap_dim(dim, ndim)
     if idx.ndim != ndim:
@@ -934,7 +935,14 @@ def take_along_dim(input: Tensor, indices, dim: int | None = None) -> Tensor:
     target = list(common)
     target[dim] = input._data.shape[dim]
     common[dim] = idx.shape[dim]
+    idx = _nonnegative(idx, input._data.shape[dim], xp)
     return gather(expand(input, tuple(target)), dim, wrap(xp.broadcast_to(idx, tuple(common))))
+
+
+def _nonnegative(idx, size: int, xp):
+    """``idx`` with negative indices counted from the end (PyTorch's take_along_dim saves them
+    so in its ``gather``)."""
+    return xp.where(idx < 0, idx + size, idx) if idx.size and int(idx.min()) < 0 else idx
 
 
 def _iterate(input: Tensor):
