@@ -35,24 +35,46 @@ __all__ = [
 ]
 
 
-class RegionScatterBackward(Node):
-    rule = "self: grad with the region zeroed; src: grad of the region"
+class _RegionScatterBackward(Node):
+    """A write of ``src`` into a basic-index region (``key``) of a copy of ``input``: the input's
+    gradient is ``g`` with the region zeroed, ``src``'s is the region of ``g``."""
     __slots__ = ("key",)
     on_tensors = True
+    inputs = ("self", "src")
 
     def backward(self, g):
         part = g[self.key]
-        return _region_scatter(g, zeros_like(part), self.key), part
+        attrs = {name: getattr(self, name) for name in self.saved_attrs}
+        return _region_scatter(type(self), g, zeros_like(part), self.key, attrs), part
 
 
-def _region_scatter(input: Tensor, src: Tensor, key) -> Tensor:
+class SelectScatterBackward0(_RegionScatterBackward):
+    rule = "self: grad.select_scatter(zeros_like(src), dim, index); src: grad.select(dim, index)"
+    saved_attrs: ClassVar[dict] = {"dim": "dim", "index": "index"}
+    __slots__ = ("dim", "index")
+
+
+class SliceScatterBackward0(_RegionScatterBackward):
+    rule = ("self: grad.slice_scatter(zeros_like(src), dim, start, end, step); "
+            "src: grad.slice(dim, start, end, step)")
+    saved_attrs: ClassVar[dict] = {"dim": "dim", "end": "end", "start": "start", "step": "step"}
+    __slots__ = ("dim", "end", "start", "step")
+
+
+def _region_scatter(cls, input: Tensor, src: Tensor, key, attrs) -> Tensor:
+    """A copy of ``input`` with ``src`` written at ``key``; ``attrs``: what ``cls`` shows as
+    ``_saved_*``."""
     out = input._data.copy()
     region = out[key]
     if tuple(region.shape) != tuple(src.shape):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(region.shape)}")
     out[key] = src._data
-    return record(RegionScatterBackward, (input, src), out, attrs={"key": key})
+    return record(cls, (input, src), out, attrs={"key": key, **attrs})
+
+
+def _int_or_none(value):
+    return None if value is None else ix.saved_int(value)
 
 
 def _key(ndim: int, dim: int, index) -> tuple:
@@ -66,13 +88,17 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     if not -n <= index < n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(input.shape)} at dimension {dim}")
-    return _region_scatter(input, src, _key(input.dim(), dim, index))
+    return _region_scatter(SelectScatterBackward0, input, src, _key(input.dim(), dim, index),
+                           {"dim": ix.saved_int(dim), "index": ix.saved_int(index)})
 
 
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start=None, end=None,
                   step: int = 1) -> Tensor:
     """A copy of ``input`` with ``src`` written at ``start:end:step`` of ``dim``."""
-    return _region_scatter(input, src, _key(input.dim(), dim, slice(start, end, step)))
+    return _region_scatter(SliceScatterBackward0, input, src,
+                           _key(input.dim(), dim, slice(start, end, step)),
+                           {"dim": ix.saved_int(dim), "start": _int_or_none(start),
+                            "end": _int_or_none(end), "step": step})
 
 
 def _dim_hits(input: Tensor, dim: int, index: Tensor):
