@@ -61,10 +61,13 @@ def _as_saved(x, arr):
     return x if isinstance(x, Tensor) else wrap(arr)
 
 
+_U64 = 1 << 64
+
+
 def saved_int(value: int) -> int:
     """An int argument (``dim``, ``index``) as PyTorch shows it in ``grad_fn._saved_<name>``: as
     the caller wrote it, a negative one read as an unsigned 64-bit number (-1 is 2**64 - 1)."""
-    return value % (1 << 64)
+    return value % _U64
 
 
 def _add_at(xp, target, key, values) -> None:
@@ -196,9 +199,9 @@ def getitem(input: Tensor, key) -> Tensor:
     ndim = input._data.ndim
     used = _check_rank(items, ndim)
     out, dim, advanced = input, 0, []
-    # PyTorch's list of index tensors (``IndexBackward0._saved_indices``): one entry per tensor
-    # index, at the position of the dimension it starts at (a mask counts as one), None between.
-    indices = []
+    # PyTorch's list of index tensors (``IndexBackward0._saved_indices``): each tensor index
+    # (the caller's tensor, else one made from the list or array) and the dimension it starts at.
+    saved, slots = [], []
     for n, item in enumerate(items):
         if item is Ellipsis:
             dim += ndim - used
@@ -209,7 +212,8 @@ def getitem(input: Tensor, key) -> Tensor:
             out = _unsqueeze(out, dim)
             arr = xp.zeros(1 if item else 0, dtype=np.int64)
             advanced.append((dim, arr))
-            _note_index(indices, dim, wrap(arr))
+            saved.append(wrap(arr))
+            slots.append(dim)
             dim += 1
         elif isinstance(item, int):
             out = select(out, dim, item)
@@ -221,31 +225,20 @@ def getitem(input: Tensor, key) -> Tensor:
         elif item.dtype == bool:
             _check_mask(item, out._data.shape, dim)
             advanced.extend((dim + i, nz) for i, nz in enumerate(xp.nonzero(item)))
-            _note_index(indices, dim, _index_tensor(key, is_tuple, n, item))
+            raw = key[n] if is_tuple else key
+            saved.append(raw if isinstance(raw, Tensor) else wrap(item))
+            slots.append(dim)
             dim += item.ndim
         else:
             _check_bounds(item, out._data.shape[dim], dim)
             advanced.append((dim, item))
-            _note_index(indices, dim, _index_tensor(key, is_tuple, n, item))
+            raw = key[n] if is_tuple else key
+            saved.append(raw if isinstance(raw, Tensor) else wrap(item))
+            slots.append(dim)
             dim += 1
     if advanced:
-        return _index(out, advanced, tuple(indices))
+        return _index(out, advanced, saved, slots)
     return alias(input) if out is input else out
-
-
-def _note_index(indices: list, dim: int, t) -> None:
-    """Put the index tensor ``t`` at ``dim`` in PyTorch's list of indices (None before it)."""
-    indices.extend([None] * (dim + 1 - len(indices)))
-    indices[dim] = t
-
-
-def _index_tensor(key, is_tuple: bool, n: int, arr):
-    """The tensor PyTorch keeps for entry ``n`` of ``key``: the caller's own tensor, else one
-    made from the list or array written there."""
-    raw = key[n] if is_tuple else key
-    if isinstance(raw, Tensor) and raw._data.dtype == arr.dtype:
-        return raw
-    return wrap(arr)
 
 
 def _check_mask(mask, shape, dim: int) -> None:
@@ -279,8 +272,8 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
         raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
     key = (slice(None),) * dim + (index % size, Ellipsis)
     return record(SelectBackward0, (input,), data[key],
-                  attrs={"in_shape": data.shape, "key": key, "dim": saved_int(raw_dim),
-                         "index": saved_int(index)})
+                  attrs={"in_shape": data.shape, "key": key, "dim": raw_dim % _U64,
+                         "index": index % _U64})  # saved_int, inline: t[i] is hot
 
 
 _INT64_MAX = (1 << 63) - 1
@@ -292,8 +285,8 @@ def _slice(input: Tensor, dim: int, item: slice) -> Tensor:
     key = (slice(None),) * dim + (slice(*item.indices(data.shape[dim])),)
     return record(SliceBackward0, (input,), data[key], attrs={
         "in_shape": data.shape, "key": key, "dim": dim,
-        "start": saved_int(0 if item.start is None else item.start),
-        "end": saved_int(_INT64_MAX if item.stop is None else item.stop),
+        "start": 0 if item.start is None else item.start % _U64,  # saved_int, inline
+        "end": _INT64_MAX if item.stop is None else item.stop % _U64,
         "step": 1 if item.step is None else item.step})
 
 
@@ -333,22 +326,24 @@ class IndexBackward0(Node):
 
 def _saved_index_list(node) -> tuple:
     """``_saved_indices`` of a node that saved its index tensors in order: PyTorch's list of
-    them, None at each slot (``index_slots``) without one."""
-    saved = iter(node.saved_as(Tensor))
-    return tuple(next(saved) if has else None for has in node.index_slots)
+    them, each at its position (``index_slots``), None between."""
+    saved = node.saved_as(Tensor)
+    slots = node.index_slots
+    out = [None] * (max(slots) + 1 if slots else 0)
+    for t, position in zip(saved, slots):
+        out[position] = t
+    return tuple(out)
 
 
-def _index(input: Tensor, advanced, indices) -> Tensor:
+def _index(input: Tensor, advanced, saved: list, slots: list) -> Tensor:
     """Integer-array indexing (a copy); ``advanced`` pairs a dimension with its index array,
-    ``indices`` is PyTorch's list of index tensors (saved)."""
+    ``saved`` are PyTorch's index tensors (saved) and ``slots`` their positions in its list."""
     key = [slice(None)] * input._data.ndim
     for dim, arr in advanced:
         key[dim] = arr
     key = tuple(key)
-    return record(IndexBackward0, (input,), input._data[key],
-                  save=tuple(t for t in indices if t is not None),
-                  attrs={"in_shape": input._data.shape, "key": key,
-                         "index_slots": tuple(t is not None for t in indices)})
+    return record(IndexBackward0, (input,), input._data[key], save=tuple(saved),
+                  attrs={"in_shape": input._data.shape, "key": key, "index_slots": slots})
 
 
 def write_key(data, key):
@@ -425,8 +420,11 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
     key = tuple(indices) if isinstance(indices, (tuple, list)) else (indices,)
     # PyTorch's list of index tensors: the caller's; a key of arrays, ints and slices (a
     # gradient's own writes) saves its arrays.
-    saved = tuple(k if isinstance(k, Tensor) else wrap(k) if hasattr(k, "shape") else None
-                  for k in key)
+    saved, slots = [], []
+    for n, k in enumerate(key):
+        if isinstance(k, Tensor) or hasattr(k, "shape"):
+            saved.append(k if isinstance(k, Tensor) else wrap(k))
+            slots.append(n)
     if not all(isinstance(k, slice) or hasattr(k, "shape") and not isinstance(k, Tensor)
                for k in key):
         key = write_key(input._data, key)
@@ -439,9 +437,8 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
     else:
         out[key] = v
     return record(IndexPutBackward0, (input, vt), out,
-                  save=tuple(t for t in saved if t is not None),
-                  attrs={"key": key, "accumulate": accumulate,
-                         "index_slots": tuple(t is not None for t in saved)})
+                  save=tuple(saved),
+                  attrs={"key": key, "accumulate": accumulate, "index_slots": slots})
 
 
 def put(input: Tensor, index, source: Tensor, accumulate: bool = False) -> Tensor:
