@@ -14,6 +14,7 @@ higher-order gradients come free.
 from __future__ import annotations
 
 import operator
+from typing import ClassVar
 
 import numpy as np
 
@@ -52,6 +53,21 @@ def _raw(x, xp):
     if isinstance(x, Tensor):
         return x._data
     return xp.asarray(x)
+
+
+def _as_saved(x, arr):
+    """The tensor a node saves for a non-differentiable tensor argument (an index, a mask): the
+    caller's own tensor when it passed one (PyTorch saves that one), else one around ``arr``."""
+    return x if isinstance(x, Tensor) else wrap(arr)
+
+
+_U64 = 1 << 64
+
+
+def saved_int(value: int) -> int:
+    """An int argument (``dim``, ``index``) as PyTorch shows it in ``grad_fn._saved_<name>``: as
+    the caller wrote it, a negative one read as an unsigned 64-bit number (-1 is 2**64 - 1)."""
+    return value % _U64
 
 
 def _add_at(xp, target, key, values) -> None:
@@ -183,7 +199,10 @@ def getitem(input: Tensor, key) -> Tensor:
     ndim = input._data.ndim
     used = _check_rank(items, ndim)
     out, dim, advanced = input, 0, []
-    for item in items:
+    # PyTorch's list of index tensors (``IndexBackward0._saved_indices``): each tensor index
+    # (the caller's tensor, else one made from the list or array) and the dimension it starts at.
+    saved, slots = [], []
+    for n, item in enumerate(items):
         if item is Ellipsis:
             dim += ndim - used
         elif item is None:
@@ -191,7 +210,10 @@ def getitem(input: Tensor, key) -> Tensor:
             dim += 1
         elif isinstance(item, bool):
             out = _unsqueeze(out, dim)
-            advanced.append((dim, xp.zeros(1 if item else 0, dtype=np.int64)))
+            arr = xp.zeros(1 if item else 0, dtype=np.int64)
+            advanced.append((dim, arr))
+            saved.append(wrap(arr))
+            slots.append(dim)
             dim += 1
         elif isinstance(item, int):
             out = select(out, dim, item)
@@ -203,13 +225,19 @@ def getitem(input: Tensor, key) -> Tensor:
         elif item.dtype == bool:
             _check_mask(item, out._data.shape, dim)
             advanced.extend((dim + i, nz) for i, nz in enumerate(xp.nonzero(item)))
+            raw = key[n] if is_tuple else key
+            saved.append(raw if isinstance(raw, Tensor) else wrap(item))
+            slots.append(dim)
             dim += item.ndim
         else:
             _check_bounds(item, out._data.shape[dim], dim)
             advanced.append((dim, item))
+            raw = key[n] if is_tuple else key
+            saved.append(raw if isinstance(raw, Tensor) else wrap(item))
+            slots.append(dim)
             dim += 1
     if advanced:
-        return _index(out, advanced)
+        return _index(out, advanced, saved, slots)
     return alias(input) if out is input else out
 
 
@@ -221,8 +249,9 @@ def _check_mask(mask, shape, dim: int) -> None:
 
 
 class SelectBackward0(Node):
-    rule = "self: zeros with grad written at the index"
-    __slots__ = ("in_shape", "key")
+    rule = "self: select_backward_symint(grad, self.sym_sizes(), dim, index)"
+    saved_attrs: ClassVar[dict] = {"dim": "dim", "index": "index", "self_sym_sizes": "in_shape"}
+    __slots__ = ("dim", "in_shape", "index", "key")
     is_view = True
     fit_grads = False  # the rule returns the input's shape itself
 
@@ -235,24 +264,36 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     data = input._data
     if data.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    raw_dim = dim
     dim = _wrap_dim(dim, data.ndim)
     size = data.shape[dim]
     index = operator.index(index)
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
     key = (slice(None),) * dim + (index % size, Ellipsis)
-    return record(SelectBackward0, (input,), data[key], attrs={"in_shape": data.shape, "key": key})
+    return record(SelectBackward0, (input,), data[key],
+                  attrs={"in_shape": data.shape, "key": key, "dim": raw_dim % _U64,
+                         "index": index % _U64})  # saved_int, inline: t[i] is hot
+
+
+_INT64_MAX = (1 << 63) - 1
 
 
 def _slice(input: Tensor, dim: int, item: slice) -> Tensor:
+    # start/end/step as PyTorch passes them on (an open end is INT64_MAX), for ``_saved_*``.
     data = input._data
     key = (slice(None),) * dim + (slice(*item.indices(data.shape[dim])),)
-    return record(SliceBackward0, (input,), data[key], attrs={"in_shape": data.shape, "key": key})
+    return record(SliceBackward0, (input,), data[key], attrs={
+        "in_shape": data.shape, "key": key, "dim": dim,
+        "start": 0 if item.start is None else item.start % _U64,  # saved_int, inline
+        "end": _INT64_MAX if item.stop is None else item.stop % _U64,
+        "step": 1 if item.step is None else item.step})
 
 
 def _unsqueeze(input: Tensor, dim: int) -> Tensor:
     data = input._data
-    return record(UnsqueezeBackward0, (input,), data[(slice(None),) * dim + (None,)], attrs={"in_shape": data.shape})
+    return record(UnsqueezeBackward0, (input,), data[(slice(None),) * dim + (None,)],
+                  attrs={"in_shape": data.shape, "dim": dim})
 
 
 class AliasBackward0(Node):
@@ -271,21 +312,38 @@ def alias(input: Tensor) -> Tensor:
 
 
 class IndexBackward0(Node):
-    rule = "self: zeros with grad added at the indices (repeats add up)"
-    __slots__ = ("in_shape", "key")
+    rule = "self: index_backward(grad.new_zeros_symint(self.sym_sizes()), indices, grad)"
+    # The index tensors are saved per call (each packed); ``_saved_indices`` puts them back in
+    # PyTorch's list, None where a dimension had no tensor.
+    saved_attrs: ClassVar[dict] = {"self_sym_sizes": "in_shape"}
+    __slots__ = ("in_shape", "index_slots", "key")
+    _saved_indices = property(lambda self: _saved_index_list(self))
     fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
         return (scatter_into_zeros(self.in_shape, self.key, g),)
 
 
-def _index(input: Tensor, advanced) -> Tensor:
-    """Integer-array indexing (a copy); ``advanced`` pairs a dimension with its index array."""
+def _saved_index_list(node) -> tuple:
+    """``_saved_indices`` of a node that saved its index tensors in order: PyTorch's list of
+    them, each at its position (``index_slots``), None between."""
+    saved = node.saved_as(Tensor)
+    slots = node.index_slots
+    out = [None] * (max(slots) + 1 if slots else 0)
+    for t, position in zip(saved, slots):
+        out[position] = t
+    return tuple(out)
+
+
+def _index(input: Tensor, advanced, saved: list, slots: list) -> Tensor:
+    """Integer-array indexing (a copy); ``advanced`` pairs a dimension with its index array,
+    ``saved`` are PyTorch's index tensors (saved) and ``slots`` their positions in its list."""
     key = [slice(None)] * input._data.ndim
     for dim, arr in advanced:
         key[dim] = arr
     key = tuple(key)
-    return record(IndexBackward0, (input,), input._data[key], attrs={"in_shape": input._data.shape, "key": key})
+    return record(IndexBackward0, (input,), input._data[key], save=tuple(saved),
+                  attrs={"in_shape": input._data.shape, "key": key, "index_slots": slots})
 
 
 def write_key(data, key):
@@ -337,8 +395,13 @@ class _RegionWrite(Node):
 
 
 class IndexPutBackward0(_RegionWrite):
-    rule = "self: grad with the written entries zeroed; values: grad at them"
-    __slots__ = ()
+    rule = ("self: accumulate ? grad : grad.index_put(indices, zeros_like(values), false); "
+            "values: grad.index(indices)")
+    # The index tensors are saved per call, as ``IndexBackward0``'s.
+    saved_attrs: ClassVar[dict] = {"accumulate": "accumulate"}
+    inputs = ("self", "values")
+    __slots__ = ("index_slots",)
+    _saved_indices = property(lambda self: _saved_index_list(self))
 
 
 class CopySlices(_RegionWrite):
@@ -355,6 +418,13 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
     """
     xp = get_array_module(input._data)
     key = tuple(indices) if isinstance(indices, (tuple, list)) else (indices,)
+    # PyTorch's list of index tensors: the caller's; a key of arrays, ints and slices (a
+    # gradient's own writes) saves its arrays.
+    saved, slots = [], []
+    for n, k in enumerate(key):
+        if isinstance(k, Tensor) or hasattr(k, "shape"):
+            saved.append(k if isinstance(k, Tensor) else wrap(k))
+            slots.append(n)
     if not all(isinstance(k, slice) or hasattr(k, "shape") and not isinstance(k, Tensor)
                for k in key):
         key = write_key(input._data, key)
@@ -366,7 +436,9 @@ def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tenso
         _add_at(xp, out, key, v)
     else:
         out[key] = v
-    return record(IndexPutBackward0, (input, vt), out, attrs={"key": key, "accumulate": accumulate})
+    return record(IndexPutBackward0, (input, vt), out,
+                  save=tuple(saved),
+                  attrs={"key": key, "accumulate": accumulate, "index_slots": slots})
 
 
 def put(input: Tensor, index, source: Tensor, accumulate: bool = False) -> Tensor:
@@ -391,9 +463,70 @@ def put(input: Tensor, index, source: Tensor, accumulate: bool = False) -> Tenso
     if bad.size:
         raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of "
                          f"{data.size} elements.")
-    flat = index_put(input.reshape(-1), (flat_index % max(data.size, 1),), source.reshape(-1),
-                     accumulate=accumulate)
-    return flat.reshape(data.shape)
+    pos = flat_index % max(data.size, 1)
+    out = data.reshape(-1).copy()
+    src = source._data.reshape(-1)
+    if accumulate:
+        _add_at(xp, out, pos, src)
+    else:
+        out[pos] = src
+    return record(PutBackward0, (input, source), out.reshape(data.shape),
+                  save=(_as_saved(index, idx), 1 if source._requires_grad else None),
+                  attrs={"accumulate": accumulate, "pos": pos, "source_shape": source._data.shape})
+
+
+class PutBackward0(Node):
+    """``put``: the input's gradient is ``g`` with the written positions zeroed (all of ``g``
+    when accumulating); the source's is ``g`` read at them."""
+    rule = ("self: accumulate ? grad : grad.put(index, zeros_like(source), false); "
+            "source: grad.take(index).reshape_as(source)")
+    saves = (None, 1)  # the index (given per call), source
+    saved_names = ("index", "source")
+    saved_attrs: ClassVar[dict] = {"accumulate": "accumulate"}
+    inputs = ("self", "source")
+    __slots__ = ("accumulate", "pos", "source_shape")
+
+    def backward(self, g):
+        g_input = g_source = None
+        flat = g.reshape(-1)
+        if self.needs(0):
+            g_input = g if self.accumulate else _zero_at(flat, self.pos).reshape(g.shape)
+        if self.needs(1):
+            g_source = flat[self.pos].reshape(self.source_shape)
+        return g_input, g_source
+
+
+class TakeBackward0(Node):
+    """``take``: zeros of the input's shape with ``g`` added at the flat positions read."""
+    rule = "self: take_backward(grad, self, index)"
+    saves = (None, 0)  # the index (given per call), self
+    saved_names = ("index", "self")
+    inputs = ("self",)
+    fit_grads = False  # the rule returns the input's shape itself
+    __slots__ = ("in_shape", "pos")
+
+    def backward(self, g):
+        size = 1
+        for n in self.in_shape:
+            size *= n
+        flat = scatter_into_zeros((size,), (self.pos,), g.reshape(-1))
+        return (flat.reshape(self.in_shape),)
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """Elements of the flattened ``input`` at ``index`` (negative indices count from the end),
+    in the shape of ``index``."""
+    data = input._data
+    idx = index._data
+    n = data.size
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = int(idx[(idx < -n) | (idx >= n)].reshape(-1)[0])
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                         "elements.")
+    pos = idx.reshape(-1) % max(n, 1)
+    out = data.reshape(-1)[pos].reshape(idx.shape)
+    return record(TakeBackward0, (input,), out, save=(index, 0),
+                  attrs={"in_shape": data.shape, "pos": pos})
 
 
 # -- gather / scatter ----------------------------------------------------------------------------
@@ -423,9 +556,13 @@ def _along_dim_key(data, idx, dim: int, xp):
 class GatherBackward0(Node):
     """``g`` added at the gathered positions into zeros; a 0-d input or index is read as one of
     shape ``(1,)`` (``work_shape``, ``index_shape``), as PyTorch does."""
-    rule = "self: zeros with grad added at index (scatter_add)"
-
-    __slots__ = ("in_shape", "index_shape", "key", "work_shape")
+    rule = "self: grad.new_zeros(self.sym_sizes()).scatter_add(dim, index, grad)"
+    # ``index`` (a non-differentiable tensor) is saved per call: the old-style spec.
+    saves = (None, 0)
+    saved_names = ("index", "self")
+    saved_attrs: ClassVar[dict] = {"dim": "dim", "sparse_grad": "sparse_grad"}
+    inputs = ("self",)
+    __slots__ = ("dim", "in_shape", "index_shape", "key", "sparse_grad", "work_shape")
 
     def backward(self, g):
         if self.key is None:  # an empty index reads nothing
@@ -444,13 +581,16 @@ def gather(input: Tensor, dim: int, index, *, sparse_grad: bool = False) -> Tens
     data = input._data
     xp = get_array_module(data)
     idx = _index_array(index, "gather", xp)
+    raw_dim = dim
     dim = _wrap_dim(dim, data.ndim)
     work = data.reshape(data.shape or (1,))
     idx_work = idx.reshape(idx.shape or (1,))
+    save = (_as_saved(index, idx), 0)
     if idx.size == 0:
         return record(GatherBackward0, (input,), xp.zeros(idx.shape, dtype=data.dtype),
-                      attrs={"in_shape": data.shape, "index_shape": idx_work.shape,
-                             "work_shape": work.shape, "key": None})
+                      save=save, attrs={"in_shape": data.shape, "index_shape": idx_work.shape,
+                                        "work_shape": work.shape, "key": None, "dim": saved_int(raw_dim),
+                                        "sparse_grad": sparse_grad})
     if idx_work.ndim != work.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for d, (n, m) in enumerate(zip(idx_work.shape, work.shape)):
@@ -460,9 +600,10 @@ def gather(input: Tensor, dim: int, index, *, sparse_grad: bool = False) -> Tens
                                f"apart from dimension {dim}")
     _check_bounds(idx_work, work.shape[dim], dim, RuntimeError)
     key = _along_dim_key(work, idx_work, dim, xp)
-    return record(GatherBackward0, (input,), work[key].reshape(idx.shape),
+    return record(GatherBackward0, (input,), work[key].reshape(idx.shape), save=save,
                   attrs={"in_shape": data.shape, "index_shape": idx_work.shape,
-                         "work_shape": work.shape, "key": key})
+                         "work_shape": work.shape, "key": key, "dim": saved_int(raw_dim),
+                         "sparse_grad": sparse_grad})
 
 
 def _scatter_checks(op: str, data, idx, dim, src=None) -> None:
@@ -504,9 +645,12 @@ def _src_grad(node, g):
 
 class ScatterBackward0(Node):
     """Scatter of a tensor ``src``: its written entries take their gradient from ``g``."""
-    rule = "self: grad with the scattered positions zeroed; src: grad.gather(index)"
-
-    __slots__ = ("key", "src_part", "src_shape")
+    rule = "self: grad.scatter(dim, index, 0); src: grad.gather(dim, index)"
+    saves = (None,)  # the index, given per call
+    saved_names = ("index",)
+    saved_attrs: ClassVar[dict] = {"dim": "dim"}
+    inputs = ("self", "src")
+    __slots__ = ("dim", "key", "src_part", "src_shape")
 
     def backward(self, g):
         g_input = _zero_at(g, self.key) if self.needs(0) else None
@@ -515,9 +659,12 @@ class ScatterBackward0(Node):
 
 class ScatterBackward1(Node):
     """Scatter of a Python number: only the untouched entries pass gradient to the input."""
-    rule = "self: grad with the scattered positions zeroed"
-
-    __slots__ = ("key",)
+    rule = "self: grad.scatter(dim, index, 0)"
+    saves = (None,)  # the index, given per call
+    saved_names = ("index",)
+    saved_attrs: ClassVar[dict] = {"dim": "dim"}
+    inputs = ("self",)
+    __slots__ = ("dim", "key")
 
     def backward(self, g):
         return (_zero_at(g, self.key),)
@@ -532,6 +679,7 @@ def scatter(input: Tensor, dim: int, index, src=None, *, value=None, reduce=None
     data = input._data
     xp = get_array_module(data)
     idx = _index_array(index, "scatter", xp)
+    raw_dim = dim
     dim = _wrap_dim(dim, data.ndim)
     st = src if isinstance(src, Tensor) else None
     _scatter_checks("scatter", data, idx, dim, st._data if st is not None else None)
@@ -543,15 +691,22 @@ def scatter(input: Tensor, dim: int, index, src=None, *, value=None, reduce=None
         out[key] = piece.astype(out.dtype, copy=False)
     else:
         out[key] = src
+    save = (_as_saved(index, idx),)
     if st is not None:
-        return record(ScatterBackward0, (input, st), out,
-                      attrs={"key": key, "src_shape": st._data.shape, "src_part": part})
-    return record(ScatterBackward1, (input,), out, attrs={"key": key})
+        return record(ScatterBackward0, (input, st), out, save=save,
+                      attrs={"key": key, "src_shape": st._data.shape, "src_part": part,
+                             "dim": saved_int(raw_dim)})
+    return record(ScatterBackward1, (input,), out, save=save,
+                  attrs={"key": key, "dim": saved_int(raw_dim)})
 
 
 class ScatterAddBackward0(Node):
-    rule = "self: grad; src: grad.gather(index)"
-    __slots__ = ("key", "src_part", "src_shape")
+    rule = "self: grad; src: grad.gather(dim, index)"
+    saves = (None,)  # the index, given per call
+    saved_names = ("index",)
+    saved_attrs: ClassVar[dict] = {"dim": "dim"}
+    inputs = ("self", "src")
+    __slots__ = ("dim", "key", "src_part", "src_shape")
 
     def backward(self, g):
         return (g if self.needs(0) else None), (_src_grad(self, g) if self.needs(1) else None)
@@ -562,6 +717,7 @@ def scatter_add(input: Tensor, dim: int, index, src: Tensor) -> Tensor:
     data = input._data
     xp = get_array_module(data)
     idx = _index_array(index, "scatter_add", xp)
+    raw_dim = dim
     dim = _wrap_dim(dim, data.ndim)
     _scatter_checks("scatter_add", data, idx, dim, src._data)
     key = _along_dim_key(data, idx, dim, xp)
@@ -571,7 +727,9 @@ def scatter_add(input: Tensor, dim: int, index, src: Tensor) -> Tensor:
         out += piece.astype(out.dtype).sum() if idx.size else 0
     else:
         _add_at(xp, out, key, piece.astype(out.dtype, copy=False))
-    return record(ScatterAddBackward0, (input, src), out, attrs={"key": key, "src_shape": src._data.shape, "src_part": part})
+    return record(ScatterAddBackward0, (input, src), out, save=(_as_saved(index, idx),),
+                  attrs={"key": key, "src_shape": src._data.shape, "src_part": part,
+                         "dim": saved_int(raw_dim)})
 
 
 # -- index_select / index_add --------------------------------------------------------------------
@@ -595,8 +753,12 @@ def _dim_key(data, dim: int, arr):
 
 
 class IndexSelectBackward0(Node):
-    rule = "self: zeros with grad added at index along dim"
-    __slots__ = ("in_shape", "key")
+    rule = "self: index_select_backward(grad, self.sym_sizes(), dim, index)"
+    saves = (None,)  # the index, given per call
+    saved_names = ("index",)
+    saved_attrs: ClassVar[dict] = {"dim": "dim", "self_sym_sizes": "in_shape"}
+    inputs = ("self",)
+    __slots__ = ("dim", "in_shape", "key")
 
     def backward(self, g):
         return (scatter_into_zeros(self.in_shape, self.key, g),)
@@ -608,15 +770,21 @@ def index_select(input: Tensor, dim: int, index) -> Tensor:
     gradient."""
     data = input._data
     xp = get_array_module(data)
+    raw_dim = dim
     dim = _wrap_dim(dim, data.ndim)
     arr = _vector_index(index, "index_select", xp, data.shape[dim] if data.ndim else 1)
     key = _dim_key(data, dim, arr)
-    return record(IndexSelectBackward0, (input,), data[key], attrs={"in_shape": data.shape, "key": key})
+    return record(IndexSelectBackward0, (input,), data[key], save=(_as_saved(index, arr),),
+                  attrs={"in_shape": data.shape, "key": key, "dim": saved_int(raw_dim)})
 
 
 class IndexAddBackward0(Node):
-    rule = "self: grad; source: alpha * grad.index_select(dim, index)"
-    __slots__ = ("alpha", "key")
+    rule = "self: grad; source: maybe_multiply(grad.index_select(dim, index).expand_as(source), alpha)"
+    saves = (None, 1)  # the index (given per call), source
+    saved_names = ("index", "source")
+    saved_attrs: ClassVar[dict] = {"alpha": "alpha", "dim": "dim", "source_dim": "source_dim"}
+    inputs = ("self", "source")
+    __slots__ = ("alpha", "dim", "key", "source_dim")
 
     def backward(self, g):
         g_src = None
@@ -631,6 +799,7 @@ def index_add(input: Tensor, dim: int, index, source: Tensor, *, alpha=1) -> Ten
     """A copy of ``input`` with ``alpha * source`` added at ``index`` along ``dim``."""
     data = input._data
     xp = get_array_module(data)
+    raw_dim = dim
     dim = _wrap_dim(dim, data.ndim)
     arr = _vector_index(index, "index_add", xp, data.shape[dim] if data.ndim else 1)
     src_shape = source._data.shape
@@ -646,7 +815,10 @@ def index_add(input: Tensor, dim: int, index, source: Tensor, *, alpha=1) -> Ten
         out += src.astype(out.dtype).sum()
     else:
         _add_at(xp, out, key, src.astype(out.dtype, copy=False))
-    return record(IndexAddBackward0, (input, source), out, attrs={"key": key, "alpha": alpha})
+    return record(IndexAddBackward0, (input, source), out,
+                  save=(_as_saved(index, arr), 1 if source._requires_grad else None),
+                  attrs={"key": key, "alpha": alpha, "dim": saved_int(raw_dim),
+                         "source_dim": len(src_shape)})
 
 
 # -- masks ---------------------------------------------------------------------------------------
@@ -658,8 +830,11 @@ def _bool_mask(mask, op: str, xp):
 
 
 class MaskedFillBackward0(Node):
-    rule = "self: grad where not mask, else 0"
+    rule = "self: grad.masked_fill(mask, 0)"
     why_zero = "a mask: every entry was filled"
+    saves = (None,)  # the mask, given per call
+    saved_names = ("mask",)
+    inputs = ("self",)
     __slots__ = ("mask",)
 
     def backward(self, g):
@@ -667,7 +842,10 @@ class MaskedFillBackward0(Node):
 
 
 class MaskedFillBackward1(Node):
-    rule = "self: grad where not mask; value: sum of grad where mask"
+    rule = "self: grad.masked_fill(mask, 0); value: masked_fill_backward(grad, mask)"
+    saves = (None,)  # the mask, given per call
+    saved_names = ("mask",)
+    inputs = ("self", "value")
     __slots__ = ("mask",)
 
     def backward(self, g):
@@ -689,16 +867,20 @@ def masked_fill(input: Tensor, mask, value) -> Tensor:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {vt._data.ndim} dimension(s).")
     shape = np.broadcast_shapes(data.shape, m.shape)
-    m = xp.broadcast_to(m, shape)
+    m0, m = m, xp.broadcast_to(m, shape)
     out = xp.broadcast_to(data, shape).copy()
     out[m] = vt._data if vt is not None else value
+    save = (_as_saved(mask, m0),)
     if vt is not None:
-        return record(MaskedFillBackward1, (input, vt), out, attrs={"mask": m})
-    return record(MaskedFillBackward0, (input,), out, attrs={"mask": m})
+        return record(MaskedFillBackward1, (input, vt), out, save=save, attrs={"mask": m})
+    return record(MaskedFillBackward0, (input,), out, save=save, attrs={"mask": m})
 
 
 class MaskedSelectBackward0(Node):
-    rule = "self: zeros with grad written where mask"
+    rule = "self: masked_select_backward(grad, self, mask)"
+    saves = (None, 0)  # the mask (given per call), self
+    saved_names = ("mask", "self")
+    inputs = ("self",)
     __slots__ = ("mask", "shape")
 
     def backward(self, g):
@@ -712,9 +894,10 @@ def masked_select(input: Tensor, mask) -> Tensor:
     xp = get_array_module(data)
     m = _bool_mask(mask, "masked_select: expected BoolTensor for mask", xp)
     shape = np.broadcast_shapes(data.shape, m.shape)
-    m = xp.broadcast_to(m, shape)
+    m0, m = m, xp.broadcast_to(m, shape)
     out = xp.broadcast_to(data, shape)[m]
-    return record(MaskedSelectBackward0, (input,), out, attrs={"shape": shape, "mask": m})
+    return record(MaskedSelectBackward0, (input,), out, save=(_as_saved(mask, m0), 0),
+                  attrs={"shape": shape, "mask": m})
 
 
 def nonzero(input: Tensor, *, as_tuple: bool = False):
@@ -730,11 +913,13 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):
 
 def take_along_dim(input: Tensor, indices, dim: int | None = None) -> Tensor:
     """``gather`` after broadcasting ``input`` and ``indices`` (all but ``dim``); without ``dim``
-    both are flattened first."""
+    both are flattened first. As PyTorch, ``input`` is always expanded (an ``ExpandBackward0``,
+    even to its own shape)."""
     xp = get_array_module(input._data)
     idx = _index_array(indices, "gradnb.take_along_dim", xp)
     if dim is None:
-        return gather(input.reshape(-1), 0, idx.reshape(-1))
+        flat = input.view(-1)
+        return gather(flat, 0, wrap(_nonnegative(idx.reshape(-1), flat._data.shape[0], xp)))
     ndim = input._data.ndim
     dim = _wrap_dim(dim, ndim)
     if idx.ndim != ndim:
@@ -746,9 +931,15 @@ def take_along_dim(input: Tensor, indices, dim: int | None = None) -> Tensor:
     common = list(np.broadcast_shapes(tuple(in_shape), tuple(idx_shape)))
     target = list(common)
     target[dim] = input._data.shape[dim]
-    source = input if tuple(target) == input._data.shape else expand(input, tuple(target))
     common[dim] = idx.shape[dim]
-    return gather(source, dim, xp.broadcast_to(idx, tuple(common)))
+    idx = _nonnegative(idx, input._data.shape[dim], xp)
+    return gather(expand(input, tuple(target)), dim, wrap(xp.broadcast_to(idx, tuple(common))))
+
+
+def _nonnegative(idx, size: int, xp):
+    """``idx`` with negative indices counted from the end (PyTorch's take_along_dim saves them
+    so in its ``gather``)."""
+    return xp.where(idx < 0, idx + size, idx) if idx.size and int(idx.min()) < 0 else idx
 
 
 def _iterate(input: Tensor):

@@ -262,15 +262,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
 @accepts_out("take")
 def take(input: Tensor, index: Tensor) -> Tensor:
     """Elements of the flattened ``input`` at ``index`` (negative indices count from the end)."""
-    flat = input.reshape(-1)
-    n = flat.shape[0]
-    idx = index._data
-    if idx.size and (idx.min() < -n or idx.max() >= n):
-        bad = int(idx[(idx < -n) | (idx >= n)].reshape(-1)[0])
-        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
-                         "elements.")
-    pos = wrap(get_array_module(idx).where(idx < 0, idx + n, idx).reshape(-1))
-    return ix.index_select(flat, 0, pos).reshape(tuple(index.shape))
+    return ix.take(input, index)
 
 
 def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None) -> Tensor:
@@ -281,6 +273,16 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
         return wrap(np.repeat(np.arange(counts.shape[0]), counts).astype(np.int64))
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else dim % max(x.dim(), 1)
+    if not isinstance(repeats, Tensor) and x.dim():
+        # As PyTorch: a number of repeats is an unsqueeze, an expand and a contiguous copy
+        # folded back (so the graph shows those nodes, not an index_select).
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        wide = x.unsqueeze(d + 1)
+        shape = list(wide.shape)
+        shape[d + 1] = repeats
+        out = wide.expand(*shape).clone()
+        return out.view(*shape[:d], shape[d] * repeats, *shape[d + 2:])
     counts = repeats._data if isinstance(repeats, Tensor) else repeats
     idx = np.repeat(np.arange(x.shape[d]), counts)
     return ix.index_select(x, d, wrap(idx.astype(np.int64)))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+from typing import ClassVar
 
 import numpy as np
 
@@ -34,24 +35,46 @@ __all__ = [
 ]
 
 
-class RegionScatterBackward(Node):
-    rule = "self: grad with the region zeroed; src: grad of the region"
+class _RegionScatterBackward(Node):
+    """A write of ``src`` into a basic-index region (``key``) of a copy of ``input``: the input's
+    gradient is ``g`` with the region zeroed, ``src``'s is the region of ``g``."""
     __slots__ = ("key",)
     on_tensors = True
+    inputs = ("self", "src")
 
     def backward(self, g):
         part = g[self.key]
-        return _region_scatter(g, zeros_like(part), self.key), part
+        attrs = {name: getattr(self, name) for name in self.saved_attrs}
+        return _region_scatter(type(self), g, zeros_like(part), self.key, attrs), part
 
 
-def _region_scatter(input: Tensor, src: Tensor, key) -> Tensor:
+class SelectScatterBackward0(_RegionScatterBackward):
+    rule = "self: grad.select_scatter(zeros_like(src), dim, index); src: grad.select(dim, index)"
+    saved_attrs: ClassVar[dict] = {"dim": "dim", "index": "index"}
+    __slots__ = ("dim", "index")
+
+
+class SliceScatterBackward0(_RegionScatterBackward):
+    rule = ("self: grad.slice_scatter(zeros_like(src), dim, start, end, step); "
+            "src: grad.slice(dim, start, end, step)")
+    saved_attrs: ClassVar[dict] = {"dim": "dim", "end": "end", "start": "start", "step": "step"}
+    __slots__ = ("dim", "end", "start", "step")
+
+
+def _region_scatter(cls, input: Tensor, src: Tensor, key, attrs) -> Tensor:
+    """A copy of ``input`` with ``src`` written at ``key``; ``attrs``: what ``cls`` shows as
+    ``_saved_*``."""
     out = input._data.copy()
     region = out[key]
     if tuple(region.shape) != tuple(src.shape):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(region.shape)}")
     out[key] = src._data
-    return record(RegionScatterBackward, (input, src), out, attrs={"key": key})
+    return record(cls, (input, src), out, attrs={"key": key, **attrs})
+
+
+def _int_or_none(value):
+    return None if value is None else ix.saved_int(value)
 
 
 def _key(ndim: int, dim: int, index) -> tuple:
@@ -65,46 +88,131 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     if not -n <= index < n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(input.shape)} at dimension {dim}")
-    return _region_scatter(input, src, _key(input.dim(), dim, index))
+    return _region_scatter(SelectScatterBackward0, input, src, _key(input.dim(), dim, index),
+                           {"dim": ix.saved_int(dim), "index": ix.saved_int(index)})
 
 
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start=None, end=None,
                   step: int = 1) -> Tensor:
     """A copy of ``input`` with ``src`` written at ``start:end:step`` of ``dim``."""
-    return _region_scatter(input, src, _key(input.dim(), dim, slice(start, end, step)))
+    return _region_scatter(SliceScatterBackward0, input, src,
+                           _key(input.dim(), dim, slice(start, end, step)),
+                           {"dim": ix.saved_int(dim), "start": _int_or_none(start),
+                            "end": _int_or_none(end), "step": step})
 
 
-def _dim_mask(input: Tensor, dim: int, index: Tensor):
-    d = dim % max(input.dim(), 1)
-    xp = get_array_module(input._data)
-    hit = xp.zeros(input.shape[d] if input.dim() else 1, dtype=bool)
+def _dim_hits(input: Tensor, dim: int, index: Tensor):
+    """A bool array of ``input``'s shape, True on the slices at ``index`` along ``dim``."""
+    data = input._data
+    d = dim % max(data.ndim, 1)
+    xp = get_array_module(data)
+    hit = xp.zeros(data.shape[d] if data.ndim else 1, dtype=bool)
     hit[index._data.reshape(-1)] = True
-    shape = [1] * input.dim()
-    if input.dim():
-        shape[d] = -1
-    return wrap(hit.reshape(shape) if input.dim() else hit.reshape(()))
+    if not data.ndim:
+        return hit.reshape(())
+    shape = [1] * data.ndim
+    shape[d] = -1
+    return xp.broadcast_to(hit.reshape(shape), data.shape)
+
+
+class IndexFillBackward0(Node):
+    """``index_fill`` with a number: the filled slices get no gradient."""
+    rule = "self: grad.index_fill(dim, index, 0)"
+    saves = (None,)  # the index, given per call
+    saved_names = ("index",)
+    saved_attrs: ClassVar[dict] = {"dim": "dim"}
+    inputs = ("self",)
+    __slots__ = ("dim", "hits")
+
+    def backward(self, g):
+        return (ix._zero_at(g, self.hits),)
+
+
+class IndexFillBackward1(Node):
+    """``index_fill`` with a 0-d tensor: the value gets the sum of the filled slices' gradient."""
+    rule = ("self: grad.index_fill(dim, index, 0); "
+            "value: grad.index_select(dim, std::get<0>(at::_unique(index, false))).sum()")
+    saves = (None,)  # the index, given per call
+    saved_names = ("index",)
+    saved_attrs: ClassVar[dict] = {"dim": "dim"}
+    inputs = ("self", "value")
+    __slots__ = ("dim", "hits")
+
+    def backward(self, g):
+        g_input = ix._zero_at(g, self.hits) if self.needs(0) else None
+        g_value = ix.sum_all(g[self.hits]) if self.needs(1) else None
+        return g_input, g_value
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """A copy of ``input`` with ``value`` at ``index`` along ``dim``."""
-    mask = _dim_mask(input, dim, index)
+    hits = _dim_hits(input, dim, index)
+    out = input._data.copy()
+    attrs = {"dim": ix.saved_int(dim), "hits": hits}
     if isinstance(value, Tensor):
         if value.dim() != 0:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value.dim()} dimension(s).")
-        value = value.to(input.dtype)
-    else:
-        value = as_tensor_operand(value, input).to(input.dtype)
-    return ew.where(mask, value, input)
+        out[hits] = value._data.astype(out.dtype)
+        return record(IndexFillBackward1, (input, value), out, save=(index,), attrs=attrs)
+    out[hits] = as_tensor_operand(value, input).to(input.dtype)._data
+    return record(IndexFillBackward0, (input,), out, save=(index,), attrs=attrs)
+
+
+class IndexCopyBackward0(Node):
+    """``index_copy``: the overwritten slices get no gradient; ``source`` reads them."""
+    rule = ("self: grad.index_fill(dim, index, 0); "
+            "source: grad.index_select(dim, index).expand_as(source)")
+    saves = (None, 1)  # the index (given per call), source
+    saved_names = ("index", "source")
+    saved_attrs: ClassVar[dict] = {"dim": "dim", "source_dim": "source_dim"}
+    inputs = ("self", "source")
+    __slots__ = ("dim", "hits", "key", "source_dim", "source_shape")
+
+    def backward(self, g):
+        g_input = ix._zero_at(g, self.hits) if self.needs(0) else None
+        g_source = g[self.key].reshape(self.source_shape) if self.needs(1) else None
+        return g_input, g_source
 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` with the slices of ``source`` at ``index`` along ``dim``."""
-    mask = _dim_mask(input, dim, index)
-    kept = ew.where(mask, 0, input)
-    if input.dim() == 0:
-        return ew.where(mask, source.reshape(()), input)
-    return ix.index_add(kept, dim, index, source.to(input.dtype)) + zeros_like(input)
+    data = input._data
+    hits = _dim_hits(input, dim, index)
+    arr = index._data.reshape(-1)
+    key = () if data.ndim == 0 else (slice(None),) * (dim % data.ndim) + (arr,)
+    out = data.copy()
+    src = source._data.astype(data.dtype, copy=False)
+    out[key] = src if data.ndim else src.reshape(())
+    return record(IndexCopyBackward0, (input, source), out,
+                  save=(index, 1 if source._requires_grad else None),
+                  attrs={"dim": ix.saved_int(dim), "hits": hits, "key": key,
+                         "source_dim": source._data.ndim, "source_shape": source._data.shape})
+
+
+class MaskedScatterBackward0(Node):
+    """``masked_scatter``: the written entries get no gradient; ``source``'s first entries, in
+    order, read them (the rest of ``source`` gets zeros)."""
+    rule = ("self: grad.masked_fill(mask, 0); "
+            "source: masked_scatter_backward_symint(grad, mask, source.sym_sizes())")
+    saves = (None,)  # the mask, given per call
+    saved_names = ("mask",)
+    saved_attrs: ClassVar[dict] = {"source_sym_sizes": "source_shape"}
+    inputs = ("self", "source")
+    __slots__ = ("hits", "source_shape")
+
+    def backward(self, g):
+        g_input = g_source = None
+        if self.needs(0):
+            g_input = ix._zero_at(g, self.hits)
+        if self.needs(1):
+            size = 1
+            for n in self.source_shape:
+                size *= n
+            part = g[self.hits]
+            g_source = ix.scatter_into_zeros((size,), (slice(0, part.shape[0]),), part,
+                                             accumulate=False).reshape(self.source_shape)
+        return g_input, g_source
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
@@ -112,17 +220,17 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     if mask.dtype.name != "bool":
         raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
                            f"{scalar_type_name(mask.dtype)}")
-    m = np.broadcast_to(mask._data, np.broadcast_shapes(mask._data.shape, input._data.shape))
-    shape = m.shape
-    flat = m.reshape(-1)
-    need = int(flat.sum())
+    xp = get_array_module(input._data)
+    shape = np.broadcast_shapes(mask._data.shape, input._data.shape)
+    hits = xp.broadcast_to(mask._data, shape)
+    need = int(hits.sum())
     if need > source.numel():
         raise RuntimeError("masked_scatter: expected source to have at least as many elements "
                            "as ones in mask")
-    order = np.cumsum(flat) - 1
-    order = np.where(flat, order, 0).astype(np.int64)
-    picked = ix.index_select(source.reshape(-1), 0, wrap(order)).reshape(shape)
-    return ew.where(wrap(np.ascontiguousarray(m)), picked, input.expand(*shape))
+    out = xp.broadcast_to(input._data, shape).copy()
+    out[hits] = source._data.reshape(-1)[:need].astype(out.dtype, copy=False)
+    return record(MaskedScatterBackward0, (input, source), out, save=(mask,),
+                  attrs={"hits": hits, "source_shape": source._data.shape})
 
 
 def fill(input: Tensor, value) -> Tensor:

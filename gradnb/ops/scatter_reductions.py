@@ -12,9 +12,10 @@ for the extreme.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
-from .._core import dtype as _dtype
 from .._core.backend import get_array_module
 from .._core.graph import OUTPUT, Node
 from .._core.record import record
@@ -42,22 +43,37 @@ def _identity(reduce: str, dtype):
     return info.min if reduce == "amax" else info.max
 
 
-class ScatterReduceBackward0(Node):
-    """PyTorch's ``scatter_reduce_backward`` for prod, amax and amin; saved: input, src,
-    result."""
+class _ReduceIntoBackward(Node):
+    """PyTorch's ``scatter_reduce_backward``. The rule works on the shapes the reduction ran on
+    (a 0-d tensor as one of shape ``(1,)``, ``src`` cut to the index's shape): ``shapes`` holds
+    the input's, its working shape, ``src``'s and the index's, ``src_part`` the cut."""
     rule = (
-        "prod: grad * result / factor (zeros: product of the others); amax/amin: grad split "
-        "evenly among the tied extremes"
+        "self, src: scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, "
+        "result) (sum: grad, grad.gather; mean: both divided by the counts; prod: grad * result "
+        "/ factor, zeros: product of the others; amax/amin: grad split evenly among the tied "
+        "extremes)"
     )
-
-    __slots__ = ("dim", "include_self", "index", "reduce")
+    saved_attrs: ClassVar[dict] = {"dim": "saved_dim", "include_self": "include_self",
+                                   "reduce": "reduce"}
+    __slots__ = ("dim", "include_self", "index", "reduce", "saved_dim", "shapes", "src_part")
     on_tensors = True
-    saves = (0, 1, OUTPUT)
+    fit_grads = False  # the rule returns each input's shape itself
 
     def backward(self, g):
-        input, src, result = self.saved(g)
+        _, input, src, result = self.saved(g)
+        in_shape, work_shape, src_shape, index_shape = self.shapes
+        input, result, g = input.reshape(work_shape), result.reshape(work_shape), g.reshape(
+            work_shape)
+        src = (src if self.src_part is None else src[self.src_part]).reshape(index_shape)
         dim, index = self.dim, self.index
-        if self.reduce == "prod":
+        if self.reduce == "sum":
+            g_input, g_src = g, g.gather(dim, index)
+        elif self.reduce == "mean":
+            counts = (ones_like(g) if self.include_self else zeros_like(g)).scatter_add(
+                dim, index, ones_like(src))
+            g_input = g / counts.masked_fill(counts == 0, 1)
+            g_src = g_input.gather(dim, index)
+        elif self.reduce == "prod":
             g_input, g_src = self._prod(input, src, result, g)
         else:
             value = result.gather(dim, index)
@@ -66,8 +82,18 @@ class ScatterReduceBackward0(Node):
             shared = g / self_is_result.scatter_add(dim, index, src_is_result)
             g_input = self_is_result * shared if self.needs(0) else None
             g_src = src_is_result * shared.gather(dim, index) if self.needs(1) else None
-        if g_input is not None and not self.include_self:
+        if not self.needs(0):
+            g_input = None
+        elif not self.include_self:
             g_input = g_input.scatter(dim, index, 0)
+        if g_input is not None:
+            g_input = g_input.reshape(in_shape)
+        if not self.needs(1):
+            g_src = None
+        elif self.src_part is not None:
+            g_src = ix.scatter_into_zeros(src_shape, self.src_part, g_src, accumulate=False)
+        else:
+            g_src = g_src.reshape(src_shape)
         return g_input, g_src
 
     def _prod(self, input, src, result, g):
@@ -75,54 +101,83 @@ class ScatterReduceBackward0(Node):
         g_input = g_src = None
         if self.needs(0):
             masked_input = input.masked_fill(input == 0, 1)
-            g_input = g * _reduce_into(masked_input, dim, index, src, "prod", keep) / masked_input
+            g_input = g * _reduce_tensors(masked_input, dim, index, src, "prod", keep) \
+                / masked_input
         if self.needs(1):
             src_zero = src == 0
             zeros_here = zeros_like(input).scatter_add(dim, index, src_zero.to(input.dtype))
             single_zero = src_zero & (zeros_here.gather(dim, index) == 1)
-            others = _reduce_into(input, dim, index, src.masked_fill(single_zero, 1), "prod", keep)
+            others = _reduce_tensors(input, dim, index, src.masked_fill(single_zero, 1), "prod",
+                                     keep)
             g_src = ew.where(single_zero, (g * others).gather(dim, index),
                              (g * result).gather(dim, index) / src.masked_fill(src_zero, 1))
         return g_input, g_src
 
 
-def _reduce_into(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str,
-                 include_self: bool) -> Tensor:
-    """The reduction itself, on checked arguments (``index`` has ``src``'s shape)."""
-    if reduce in ("sum", "mean"):
-        return _sum_or_mean(input, dim, index, src, reduce, include_self)
-    data = input._data
-    xp = get_array_module(data)
-    work = data.reshape(data.shape or (1,))
-    idx = index._data.reshape(index._data.shape or (1,))
-    key = ix._along_dim_key(work, idx, dim, xp)
-    out = work.copy()
+class ScatterReduceBackward0(_ReduceIntoBackward):
+    """``scatter_reduce``."""
+    # The index is saved per call (the caller's tensor), then self, src, result.
+    saves = (None, 0, 1, OUTPUT)
+    saved_names = ("index", "self", "src", "result")
+    inputs = ("self", "src")
+    __slots__ = ()
+
+
+class IndexReduceBackward0(_ReduceIntoBackward):
+    """``index_reduce``: ``scatter_reduce`` with the index vector spread over ``source``."""
+    rule = ("self, source: index_reduce_backward(grad, self, dim, index, source, reduce, "
+            "include_self, result)")
+    saves = (None, 0, 1, OUTPUT)
+    saved_names = ("index", "self", "source", "result")
+    inputs = ("self", "source")
+    __slots__ = ()
+
+
+def _reduce(out, key, values, reduce: str, include_self: bool):
+    """``out`` (a fresh array) with ``values`` reduced into it at ``key``."""
+    xp = get_array_module(out)
     if not include_self:
-        out[key] = _identity(reduce, out.dtype)
-    values = src._data.reshape(idx.shape).astype(out.dtype, copy=False)
+        out[key] = 0 if reduce in ("sum", "mean") else _identity(reduce, out.dtype)
+    values = values.astype(out.dtype, copy=False)
+    if reduce in ("sum", "mean"):
+        ix._add_at(xp, out, key, values)
+        if reduce == "sum":
+            return out
+        counts = xp.ones(out.shape, dtype=np.int64) if include_self else xp.zeros(
+            out.shape, dtype=np.int64)
+        ix._add_at(xp, counts, key, xp.ones(values.shape, dtype=np.int64))
+        counts[counts == 0] = 1
+        if out.dtype.kind in "fc":
+            return (out / counts).astype(out.dtype, copy=False)
+        return (out // counts).astype(out.dtype, copy=False)
     with np.errstate(invalid="ignore", over="ignore"):
         _UFUNCS[reduce].at(out, key, values)
-    return record(ScatterReduceBackward0, (input, src), out.reshape(data.shape),
-                  attrs={"dim": dim, "index": index, "reduce": reduce,
-                         "include_self": include_self})
-
-
-def _sum_or_mean(input, dim, index, src, reduce, include_self):
-    base = input
-    if not include_self:
-        hit = ix.scatter(zeros_like(input, dtype=_dtype.bool), dim, index, True)
-        base = ew.where(hit, 0, input)
-    total = ix.scatter_add(base, dim, index, src)
-    if reduce == "sum":
-        return total
-    counts = ix.scatter_add(ones_like(input) if include_self else zeros_like(input), dim,
-                            index, ones_like(src))
-    out = total / ew.where(counts == 0, 1, counts)
-    if not include_self:
-        out = ew.where(counts == 0, input, out)
-    if not input.dtype.is_floating_point:
-        out = ew.floor(out).to(input.dtype)
     return out
+
+
+def _reduce_tensors(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str,
+                    include_self: bool) -> Tensor:
+    """The reduction on tensors of one working shape (in the prod rule): recorded as a
+    ``ScatterReduceBackward0`` so the rule can be differentiated again."""
+    return _record(ScatterReduceBackward0, input, dim, dim, index, index, src, reduce,
+                   include_self, None)
+
+
+def _record(cls, input: Tensor, dim: int, raw_dim: int, index, spread: Tensor, src: Tensor,
+            reduce: str, include_self: bool, src_part) -> Tensor:
+    """Run the reduction on arrays and record ``cls``: ``spread`` is the index over the
+    working shapes (``index`` the caller's, saved), ``src_part`` the cut of ``src`` it covers."""
+    data = input._data
+    work = data.reshape(data.shape or (1,))
+    idx = spread._data
+    key = ix._along_dim_key(work, idx, dim, get_array_module(data))
+    values = src._data if src_part is None else src._data[src_part]
+    out = _reduce(work.copy(), key, values.reshape(idx.shape), reduce, include_self)
+    saved = index if isinstance(index, Tensor) else wrap(ix._raw(index, get_array_module(data)))
+    return record(cls, (input, src), out.reshape(data.shape), save=(saved, 0, 1, OUTPUT),
+                  attrs={"dim": dim, "saved_dim": ix.saved_int(raw_dim), "index": spread,
+                         "reduce": reduce, "include_self": include_self, "src_part": src_part,
+                         "shapes": (data.shape, work.shape, src._data.shape, idx.shape)})
 
 
 def scatter_reduce(input: Tensor, dim: int, index, src: Tensor, reduce: str, *,
@@ -136,13 +191,17 @@ def scatter_reduce(input: Tensor, dim: int, index, src: Tensor, reduce: str, *,
     data = input._data
     xp = get_array_module(data)
     idx = ix._index_array(index, "scatter_reduce", xp)
+    raw_dim = dim
     dim = _wrap_dim(dim, data.ndim)
     ix._scatter_checks("scatter_reduce", data, idx, dim, src._data)
     if idx.size == 0:
         return input.clone()
+    part = None
     if src._data.shape != idx.shape:  # torch reads only the part of src the index covers
-        src = src[tuple(slice(0, n) for n in idx.shape)]
-    return _reduce_into(input, dim, wrap(idx), src, reduce, include_self)
+        part = tuple(slice(0, n) for n in idx.shape)
+    spread = wrap(idx.reshape(idx.shape or (1,)))
+    return _record(ScatterReduceBackward0, input, dim, raw_dim, index, spread, src, reduce,
+                   include_self, part)
 
 
 def index_reduce(input: Tensor, dim: int, index, source: Tensor, reduce: str, *,
@@ -154,6 +213,7 @@ def index_reduce(input: Tensor, dim: int, index, source: Tensor, reduce: str, *,
                            f"amin but got {reduce}.")
     data = input._data
     xp = get_array_module(data)
+    raw_dim = dim
     dim = _wrap_dim(dim, data.ndim)
     arr = ix._raw(index, xp)
     if arr.ndim > 1:
@@ -175,14 +235,12 @@ def index_reduce(input: Tensor, dim: int, index, source: Tensor, reduce: str, *,
     size = data.shape[dim] if data.ndim else 1
     if arr.size and (int(arr.max()) >= size or int(arr.min()) < -size):
         raise IndexError("index out of range in self")
-    work_in = input.reshape(data.shape or (1,))
-    work_src = source.reshape(source._data.shape or (1,))
-    shape = [1] * work_src.dim()
+    src_shape = source._data.shape or (1,)
+    shape = [1] * len(src_shape)
     shape[dim] = -1
-    spread = xp.broadcast_to((arr % size).reshape(shape), tuple(work_src.shape))
-    out = _reduce_into(work_in, dim, wrap(xp.ascontiguousarray(spread)), work_src, reduce,
-                       include_self)
-    return out.reshape(data.shape)
+    spread = xp.ascontiguousarray(xp.broadcast_to((arr % size).reshape(shape), src_shape))
+    return _record(IndexReduceBackward0, input, dim, raw_dim, index, wrap(spread), source,
+                   reduce, include_self, None)
 
 
 def scatter_reduce_(self: Tensor, dim: int, index, src: Tensor, reduce: str, *,

@@ -580,3 +580,62 @@ def test_put_errors_match_torch():
         x.put(gradnb.tensor([1]), gradnb.tensor([1.0, 2.0]))
     with pytest.raises(RuntimeError, match="Expected a long tensor for index, but got Float"):
         x.put(gradnb.tensor([1.0]), gradnb.tensor([1.0]))
+
+
+def _packed(fn):
+    """What ``fn()`` hands to saved_tensors_hooks' pack hook, and its output."""
+    seen = []
+
+    def pack(t):
+        seen.append(t)
+        return t
+
+    with gradnb.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = fn()
+    return seen, out
+
+
+def test_index_nodes_save_what_pytorch_saves():
+    x = gradnb.randn(4, 3, requires_grad=True)
+    index = gradnb.tensor([[0, 2, 1], [3, 3, 0]])
+    seen, out = _packed(lambda: x.gather(-2, index))
+    assert out.grad_fn.name() == "GatherBackward0"
+    assert seen[0] is index and seen[1] is x  # PyTorch's pack order: index, self
+    out = x.gather(-2, index)
+    assert out.grad_fn._saved_index is index and out.grad_fn._saved_self is x
+    assert out.grad_fn._saved_dim == 2**64 - 2  # a negative dim shows unsigned, as PyTorch's
+    assert out.grad_fn._saved_sparse_grad is False
+
+    rows = gradnb.tensor([1, 3])
+    y = x[rows, 1:]
+    assert y.grad_fn.name() == "IndexBackward0"
+    assert y.grad_fn._saved_indices == (rows,)
+    assert y.grad_fn._saved_self_sym_sizes == (4, 2)
+    z = x[:, [0, 2]]
+    assert z.grad_fn._saved_indices[0] is None
+    assert z.grad_fn._saved_indices[1].tolist() == [0, 2]
+
+    mask = x > 0
+    seen, out = _packed(lambda: x.masked_select(mask))
+    assert seen[0] is mask and seen[1] is x
+    s = x[-1]
+    assert (s.grad_fn._saved_dim, s.grad_fn._saved_index) == (0, 2**64 - 1)
+
+
+def test_rebuilt_nodes_keep_their_gradients():
+    x = gradnb.randn(3, 4, requires_grad=True)
+    src = gradnb.randn(3, 2, requires_grad=True)
+    index = gradnb.tensor([3, 1])
+    out = x.index_copy(1, index, src)
+    assert out.grad_fn.name() == "IndexCopyBackward0"
+    out.backward(gradnb.ones(3, 4))
+    assert x.grad[:, [1, 3]].abs().sum().item() == 0 and src.grad.sum().item() == 6
+    value = gradnb.tensor(2.0, requires_grad=True)
+    out = x.index_fill(0, gradnb.tensor([0, 2]), value)
+    assert out.grad_fn.name() == "IndexFillBackward1"
+    out.sum().backward()
+    assert value.grad.item() == 8
+    mask = gradnb.tensor([[True, False, True, False]] * 3)
+    assert gradgradcheck(lambda a, b: a.masked_scatter(mask, b) ** 2,
+                         (x.detach().double().requires_grad_(),
+                          gradnb.randn(12, dtype=gradnb.float64, requires_grad=True)))
