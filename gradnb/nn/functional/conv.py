@@ -9,6 +9,8 @@ differentiable too.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from ..._core.backend import get_array_module
@@ -70,7 +72,17 @@ class ConvolutionBackward0(Node):
         "over batch and space"
     )
 
-    __slots__ = ("dilation", "groups", "in_shape", "out_hw", "pads", "stride", "w_shape")
+    __slots__ = ("bias_sym_sizes_opt", "dilation", "groups", "in_shape", "out_hw", "padding",
+                 "pads", "stride", "w_shape")
+    inputs = ("input", "weight", "bias")
+    saves = (0, 1)
+    saved_names = ("input", "weight")
+    saved_attrs: ClassVar[dict] = {
+        "bias_sym_sizes_opt": "bias_sym_sizes_opt", "dilation": "dilation", "groups": "groups",
+        "output_padding": "output_padding", "padding": "padding", "stride": "stride",
+        "transposed": "transposed"}
+    transposed = False
+    output_padding = (0, 0)
 
     def backward(self, g):
         x, w = self.saved(g)
@@ -118,9 +130,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     """2-D cross-correlation of ``(N, C, H, W)`` (or ``(C, H, W)``) input with
     ``(O, C/groups, kh, kw)`` filters."""
     if input.ndim == 3:
-        out = conv2d(input.reshape(1, *input.shape), weight, bias, stride, padding, dilation,
-                     groups)
-        return out.reshape(*out.shape[1:])
+        return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation,
+                      groups).squeeze(0)
     x, w = input._data, weight._data
     if x.ndim != 4:
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
@@ -150,11 +161,12 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     out = out.reshape(n, o, oh, ow)
     if bias is not None:
         out += bias._data.reshape(1, o, 1, 1)
-    # The input is needed only for the weight's gradient, the weight only for the input's.
-    save = (0 if weight._requires_grad else None, 1 if input._requires_grad else None)
-    return record(ConvolutionBackward0, (input, weight, bias), out, save=save,
+    symmetric = pads[0] == pads[1] and pads[2] == pads[3]
+    return record(ConvolutionBackward0, (input, weight, bias), out,
                   attrs={"stride": stride, "dilation": dilation, "pads": pads, "groups": groups,
-                         "in_shape": x.shape, "w_shape": w.shape, "out_hw": (oh, ow)})
+                         "in_shape": x.shape, "w_shape": w.shape, "out_hw": (oh, ow),
+                         "padding": (pads[0], pads[2]) if symmetric else pads,
+                         "bias_sym_sizes_opt": (o,) if bias is not None else (0,)})
 
 
 def spread(x: Tensor, dim: int, stride: int, length: int | None = None) -> Tensor:
