@@ -15,6 +15,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..._core.backend import get_array_module
+from ..._core.grad_mode import no_grad
 from ..._core.graph import Node
 from ..._core.record import record
 from ..._core.tensor import Tensor
@@ -214,7 +215,7 @@ def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
-def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+def _channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """Interleave the channels (dim 1) of ``groups`` groups: channel ``g * k + i`` moves to
     ``i * groups + g`` for ``k = C / groups``."""
     if input.ndim <= 2:
@@ -231,7 +232,7 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     return x.reshape(n, c, *rest)
 
 
-def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+def _pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """``(*, C r^2, H, W)`` to ``(*, C, H r, W r)``."""
     r = upscale_factor
     *lead, c, h, w = input.shape
@@ -245,7 +246,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     return x.reshape(*lead, c // (r * r), h * r, w * r)
 
 
-def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+def _pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """``(*, C, H r, W r)`` to ``(*, C r^2, H, W)``."""
     r = downscale_factor
     *lead, c, h, w = input.shape
@@ -253,3 +254,63 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     k = len(lead)
     x = x.permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)
     return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
+# -- the rearrangements as PyTorch's nodes: each gradient is the inverse rearrangement ----------
+def _rearranged(cls, fn, input: Tensor, factor: int, attrs: dict) -> Tensor:
+    """``fn`` (a composition of reshapes) run on ``input``'s data, recorded as one ``cls``."""
+    with no_grad():
+        out = fn(Tensor._make(input._data), factor)._data
+    return record(cls, (input,), out.copy(), attrs=attrs)
+
+
+class PixelShuffleBackward0(Node):
+    rule = "self: pixel_unshuffle(grad, upscale_factor)"
+    __slots__ = ("upscale_factor",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("upscale_factor",)
+
+    def backward(self, g):
+        return (pixel_unshuffle(g, self.upscale_factor),)
+
+
+class PixelUnshuffleBackward0(Node):
+    rule = "self: pixel_shuffle(grad, downscale_factor)"
+    __slots__ = ("downscale_factor",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("downscale_factor",)
+
+    def backward(self, g):
+        return (pixel_shuffle(g, self.downscale_factor),)
+
+
+class ChannelShuffleBackward0(Node):
+    rule = "self: channel_shuffle(grad, grad.size(1) / groups)"
+    __slots__ = ("groups",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("groups",)
+
+    def backward(self, g):
+        return (channel_shuffle(g, g.shape[1] // self.groups),)
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """``(*, C r^2, H, W)`` to ``(*, C, H r, W r)``."""
+    return _rearranged(PixelShuffleBackward0, _pixel_shuffle, input, upscale_factor,
+                       {"upscale_factor": upscale_factor})
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """``(*, C, H r, W r)`` to ``(*, C r^2, H, W)``."""
+    return _rearranged(PixelUnshuffleBackward0, _pixel_unshuffle, input, downscale_factor,
+                       {"downscale_factor": downscale_factor})
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Interleave the channels (dim 1) of ``groups`` groups: channel ``g * k + i`` moves to
+    ``i * groups + g`` for ``k = C / groups``."""
+    return _rearranged(ChannelShuffleBackward0, _channel_shuffle, input, groups,
+                       {"groups": groups})
