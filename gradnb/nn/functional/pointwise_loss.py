@@ -21,6 +21,7 @@ from ..._core.tensor import Tensor
 from ...ops import elementwise
 from ...ops._common import binary_operands
 from ...ops.creation import full_like
+from ...ops.pointwise import xlogy
 from .loss import _REDUCTION_ENUM, _check_reduction, _reduce
 
 __all__ = [
@@ -151,11 +152,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
     if log_target:
         loss = elementwise.exp(target) * (target - input)
     else:
-        # ``xlogy(target, target)``: 0 where the target is 0, NaN where it is negative.
-        zero = target == 0
-        safe = elementwise.where(zero, 1.0, target)
-        loss = elementwise.where(zero, 0.0, target * elementwise.log(safe)) \
-            - target * input
+        # PyTorch's composition: ``xlogy(target, target)`` (0 where the target is 0).
+        loss = xlogy(target, target) - target * input
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.ndim else loss.sum()
     return _reduce(loss, reduction)
