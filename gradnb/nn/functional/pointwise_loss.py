@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import warnings
-
 from typing import ClassVar
 
 import numpy as np

@@ -21,7 +21,6 @@ from ..._core.record import record
 from ..._core.tensor import Tensor
 from ...ops.creation import tensor as _tensor
 from ...ops.indexing import index_select
-from ...ops.shape import cat
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from .separable import apply_along, interp_matrix, nearest_index
 
