@@ -40,7 +40,8 @@ class GeluBackward0(Node):
     rule = "self: grad * (Phi(self) + self * phi(self))"
 
     __slots__ = ("approximate",)
-    saves = (0,)
+    inputs = ("self",)
+    saves = ("self", "approximate")
 
     def backward(self, g):
         (x,) = self.saved(g)

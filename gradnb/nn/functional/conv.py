@@ -9,10 +9,12 @@ differentiable too.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from ..._core.backend import get_array_module
-from ..._core.graph import Node, const
+from ..._core.graph import Node
 from ..._core.record import record
 from ...ops.creation import zeros
 from ...ops.shape import cat
@@ -70,7 +72,17 @@ class ConvolutionBackward0(Node):
         "over batch and space"
     )
 
-    __slots__ = ("dilation", "groups", "in_shape", "out_hw", "pads", "stride", "w_shape")
+    __slots__ = ("bias_sym_sizes_opt", "dilation", "groups", "in_shape", "out_hw", "padding",
+                 "pads", "stride", "w_shape")
+    inputs = ("input", "weight", "bias")
+    saves = (0, 1)
+    saved_names = ("input", "weight")
+    saved_attrs: ClassVar[dict] = {
+        "bias_sym_sizes_opt": "bias_sym_sizes_opt", "dilation": "dilation", "groups": "groups",
+        "output_padding": "output_padding", "padding": "padding", "stride": "stride",
+        "transposed": "transposed"}
+    transposed = False
+    output_padding = (0, 0)
 
     def backward(self, g):
         x, w = self.saved(g)
@@ -118,9 +130,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     """2-D cross-correlation of ``(N, C, H, W)`` (or ``(C, H, W)``) input with
     ``(O, C/groups, kh, kw)`` filters."""
     if input.ndim == 3:
-        out = conv2d(input.reshape(1, *input.shape), weight, bias, stride, padding, dilation,
-                     groups)
-        return out.reshape(*out.shape[1:])
+        return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation,
+                      groups).squeeze(0)
     x, w = input._data, weight._data
     if x.ndim != 4:
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
@@ -150,11 +161,12 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     out = out.reshape(n, o, oh, ow)
     if bias is not None:
         out += bias._data.reshape(1, o, 1, 1)
-    # The input is needed only for the weight's gradient, the weight only for the input's.
-    save = (0 if weight._requires_grad else None, 1 if input._requires_grad else None)
-    return record(ConvolutionBackward0, (input, weight, bias), out, save=save,
+    symmetric = pads[0] == pads[1] and pads[2] == pads[3]
+    return record(ConvolutionBackward0, (input, weight, bias), out,
                   attrs={"stride": stride, "dilation": dilation, "pads": pads, "groups": groups,
-                         "in_shape": x.shape, "w_shape": w.shape, "out_hw": (oh, ow)})
+                         "in_shape": x.shape, "w_shape": w.shape, "out_hw": (oh, ow),
+                         "padding": (pads[0], pads[2]) if symmetric else pads,
+                         "bias_sym_sizes_opt": (o,) if bias is not None else (0,)})
 
 
 def spread(x: Tensor, dim: int, stride: int, length: int | None = None) -> Tensor:
@@ -220,21 +232,29 @@ def _grads_on_tensors(node, g: Tensor, x, w) -> tuple:
 
 class MaxPool2DWithIndicesBackward0(Node):
     """Each window's gradient goes to the element that was its maximum (summed where windows
-    overlap): a ``scatter_add`` into zeros, so under ``create_graph=True`` its own derivative
-    gathers the maxima's places back (PyTorch's ``max_pool_double_backward``)."""
-    rule = "self: grad routed to the argmax of each window"
+    overlap): a ``scatter_add`` into zeros at the saved flat indices (``result1``), so under
+    ``create_graph=True`` its own derivative gathers the maxima's places back (PyTorch's
+    ``max_pool_double_backward``)."""
+    rule = "self: grad routed to the argmax of each window (result1)"
 
-    __slots__ = ("in_shape", "pads")
+    __slots__ = ("ceil_mode", "dilation", "kernel_size", "padding", "stride")
     on_tensors = True
+    inputs = ("self",)
+    saves = (0,)  # (the spec is the recording's: self, then the indices)
+    saved_names = ("self", "result1")
+    saved_attrs: ClassVar[dict] = {"ceil_mode": "ceil_mode", "dilation": "dilation",
+                                   "kernel_size": "kernel_size", "padding": "padding",
+                                   "stride": "stride"}
 
     def backward(self, g):
-        (flat_index,) = self.saved(g)
-        n, c, h, w = self.in_shape
-        top, bottom, left, right = self.pads
-        hp, wp = h + top + bottom, w + left + right
-        grad = zeros(n * c, hp * wp, dtype=g.dtype, device=g.device)
-        grad = grad.scatter_add(1, flat_index.reshape(n * c, -1), g.reshape(n * c, -1))
-        return (grad.reshape(n, c, hp, wp)[:, :, top:top + h, left:left + w],)
+        x, indices = self.saved(g)
+        shape = tuple(x.shape)
+        planes = 1
+        for d in shape[:-2]:
+            planes *= d
+        grad = zeros(planes, shape[-2] * shape[-1], dtype=g.dtype, device=g.device)
+        grad = grad.scatter_add(1, indices.reshape(planes, -1), g.reshape(planes, -1))
+        return (grad.reshape(*shape),)
 
 
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
@@ -245,32 +265,29 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
     (ph, pw), dilation = _pair(padding), _pair(dilation)
     check_pool_window("max_pool2d", kernel, stride, (ph, pw), dilation)
     check_pool_input(input, 2)
-    if input.ndim == 3:
-        res = max_pool2d(input.reshape(1, *input.shape), kernel_size, stride, padding, dilation,
-                         ceil_mode, return_indices)
-        if return_indices:
-            return res[0].reshape(*res[0].shape[1:]), res[1].reshape(*res[1].shape[1:])
-        return res.reshape(*res.shape[1:])
     x = input._data
-    n, c, h, w = x.shape
+    lead = x.shape[:-2]
+    h, w = x.shape[-2:]
+    x4 = x.reshape(-1, 1, h, w)
     oh, extra_h = _pool_out(h, kernel[0], stride[0], dilation[0], ph, ceil_mode)
     ow, extra_w = _pool_out(w, kernel[1], stride[1], dilation[1], pw, ceil_mode)
     check_pool_output(input, 2, (oh, ow))
     pads = (ph, ph + extra_h, pw, pw + extra_w)
     xp = get_array_module(x)
-    xpad = _pad(x, pads, value=-xp.inf)
+    xpad = _pad(x4, pads, value=-xp.inf)
     win = _windows(xpad, kernel, stride, dilation, (oh, ow))
-    win = win.transpose(0, 1, 4, 5, 2, 3).reshape(n, c, oh, ow, kernel[0] * kernel[1])
+    win = win.transpose(0, 1, 4, 5, 2, 3).reshape(x4.shape[0], 1, oh, ow, kernel[0] * kernel[1])
     arg = win.argmax(axis=-1)
-    out = xp.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+    out = xp.take_along_axis(win, arg[..., None], axis=-1)[..., 0].reshape(*lead, oh, ow)
     ki, kj = arg // kernel[1], arg % kernel[1]
-    row = xp.arange(oh).reshape(-1, 1) * stride[0] + ki * dilation[0]
-    col = xp.arange(ow).reshape(1, -1) * stride[1] + kj * dilation[1]
-    wp = w + pads[2] + pads[3]
-    t = record(MaxPool2DWithIndicesBackward0, (input,), out,
-               save=lambda: (const(row * wp + col),), attrs={"in_shape": x.shape, "pads": pads})
+    row = xp.arange(oh).reshape(-1, 1) * stride[0] + ki * dilation[0] - ph
+    col = xp.arange(ow).reshape(1, -1) * stride[1] + kj * dilation[1] - pw
+    indices = Tensor._make((row * w + col).reshape(*lead, oh, ow))
+    t = record(MaxPool2DWithIndicesBackward0, (input,), out, save=(0, indices),
+               attrs={"kernel_size": kernel, "stride": stride, "padding": (ph, pw),
+                      "dilation": dilation, "ceil_mode": ceil_mode})
     if return_indices:
-        return t, Tensor._make((row - ph) * w + (col - pw))
+        return t, indices
     return t
 
 

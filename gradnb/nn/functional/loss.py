@@ -7,11 +7,12 @@ logits never forms ``sigmoid(x)`` in the forward, so logits of magnitude 1e4 giv
 from __future__ import annotations
 
 import warnings
+from typing import ClassVar
 
 import numpy as np
 
 from ..._core.backend import get_array_module
-from ..._core.graph import Node, const
+from ..._core.graph import Node
 from ..._core.record import record
 from ...ops import dual
 from ...ops._common import binary_operands
@@ -23,6 +24,7 @@ __all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "linear_cross_en
            "nll_loss"]
 
 _REDUCTIONS = ("none", "mean", "sum")
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}  # PyTorch's ``_saved_reduction``
 
 
 def _check_reduction(reduction: str) -> None:
@@ -38,9 +40,10 @@ def _reduce(loss, reduction: str):
     return loss
 
 
-def _scale(g, reduction: str, count: int):
-    """The upstream gradient as seen by each element of an (unreduced) loss."""
-    return g / count if reduction == "mean" else g
+def _scale(g, reduction: int, count: int):
+    """The upstream gradient as seen by each element of an (unreduced) loss (``reduction``:
+    PyTorch's enum, 1 for the mean)."""
+    return g / count if reduction == 1 else g
 
 
 # -- mean squared error ---------------------------------------------------------------------------
@@ -49,7 +52,8 @@ class MseLossBackward0(Node):
     rule = "self: grad * 2 * (self - target) / n (for mean); target: the negative"
 
     __slots__ = ("count", "reduction")
-    saves = (0, 1)
+    inputs = ("self", "target")
+    saves = ("self", "target", "reduction")
 
     def backward(self, g):
         x, y = self.saved(g)
@@ -70,7 +74,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     sq = (x - y) ** 2
     out = _reduce(sq, reduction)
     return record(MseLossBackward0, (ti, tt), out,
-                  attrs={"reduction": reduction, "count": max(sq.size, 1)})
+                  attrs={"reduction": _REDUCTION_ENUM[reduction], "count": max(sq.size, 1)})
 
 
 # -- negative log likelihood ----------------------------------------------------------------------
@@ -116,42 +120,64 @@ def _picked(x3, safe):
     return xp.take_along_axis(x3, safe[:, None, :], axis=1)[:, 0, :]
 
 
+_U64 = 1 << 64
+
+
+def _raw(value):
+    """The array behind a saved value (a tensor under ``create_graph``)."""
+    return getattr(value, "_data", value)
+
+
 class NllLossBackward0(Node):
     """``d loss / d x[n, target[n]] = -w[target[n]]`` (scaled by the reduction), zero elsewhere."""
-    rule = "self: -grad * weight at the target class / total weight"
+    rule = "self: nll_loss_backward(grad, self, target, weight, reduction, ignore_index, total_weight)"
 
-    __slots__ = ("canonical", "in_shape", "reduction")
+    __slots__ = ("all_counted", "ignore_index", "reduction")
+    inputs = ("self",)
+    saves = (0,)
+    saved_names = ("self", "target", "weight", "total_weight")
+    saved_attrs: ClassVar[dict] = {"ignore_index": "_ignore_index", "reduction": "reduction"}
+
+    @property
+    def _ignore_index(self) -> int:
+        # PyTorch shows the int64 it keeps as an unsigned number (-100 as 2**64 - 100).
+        return self.ignore_index % _U64
 
     def backward(self, g):
-        (safe, w, total) = self.saved(g)
-        n, c, r = self.canonical
-        if self.reduction == "none":
-            scale = dual.reshape(g, (n, 1, r))
-        elif self.reduction == "mean":
+        x, target, weight, total = self.saved(g)
+        shape = x.shape
+        reduction = self.reduction
+        t = _raw(target)
+        total = _raw(total)
+        if reduction == 1:
             # Every target ignored: total is 0 and so is every one-hot weight. PyTorch then
             # writes no gradient at all (zeros), not ``0 * (g / 0)`` = NaN.
             scale = g / total if total else g
         else:
             scale = g
-        if w is None and type(g) is np.ndarray and self.reduction != "none":
-            # (N, C) logits with every target counted with weight 1 (plain cross entropy, the
-            # only case that saves no weights): write ``-scale`` at the targets of a zero
-            # array, as PyTorch's kernel does, instead of building the one-hot array and
-            # multiplying all of it.
-            grad = np.zeros(self.in_shape, np.result_type(self._dtype, scale))
-            grad[np.arange(n), safe[:, 0]] = -scale
-            return (grad, None, None)
+        if self.all_counted and type(g) is np.ndarray:
+            # (N, C) logits with every target counted with weight 1 (plain cross entropy):
+            # write ``-scale`` at the targets of a zero array, as PyTorch's kernel does,
+            # instead of building the one-hot array and multiplying all of it.
+            grad = np.zeros(shape, np.result_type(self._dtype, scale))
+            grad[np.arange(shape[0]), t] = -scale
+            return (grad,)
+        n, c, r = (1, shape[0], 1) if len(shape) == 1 else \
+            (shape[0], shape[1], int(np.prod(shape[2:], dtype=np.int64)))
+        safe, w = _nll_weights(t.reshape(n, r), None if weight is None else _raw(weight),
+                               self.ignore_index, c, self._dtype)
+        if reduction == 0:
+            scale = dual.reshape(g, (n, 1, r))
         xp = get_array_module(safe)
         classes = xp.arange(c).reshape(1, c, 1)
-        weights = xp.ones(safe.shape, self._dtype) if w is None else w
-        onehot = (classes == safe[:, None, :]) * -weights[:, None, :]
+        onehot = (classes == safe[:, None, :]) * -w[:, None, :]
         grad = const_like(onehot, g) * scale
-        return (dual.reshape(grad, self.in_shape), None, None)
+        return (dual.reshape(grad, shape),)
 
 
 class NllLoss2DBackward0(NllLossBackward0):
     """The same rule; PyTorch names it so for inputs with spatial dimensions."""
-    rule = "self: -grad * weight at the target class per pixel / total weight"
+    rule = "self: nll_loss2d_backward(grad, self, target, weight, reduction, ignore_index, total_weight)"
 
     __slots__ = ()
 
@@ -167,12 +193,16 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     if weight is None and reduction != "none" and type(x) is np.ndarray:
         out = _unweighted_batch_loss(x, t, ignore_index, reduction)
         if out is not None:
-            n, c = x.shape
-            return record(NllLossBackward0, (input, None, None), out,
-                          save=(const(t.reshape(n, 1).copy()), _NO_WEIGHTS, const(float(n))),
-                          attrs={"reduction": reduction, "canonical": (n, c, 1),
-                                 "in_shape": x.shape})
+            return record(NllLossBackward0, (input,), out,
+                          save=(0, target, None, Tensor._make(np.asarray(x.shape[0], x.dtype))),
+                          attrs={"reduction": _REDUCTION_ENUM[reduction], "all_counted": True,
+                                 "ignore_index": ignore_index})
     n, c, r = _canonical(x.shape, t.shape)
+    if x.ndim == 3 or x.ndim > 4:
+        # PyTorch's nll_loss_nd: the spatial dimensions as one, through nll_loss2d.
+        flat = nll_loss(input.reshape(n, c, 1, r), target.reshape(n, 1, r), weight,
+                        ignore_index=ignore_index, reduction=reduction)
+        return flat.reshape(*t.shape) if reduction == "none" else flat
     x3 = x.reshape(n, c, r)
     t2 = t.reshape(n, r)
     safe, w = _nll_weights(t2, None if weight is None else weight._data, ignore_index, c, x.dtype)
@@ -189,15 +219,14 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         with np.errstate(invalid="ignore"):
             out = losses.sum() / total
     cls = NllLoss2DBackward0 if x.ndim > 2 else NllLossBackward0
-    # The targets are copied (``safe`` may be a view of them): writing into the target tensor
-    # before backward must not change the gradient, as when the one-hot array was saved.
-    return record(cls, (input, None, None), out.astype(x.dtype, copy=False),
-                  save=lambda: (const(safe.copy()), const(w.astype(x.dtype, copy=False)),
-                                const(float(total))),
-                  attrs={"reduction": reduction, "canonical": (n, c, r), "in_shape": x.shape})
-
-
-_NO_WEIGHTS = const(None)  # saved for a weight of 1 on every target: the backward's fast case
+    xp = get_array_module(x)
+    # PyTorch computes no total for unreduced batches (but does for one unbatched sample).
+    saved_total = xp.zeros((), x.dtype) if reduction == "none" and x.ndim > 1 \
+        else xp.asarray(total, x.dtype)
+    return record(cls, (input,), out.astype(x.dtype, copy=False),
+                  save=lambda: (0, target, weight, Tensor._make(saved_total)),
+                  attrs={"reduction": _REDUCTION_ENUM[reduction], "all_counted": False,
+                         "ignore_index": ignore_index})
 
 
 def _unweighted_batch_loss(x, t, ignore_index: int, reduction: str):
@@ -245,8 +274,13 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / num_classes
         weighted = logp * target if w_view is None else logp * target * w_view
-        losses = -weighted.sum(class_dim)
-        return _reduce(losses, reduction)
+        # As PyTorch's cross_entropy with probabilities: the reduced losses are summed over
+        # every element at once, the mean divides by the number of samples.
+        if reduction == "none":
+            return -weighted.sum(class_dim)
+        if reduction == "sum":
+            return -weighted.sum()
+        return -weighted.sum() / (input.numel() // num_classes)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing <= 0:
         return nll
@@ -286,6 +320,10 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
     rule = "self: grad * (sigmoid(self) - target) * weight / n"
 
     __slots__ = ("count", "reduction")
+    inputs = ("self", "target")
+    saves = (0, 1)
+    saved_names = ("self", "target", "weight", "pos_weight")
+    saved_attrs: ClassVar[dict] = {"reduction": "reduction"}
 
     def backward(self, g):
         x, y, weight, pos_weight = self.saved(g)
@@ -328,8 +366,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         losses = losses * w_arr
     out = _reduce(losses, reduction)
     return record(BinaryCrossEntropyWithLogitsBackward0, (ti, tt), out.astype(x.dtype, copy=False),
-                  save=(0, 1, const(w_arr), const(pw_arr)),
-                  attrs={"reduction": reduction, "count": max(losses.size, 1)})
+                  save=(0, 1, weight, pos_weight),
+                  attrs={"reduction": _REDUCTION_ENUM[reduction], "count": max(losses.size, 1)})
 
 
 def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,

@@ -3,8 +3,8 @@ forms of the normalisations, which return the statistics they used beside the ou
 
 The output is ``layer_norm``/``group_norm``/``batch_norm``'s (same gradients, double backward
 included). The statistics follow PyTorch: layer norm's mean and reciprocal standard deviation
-keep the normalised dims as ones and are constants; group norm's are ``(N, group)`` and
-differentiable (composed from gradnb's ops); batch norm's are per channel in training (constants)
+keep the normalised dims as ones and are constants; group norm's are ``(N, group)`` outputs of
+its node (differentiable, as PyTorch's); batch norm's are per channel in training (constants)
 and empty in eval, where the running statistics normalise.
 """
 
@@ -15,7 +15,7 @@ from ..._core.tensor import Tensor
 from ...ops import elementwise
 from ...ops.creation import empty
 from .normalization import batch_norm, layer_norm
-from .norms import group_norm
+from .norms import group_norm, native_group_norm_outputs
 
 __all__ = ["native_batch_norm", "native_group_norm", "native_layer_norm"]
 
@@ -53,9 +53,11 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     if tuple(input.shape[:2]) != (N, C) or input.numel() != N * C * HxW:
         raise RuntimeError(f"Expected input to be of size {N}x{C}x{HxW}, but got input of "
                            f"size {list(input.shape)}")
-    out = group_norm(input, group, weight, bias, eps)
-    mean, rstd = _mean_rstd(input.reshape(N, group, -1), (2,), eps, keepdim=False)
-    return out, mean, rstd
+    if not input.numel():
+        out = group_norm(input, group, weight, bias, eps)
+        mean, rstd = _mean_rstd(input.reshape(N, group, -1), (2,), eps, keepdim=False)
+        return out, mean, rstd
+    return native_group_norm_outputs(input, weight, bias, group, eps)
 
 
 def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,

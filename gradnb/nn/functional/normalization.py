@@ -7,13 +7,17 @@ which keeps the rule valid on tensors too, so double backward works.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from ..._core.backend import get_array_module
-from ..._core.graph import Node, bump_version, const
+from ..._core.graph import Node, bump_version
 from ..._core.record import record
 from ...ops import dual
 from ._fused import Tensor
 
 __all__ = ["batch_norm", "layer_norm"]
+
+_make = Tensor._make
 
 
 def _stats(x, axes, eps: float):
@@ -67,10 +71,14 @@ class NativeLayerNormBackward0(_NormBackward):
         "input: (grad*w - mean(grad*w) - x_hat * mean(grad*w * x_hat)) / std; weight: sum(grad "
         "* x_hat); bias: sum(grad)"
     )
-    __slots__ = ()
+    __slots__ = ("normalized_shape",)
+    inputs = ("input", "weight", "bias")
+    saves = (1, 0, 2)  # (the spec is the recording's: PyTorch packs bias, input, weight, ...)
+    saved_names = ("bias", "input", "weight", "result1", "result2")
+    saved_attrs: ClassVar[dict] = {"normalized_shape": "normalized_shape"}
 
     def backward(self, g):
-        x, weight = self.saved(g)
+        _, x, weight, _, _ = self.saved(g)
         return self._grads(g, x, weight)
 
 
@@ -95,9 +103,11 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     if bias is not None:
         out = out + bias._data
     return record(NativeLayerNormBackward0, (input, weight, bias), out.astype(x.dtype, copy=False),
-                  save=(0, 1 if weight is not None else None),
+                  save=lambda: (bias, 0, weight, _make(mean.astype(x.dtype, copy=False)),
+                                _make(rstd.astype(x.dtype, copy=False))),
                   attrs={"axes": axes, "param_axes": tuple(range(x.ndim - k)), "eps": eps,
-                         "channel_dim": None, "count": max(1, _prod(normalized_shape))})
+                         "channel_dim": None, "count": max(1, _prod(normalized_shape)),
+                         "normalized_shape": normalized_shape})
 
 
 class NativeBatchNormBackward0(_NormBackward):
@@ -107,11 +117,21 @@ class NativeBatchNormBackward0(_NormBackward):
         "sum(grad * x_hat); bias: sum(grad)"
     )
     __slots__ = ("training",)
+    inputs = ("input", "weight", "bias")
+    saves = (0, 1)  # (the spec is the recording's)
+    saved_names = ("input", "weight", "running_mean", "running_var", "result1", "result2")
+    saved_attrs: ClassVar[dict] = {"eps": "eps", "training": "training"}
 
     def backward(self, g):
-        x, weight, mean, rstd = self.saved(g)
+        x, weight, running_mean, running_var, _, _ = self.saved(g)
         if self.training:
             return self._grads(g, x, weight)
+        if running_mean is None:  # an empty batch: nothing was normalised
+            return self._eval_grads(g, x, weight, 0.0, 1.0)
+        shape = [1] * len(x.shape)
+        shape[1] = -1
+        mean = dual.reshape(running_mean, shape)
+        rstd = 1 / dual.sqrt(dual.reshape(running_var, shape) + self.eps)
         return self._eval_grads(g, x, weight, mean, rstd)
 
     def _eval_grads(self, g, x, weight, mean, rstd):
@@ -173,15 +193,21 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     if bias is not None:
         out = out + bias._data.reshape(stat_shape)
 
-    training = training and not empty
+    batch_stats = training and not empty
+    xp = get_array_module(x)
 
     def save():
-        return (0, 1 if weight is not None else None,
-                const(None if training else mean.copy()), const(None if training else rstd))
+        if training:
+            result1 = mean.reshape(-1).astype(x.dtype, copy=False)
+            result2 = rstd.reshape(-1).astype(x.dtype, copy=False)
+        else:  # PyTorch returns empty statistics in eval
+            result1 = result2 = xp.empty(0, x.dtype)
+        return (0, 1 if weight is not None else None, running_mean, running_var, _make(result1),
+                _make(result2))
 
     return record(NativeBatchNormBackward0, (input, weight, bias), out.astype(x.dtype, copy=False),
                   save=save, attrs={"axes": axes, "param_axes": axes, "eps": eps,
-                                    "channel_dim": 1, "count": count, "training": training})
+                                    "channel_dim": 1, "count": count, "training": batch_stats})
 
 
 def _empty_without_channels(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:

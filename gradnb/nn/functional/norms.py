@@ -8,11 +8,16 @@ Their gradients, double backward included, are those of the ops they are built f
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
+from ..._core.backend import get_array_module
 from ..._core.grad_mode import no_grad
+from ..._core.graph import Node, Output
+from ..._core.record import record
 from ..._core.tensor import Tensor
-from ...ops import elementwise
+from ...ops import dual, elementwise
 from .normalization import batch_norm, layer_norm
 from .pooling import avg_pool2d, avg_pool3d
 from .resample import pad
@@ -64,13 +69,91 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {input.shape!r} and "
                            f"num_groups={num_groups}")
-    grouped = input.reshape(n, num_groups, -1)
-    out = layer_norm(grouped, (grouped.shape[-1],), eps=eps).reshape(*input.shape)
+    x = input._data
+    if not x.size:
+        grouped = input.reshape(n, num_groups, -1)
+        out = layer_norm(grouped, (grouped.shape[-1],), eps=eps).reshape(*input.shape)
+        if weight is not None:
+            out = out * _channel_view(weight, input.ndim)
+        if bias is not None:
+            out = out + _channel_view(bias, input.ndim)
+        return out
+    return native_group_norm_outputs(input, weight, bias, num_groups, eps)[0]
+
+
+def native_group_norm_outputs(input: Tensor, weight: Tensor | None, bias: Tensor | None,
+                              num_groups: int, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """PyTorch's ``native_group_norm``: the output, and the ``(N, group)`` mean and
+    reciprocal standard deviation, three outputs of one ``NativeGroupNormBackward0``."""
+    x = input._data
+    n, c = x.shape[0], x.shape[1]
+    xg = x.reshape(n, num_groups, -1)
+    with np.errstate(all="ignore"):  # (an empty group: NaN statistics, as PyTorch's)
+        mean = xg.mean(axis=2, keepdims=True)
+        centered = xg - mean
+        rstd = 1.0 / get_array_module(x).sqrt((centered * centered).mean(axis=2, keepdims=True)
+                                              + eps)
+    out = (centered * rstd).reshape(x.shape)
+    channel = (1, c) + (1,) * (x.ndim - 2)
     if weight is not None:
-        out = out * _channel_view(weight, input.ndim)
+        out = out * weight._data.reshape(channel)
     if bias is not None:
-        out = out + _channel_view(bias, input.ndim)
-    return out
+        out = out + bias._data.reshape(channel)
+    dtype = x.dtype
+    return record(NativeGroupNormBackward0, (input, weight, bias),
+                  (out.astype(dtype, copy=False), mean.reshape(n, num_groups).astype(dtype),
+                   rstd.reshape(n, num_groups).astype(dtype)),
+                  save=(0, weight, Output(1), Output(2)),
+                  attrs={"N": n, "C": c, "HxW": x.size // max(n * c, 1), "group": num_groups,
+                         "eps": eps})
+
+
+class NativeGroupNormBackward0(Node):
+    """Layer norm's rule over each group of channels (statistics recomputed from the saved
+    input, so the rule holds on tensors too); the weight and bias gradients sum per channel."""
+    rule = ("input: (grad*w - mean(grad*w) - x_hat * mean(grad*w * x_hat)) * rstd per group; "
+            "weight: sum(grad * x_hat); bias: sum(grad)")
+
+    __slots__ = ("C", "HxW", "N", "eps", "group")
+    inputs = ("input", "weight", "bias")
+    saves = (0, 1)  # (the spec is the recording's)
+    saved_names = ("input", "weight", "result1", "result2")
+    saved_attrs: ClassVar[dict] = {"N": "N", "C": "C", "HxW": "HxW", "group": "group",
+                                   "eps": "eps"}
+    fit_grads = False
+
+    def backward(self, g, g_mean=None, g_rstd=None):
+        like = next(v for v in (g, g_mean, g_rstd) if v is not None)
+        x, weight, _, _ = self.saved(like)
+        if g is None:
+            g = dual.zeros_like(x)
+        shape = tuple(x.shape)
+        grouped = (self.N, self.group, -1)
+        xg = dual.reshape(x, grouped)
+        k = xg.shape[2]
+        centered = xg - dual.sum(xg, 2, True) / k
+        rstd = 1 / dual.sqrt(dual.sum(centered * centered, 2, True) / k + self.eps)
+        xhat = centered * rstd
+        channel = (1, self.C) + (1,) * (len(shape) - 2)
+        gxhat = g if weight is None else g * dual.reshape(weight, channel)
+        gxhat = dual.reshape(gxhat, grouped)
+        gx = gw = gb = None
+        if self.needs(0):
+            gx = rstd * (gxhat - dual.sum(gxhat, 2, True) / k
+                         - xhat * (dual.sum(gxhat * xhat, 2, True) / k))
+            # The statistics are outputs too: d mean = 1 / k, d rstd = -rstd^3 (x - mean) / k.
+            if g_mean is not None:
+                gx = gx + dual.reshape(g_mean, (self.N, self.group, 1)) / k
+            if g_rstd is not None:
+                gx = gx - dual.reshape(g_rstd, (self.N, self.group, 1)) * rstd * rstd * rstd \
+                    * centered / k
+            gx = dual.reshape(gx, shape)
+        axes = (0,) + tuple(range(2, len(shape)))
+        if self.needs(1):
+            gw = dual.sum(g * dual.reshape(xhat, shape), axes)
+        if self.needs(2):
+            gb = dual.sum(g, axes)
+        return gx, gw, gb
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,

@@ -1,18 +1,15 @@
-"""Elementwise activations built from gradnb's own ops.
+"""Elementwise activations, each recording PyTorch's own node (``LeakyReluBackward0``,
+``HardtanhBackward0``, ...) with PyTorch's saved values.
 
-Most are exact compositions (``silu = x * sigmoid(x)``, leaky ReLU through ``where``), so their
-gradient, double backward and device handling come from the ops they are made of. Branches that
-``where`` discards are computed on clamped input so they never overflow: a discarded ``inf``
-would turn the zero gradient of that branch into NaN. At the kinks the branch PyTorch's
-derivative takes is the one selected here (``x > 0`` picks the positive side, as torch does).
-
-The ELU family and mish are primitives whose derivative is PyTorch's formula written in gradnb
-ops (``on_tensors`` nodes): their second derivatives then agree with PyTorch's where a composition's
-would not (ELU's at 0, where PyTorch's first derivative takes the exponential side but its
-second is zero; mish's NaN where ``exp(x)`` overflows).
+The derivatives are PyTorch's formulas written in gradnb ops (``on_tensors`` nodes), so double
+backward comes free and agrees with PyTorch's at the kinks (ELU's second derivative at 0 is
+zero; mish's is NaN where ``exp(x)`` overflows). At a kink the branch taken is PyTorch's
+(``x > 0`` picks the positive side).
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 import numpy as np
 
@@ -22,6 +19,7 @@ from ..._core.record import record
 from ..._core.tensor import Tensor
 from ...ops import elementwise
 from ...ops.creation import rand
+from ...ops.shape import cat
 from .activation import softmax
 
 __all__ = [
@@ -34,14 +32,53 @@ def _w(cond, a, b) -> Tensor:
     return elementwise.where(cond, a, b)
 
 
+def _pointwise(cls, input: Tensor, out, attrs=None) -> Tensor:
+    """Record ``cls`` for the elementwise result ``out`` (an array) of ``input``."""
+    return record(cls, (input,), out.astype(input._data.dtype, copy=False), attrs=attrs)
+
+
+class SiluBackward0(Node):
+    """``d/dx [x sigmoid(x)] = s (1 + x (1 - s))`` with ``s = sigmoid(x)``."""
+    rule = "self: grad * sigmoid(self) * (1 + self * (1 - sigmoid(self)))"
+
+    __slots__ = ()
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("self",)
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        s = elementwise.sigmoid(x)
+        return (g * s * (1 + x * (1 - s)),)
+
+
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)`` (Swish)."""
-    return input * elementwise.sigmoid(input)
+    x = input._data
+    with np.errstate(all="ignore"):
+        out = x / (1 + get_array_module(x).exp(-x))
+    return _pointwise(SiluBackward0, input, out)
+
+
+class LeakyReluBackward0(Node):
+    """Slope 1 above 0, ``negative_slope`` at and below 0."""
+    rule = "self: grad where self > 0, else grad * negative_slope"
+
+    __slots__ = ("negative_slope",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("self", "negative_slope")
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (_w(x > 0, g, g * self.negative_slope),)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where positive, ``negative_slope * x`` elsewhere."""
-    return _w(input > 0, input, input * negative_slope)
+    x = input._data
+    out = get_array_module(x).where(x > 0, x, x * negative_slope)
+    return _pointwise(LeakyReluBackward0, input, out, {"negative_slope": negative_slope})
 
 
 class EluBackward0(Node):
@@ -52,33 +89,46 @@ class EluBackward0(Node):
 
     __slots__ = ("alpha", "input_scale", "scale")
     on_tensors = True
-    saves = (0,)
+    inputs = ("self",)
+    saves = ("self", "alpha", "scale", "input_scale")
 
     def backward(self, g):
         (x,) = self.saved(g)
-        negative = elementwise.where(x < 0, x, 0.0) * self.input_scale
-        slope = elementwise.exp(negative) * (self.input_scale * self.alpha * self.scale)
-        return (g * elementwise.where(x <= 0, slope, self.scale),)
+        return (_elu_grad(g, x, self.alpha, self.scale, self.input_scale),)
 
 
-class CeluBackward0(EluBackward0):
+def _elu_grad(g, x, alpha, scale, input_scale):
+    negative = elementwise.where(x < 0, x, 0.0) * input_scale
+    slope = elementwise.exp(negative) * (input_scale * alpha * scale)
+    return g * elementwise.where(x <= 0, slope, scale)
+
+
+class CeluBackward0(Node):
+    """``elu_backward`` with ``scale = 1`` and ``input_scale = 1 / alpha``."""
     rule = "self: grad where self > 0, else grad * exp(self / alpha)"
-    __slots__ = ()
+
+    __slots__ = ("alpha",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("self", "alpha")
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (_elu_grad(g, x, self.alpha, 1.0, 1.0 / self.alpha),)
 
 
-def _elu(cls, input: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
+def _elu(input: Tensor, alpha: float, scale: float, input_scale: float):
     """``scale * x`` above 0, ``scale * alpha * (exp(input_scale x) - 1)`` at and below 0."""
     x = input._data
     xp = get_array_module(x)
     with np.errstate(all="ignore"):
-        out = xp.where(x > 0, x * scale, xp.expm1(x * input_scale) * (alpha * scale))
-    return record(cls, (input,), out.astype(x.dtype, copy=False),
-                  attrs={"alpha": alpha, "scale": scale, "input_scale": input_scale})
+        return xp.where(x > 0, x * scale, xp.expm1(x * input_scale) * (alpha * scale))
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
-    return _elu(EluBackward0, input, alpha, 1.0, 1.0)
+    return _pointwise(EluBackward0, input, _elu(input, alpha, 1.0, 1.0),
+                      {"alpha": alpha, "scale": 1, "input_scale": 1})
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -87,19 +137,40 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants."""
-    return _elu(EluBackward0, input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+    return _pointwise(EluBackward0, input, _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0),
+                      {"alpha": _SELU_ALPHA, "scale": _SELU_SCALE, "input_scale": 1})
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where positive, ``alpha * (exp(x / alpha) - 1)`` elsewhere."""
-    return _elu(CeluBackward0, input, alpha, 1.0, 1.0 / alpha)
+    return _pointwise(CeluBackward0, input, _elu(input, alpha, 1.0, 1.0 / alpha),
+                      {"alpha": alpha})
+
+
+class SoftplusBackward0(Node):
+    """``sigmoid(beta x)``, and 1 where ``beta x > threshold`` (the linear part)."""
+    rule = "self: grad where self * beta > threshold, else grad * sigmoid(beta * self)"
+
+    __slots__ = ("beta", "threshold")
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("self", "beta", "threshold")
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        scaled = x * self.beta
+        return (_w(scaled > self.threshold, g, g * elementwise.sigmoid(scaled)),)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta x)) / beta``, and ``x`` itself where ``beta x > threshold``."""
-    scaled = input * beta
-    smooth = elementwise.log1p(elementwise.exp(scaled.clamp(max=threshold))) / beta
-    return _w(scaled > threshold, input, smooth)
+    x = input._data
+    xp = get_array_module(x)
+    scaled = x * beta
+    with np.errstate(all="ignore"):
+        smooth = xp.log1p(xp.exp(xp.minimum(scaled, threshold))) / beta
+    return _pointwise(SoftplusBackward0, input, xp.where(scaled > threshold, x, smooth),
+                      {"beta": beta, "threshold": threshold})
 
 
 class MishBackward0(Node):
@@ -109,7 +180,8 @@ class MishBackward0(Node):
 
     __slots__ = ()
     on_tensors = True
-    saves = (0,)
+    inputs = ("self",)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -123,7 +195,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     xp = get_array_module(x)
     with np.errstate(all="ignore"):
         out = x * xp.tanh(xp.log1p(xp.exp(x)))
-    return record(MishBackward0, (input,), out.astype(x.dtype, copy=False))
+    return _pointwise(MishBackward0, input, out)
 
 
 def softsign(input: Tensor) -> Tensor:
@@ -131,30 +203,89 @@ def softsign(input: Tensor) -> Tensor:
     return input / (elementwise.abs(input) + 1)
 
 
+class HardtanhBackward0(Node):
+    """Slope 1 strictly inside ``(min_val, max_val)``, 0 at and beyond the ends."""
+    rule = "self: grad where min_val < self < max_val, else 0"
+
+    __slots__ = ("max_val", "min_val")
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("self", "min_val", "max_val")
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (_w((x > self.min_val) & (x < self.max_val), g, 0.0),)
+
+
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
              inplace: bool = False) -> Tensor:
     """``x`` clipped to ``[min_val, max_val]``; the gradient is zero at and beyond the ends."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    inside = (input > min_val) & (input < max_val)
-    return _w(inside, input, input.clamp(min_val, max_val).detach())
+    x = input._data
+    out = get_array_module(x).clip(x, min_val, max_val)
+    return _pointwise(HardtanhBackward0, input, out, {"min_val": min_val, "max_val": max_val})
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
-    """``min(max(x, 0), 6)``."""
-    return hardtanh(input, 0.0, 6.0)
+    """``min(max(x, 0), 6)`` (PyTorch's ``hardtanh(x, 0, 6)``)."""
+    return hardtanh(input, 0, 6)
+
+
+class HardsigmoidBackward0(Node):
+    """Slope ``1/6`` strictly inside ``(-3, 3)``, 0 elsewhere."""
+    rule = "self: grad / 6 where -3 < self < 3, else 0"
+
+    __slots__ = ()
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("self",)
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (_w((x > -3) & (x < 3), g / 6, 0.0),)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``."""
-    return hardtanh(input + 3, 0.0, 6.0) / 6
+    x = input._data
+    return _pointwise(HardsigmoidBackward0, input, get_array_module(x).clip(x + 3, 0, 6) / 6)
+
+
+class HardswishBackward0(Node):
+    """PyTorch's ``hardswish_backward``: 0 below -3, ``x / 3 + 1/2`` on ``[-3, 3]``, 1 above."""
+    rule = "self: 0 where self < -3, grad * (self / 3 + 0.5) where self <= 3, else grad"
+
+    __slots__ = ()
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("self",)
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        inner = x.clamp(-3.0, 3.0)  # the ramp only matters inside [-3, 3]
+        return (_w(x < -3, 0.0, _w(x <= 3, g * (inner / 3 + 0.5), g)),)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    """``x * relu6(x + 3) / 6``; its gradient is 0 below -3 and 1 above 3, as in PyTorch."""
-    inner = input.clamp(-3.0, 3.0)  # the ramp only matters inside (-3, 3); no inf there
-    ramp = inner * (inner + 3) / 6
-    return _w(input <= -3, 0.0, _w(input < 3, ramp, input))
+    """``x * relu6(x + 3) / 6``."""
+    x = input._data
+    return _pointwise(HardswishBackward0, input, x * get_array_module(x).clip(x + 3, 0, 6) / 6)
+
+
+class PreluKernelBackward0(Node):
+    """``x > 0``: slope 1 for ``self`` and nothing for ``weight``; else ``weight`` and ``x``."""
+    rule = "self: grad where self > 0, else grad * weight; weight: 0 where self > 0, else grad * self"
+
+    __slots__ = ()
+    on_tensors = True
+    inputs = ("self", "weight")
+    saves = ("self", "weight")
+
+    def backward(self, g):
+        x, w = self.saved(g)
+        positive = x > 0
+        return (_w(positive, g, g * w), _w(positive, 0.0, g * x))
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
@@ -177,9 +308,30 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         w = weight.reshape(*shape)
     elif input.ndim:
         w = weight.reshape(*([1] * input.ndim))
-    else:
+    elif weight.ndim:
         w = weight.reshape(())
-    return _w(input > 0, input, w * input)
+    x = input._data
+    out = get_array_module(x).where(x > 0, x, x * w._data)
+    return record(PreluKernelBackward0, (input, w), out)
+
+
+class RreluWithNoiseBackward0(Node):
+    """Training: the slope drawn per element (``noise``); eval: leaky ReLU's mean slope."""
+    rule = "self: grad * noise (training), else leaky_relu_backward(grad, self, (lower + upper) / 2)"
+
+    __slots__ = ("lower", "training", "upper")
+    on_tensors = True
+    inputs = ("self",)
+    saves = (0,)
+    saved_names = ("self", "noise")
+    pack_order = (1, 0)  # PyTorch packs the noise first
+    saved_attrs: ClassVar[dict] = {"lower": "lower", "upper": "upper", "training": "training"}
+
+    def backward(self, g):
+        x, noise = self.saved(g)
+        if self.training:
+            return (g * noise,)
+        return (_w(x > 0, g, g * ((self.lower + self.upper) / 2)),)
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
@@ -188,11 +340,18 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     element in training)."""
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    if not training:
-        return leaky_relu(input, (lower + upper) / 2)
-
-    slope = rand(*input.shape, dtype=input.dtype) * (upper - lower) + lower
-    return _w(input >= 0, input, input * slope)
+    x = input._data
+    xp = get_array_module(x)
+    if training:
+        slope = rand(*input.shape, dtype=input.dtype)._data * (upper - lower) + lower
+        noise = xp.where(x >= 0, 1, slope).astype(x.dtype, copy=False)
+        out = x * noise
+    else:
+        noise = xp.ones_like(x)
+        out = xp.where(x > 0, x, x * ((lower + upper) / 2))
+    return record(RreluWithNoiseBackward0, (input,), out.astype(x.dtype, copy=False),
+                  save=(0, Tensor._make(noise)),
+                  attrs={"lower": lower, "upper": upper, "training": training})
 
 
 def tanhshrink(input: Tensor) -> Tensor:
@@ -200,14 +359,49 @@ def tanhshrink(input: Tensor) -> Tensor:
     return input - elementwise.tanh(input)
 
 
+class ThresholdBackward0(Node):
+    """Slope 1 where ``x > threshold``, 0 elsewhere."""
+    rule = "self: grad where self > threshold, else 0"
+
+    __slots__ = ("threshold",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("self", "threshold")
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (_w(x > self.threshold, g, 0.0),)
+
+
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, ``value`` elsewhere."""
-    return _w(input > threshold, input, float(value))
+    x = input._data
+    out = get_array_module(x).where(x > threshold, x, value)
+    return _pointwise(ThresholdBackward0, input, out, {"threshold": threshold})
+
+
+class LogSigmoidBackward0(Node):
+    """``d/dx log(sigmoid(x)) = sigmoid(-x)``; ``buffer`` is ``exp(-|x|)``, as PyTorch's."""
+    rule = "self: grad * sigmoid(-self)"
+
+    __slots__ = ()
+    on_tensors = True
+    inputs = ("self",)
+    saves = (0,)
+    saved_names = ("self", "buffer")
+
+    def backward(self, g):
+        x, _ = self.saved(g)
+        return (g * elementwise.sigmoid(-x),)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
-    """``log(sigmoid(x)) = -softplus(-x)``, finite for any ``x``."""
-    return -softplus(-input)
+    """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))``, finite for any ``x``."""
+    x = input._data
+    xp = get_array_module(x)
+    buffer = xp.exp(-xp.abs(x))
+    out = (xp.minimum(x, 0) - xp.log1p(buffer)).astype(x.dtype, copy=False)
+    return record(LogSigmoidBackward0, (input,), out, save=(0, Tensor._make(buffer)))
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
@@ -215,9 +409,29 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     return softmax(-input, dim, _stacklevel + 1, dtype)
 
 
+class HardshrinkBackward0(Node):
+    """Slope 1 where ``|x| > lambd``, 0 elsewhere."""
+    rule = "self: grad where |self| > lambd, else 0"
+
+    __slots__ = ("lambd",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("self", "lambd")
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (_w((x < -self.lambd) | (x > self.lambd), g, 0.0),)
+
+
+class SoftshrinkBackward0(HardshrinkBackward0):
+    __slots__ = ()
+
+
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > lambd``, 0 elsewhere."""
-    return _w((input > lambd) | (input < -lambd), input, 0.0)
+    x = input._data
+    out = get_array_module(x).where((x > lambd) | (x < -lambd), x, 0)
+    return _pointwise(HardshrinkBackward0, input, out, {"lambd": lambd})
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -225,7 +439,26 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if lambd < 0:
         raise RuntimeError(f"lambda must be in range [0, inf) for input dtype {input.dtype}, "
                            f"but found {lambd}")
-    return _w(input > lambd, input - lambd, _w(input < -lambd, input + lambd, 0.0))
+    x = input._data
+    xp = get_array_module(x)
+    out = xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, 0))
+    return _pointwise(SoftshrinkBackward0, input, out, {"lambd": lambd})
+
+
+class GluBackward0(Node):
+    """``a * sigmoid(b)`` of the halves: ``sigmoid(b)`` for ``a``, ``a s (1 - s)`` for ``b``."""
+    rule = "self: cat(grad * sigmoid(b), grad * a * sigmoid(b) * (1 - sigmoid(b)), dim)"
+
+    __slots__ = ("axis", "dim")
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("self", "dim")
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        a, b = x.chunk(2, self.axis)
+        s = elementwise.sigmoid(b)
+        return (cat((g * s, g * a * s * (1 - s)), self.axis),)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -236,8 +469,13 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     if size % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension "
                            f"{dim % input.ndim} is size {size}")
-    a, b = input.chunk(2, dim)
-    return a * elementwise.sigmoid(b)
+    x = input._data
+    axis = dim % x.ndim
+    a, b = get_array_module(x).split(x, 2, axis=axis)
+    with np.errstate(all="ignore"):
+        out = a / (1 + get_array_module(x).exp(-b))
+    # PyTorch keeps ``dim`` as given and shows a negative one as an unsigned 64-bit number.
+    return _pointwise(GluBackward0, input, out, {"dim": dim % (1 << 64), "axis": axis})
 
 
 def relu_(input: Tensor) -> Tensor:

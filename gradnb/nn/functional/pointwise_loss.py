@@ -9,12 +9,19 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import ClassVar
 
+import numpy as np
+
+from ..._core.backend import get_array_module
+from ..._core.graph import Node
+from ..._core.record import record
 from ..._core.tensor import Tensor
 from ...ops import elementwise
+from ...ops._common import binary_operands
 from ...ops.creation import full_like
-from .loss import _check_reduction, _reduce
-from .pointwise import softplus
+from ...ops.pointwise import xlogy
+from .loss import _REDUCTION_ENUM, _check_reduction, _reduce
 
 __all__ = [
     "binary_cross_entropy", "gaussian_nll_loss", "huber_loss", "kl_div", "l1_loss",
@@ -28,6 +35,57 @@ def _warn_shape(input: Tensor, target: Tensor) -> None:
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
             "Please ensure they have the same size.", UserWarning, stacklevel=3)
+
+
+def _reduced(loss, reduction: str, dtype):
+    """An elementwise loss array reduced as ``reduction`` says, in ``dtype``."""
+    with np.errstate(all="ignore"):
+        if reduction == "mean":
+            loss = loss.mean()
+        elif reduction == "sum":
+            loss = loss.sum()
+    return get_array_module(loss).asarray(loss).astype(dtype, copy=False)
+
+
+def _per_element(g, node, x):
+    """The upstream gradient as each element of the unreduced loss sees it."""
+    return g / max(x.numel(), 1) if node.reduction == 1 else g
+
+
+class SmoothL1LossBackward0(Node):
+    """``d / beta`` inside ``|d| < beta``, ``sign(d)`` outside (``d = self - target``)."""
+    rule = "self: grad * clamp(self - target, -beta, beta) / beta; target: the negation"
+
+    __slots__ = ("beta", "reduction")
+    on_tensors = True
+    inputs = ("self", "target")
+    saves = ("self", "target", "beta", "reduction")
+
+    def backward(self, g):
+        x, y = self.saved(g)
+        d = x - y
+        gx = (d.clamp(-self.beta, self.beta) / self.beta) * _per_element(g, self, x)
+        return gx, -gx
+
+
+class HuberLossBackward0(Node):
+    """``d`` inside ``|d| < delta``, ``delta sign(d)`` outside (``d = self - target``)."""
+    rule = "self: grad * clamp(self - target, -delta, delta); target: the negation"
+
+    __slots__ = ("delta", "reduction")
+    on_tensors = True
+    inputs = ("self", "target")
+    saves = ("self", "target", "delta", "reduction")
+
+    def backward(self, g):
+        x, y = self.saved(g)
+        gx = (x - y).clamp(-self.delta, self.delta) * _per_element(g, self, x)
+        return gx, -gx
+
+
+def _loss_operands(input: Tensor, target: Tensor):
+    ti, tt, x, y = binary_operands(input, target)
+    return ti, tt, x, y, get_array_module(x)
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
@@ -48,12 +106,14 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _warn_shape(input, target)
-    diff = input - target
-    ad = elementwise.abs(diff)
-    if beta == 0:
-        return _reduce(ad, reduction)
-    loss = elementwise.where(ad < beta, diff * diff * (0.5 / beta), ad - 0.5 * beta)
-    return _reduce(loss, reduction)
+    if beta == 0:  # PyTorch's functional form then calls l1_loss
+        return l1_loss(input, target, reduction=reduction)
+    ti, tt, x, y, xp = _loss_operands(input, target)
+    d = x - y
+    ad = xp.abs(d)
+    loss = xp.where(ad < beta, d * d * (0.5 / beta), ad - 0.5 * beta)
+    return record(SmoothL1LossBackward0, (ti, tt), _reduced(loss, reduction, loss.dtype),
+                  attrs={"beta": float(beta), "reduction": _REDUCTION_ENUM[reduction]})
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
@@ -63,12 +123,17 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _warn_shape(input, target)
-    diff = input - target
-    ad = elementwise.abs(diff)
-    loss = elementwise.where(ad < delta, diff * diff * 0.5, (ad - 0.5 * delta) * delta)
     if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+        diff = input - target
+        ad = elementwise.abs(diff)
+        loss = elementwise.where(ad < delta, diff * diff * 0.5, (ad - 0.5 * delta) * delta)
+        return _reduce(loss * weight, reduction)
+    ti, tt, x, y, xp = _loss_operands(input, target)
+    d = x - y
+    ad = xp.abs(d)
+    loss = xp.where(ad < delta, d * d * 0.5, (ad - 0.5 * delta) * delta)
+    return record(HuberLossBackward0, (ti, tt), _reduced(loss, reduction, loss.dtype),
+                  attrs={"delta": float(delta), "reduction": _REDUCTION_ENUM[reduction]})
 
 
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
@@ -86,11 +151,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
     if log_target:
         loss = elementwise.exp(target) * (target - input)
     else:
-        # ``xlogy(target, target)``: 0 where the target is 0, NaN where it is negative.
-        zero = target == 0
-        safe = elementwise.where(zero, 1.0, target)
-        loss = elementwise.where(zero, 0.0, target * elementwise.log(safe)) \
-            - target * input
+        # PyTorch's composition: ``xlogy(target, target)`` (0 where the target is 0).
+        loss = xlogy(target, target) - target * input
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.ndim else loss.sum()
     return _reduce(loss, reduction)
@@ -108,20 +170,71 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     probs = input.detach()
     if ((probs < 0) | (probs > 1)).any().item():
         raise RuntimeError("all elements of input should be between 0 and 1")
-    log_x = elementwise.log(input).clamp(min=-100)
-    log_1mx = elementwise.log(1 - input).clamp(min=-100)
-    loss = -(target * log_x + (1 - target) * log_1mx)
+    ti, tt, x, y, xp = _loss_operands(input, target)
+    with np.errstate(all="ignore"):
+        log_x = xp.maximum(xp.log(x), -100)
+        log_1mx = xp.maximum(xp.log1p(-x), -100)
+    loss = -(y * log_x + (1 - y) * log_1mx)
     if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+        loss = loss * weight._data
+    return record(BinaryCrossEntropyBackward0, (ti, tt), _reduced(loss, reduction, x.dtype),
+                  save=(0, 1, weight), attrs={"reduction": _REDUCTION_ENUM[reduction]})
+
+
+class BinaryCrossEntropyBackward0(Node):
+    """``(x - y) / max(x (1 - x), 1e-12)`` for ``self``; ``log(1 - x) - log(x)`` (each clamped
+    at -100) for ``target``; both times ``weight``."""
+    rule = "self: grad * (self - target) / max((1 - self) * self, EPSILON) * weight; target: " \
+           "grad * (log(1 - self) - log(self)) * weight"
+
+    __slots__ = ("reduction",)
+    on_tensors = True
+    inputs = ("self", "target")
+    saves = (0, 1)
+    saved_names = ("self", "target", "weight")
+    saved_attrs: ClassVar[dict] = {"reduction": "reduction"}
+
+    def backward(self, g):
+        x, y, weight = self.saved(g)
+        scale = _per_element(g, self, x)
+        if weight is not None:
+            scale = scale * weight
+        gx = gy = None
+        if self.needs(0):
+            gx = (x - y) / ((1 - x) * x).clamp(min=1e-12) * scale
+        if self.needs(1):
+            gy = (elementwise.log1p(-x).clamp(min=-100)
+                  - elementwise.log(x).clamp(min=-100)) * scale
+        return gx, gy
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
     """``log(1 + exp(-y x))`` for labels ``y`` in {-1, 1}."""
     _check_reduction(reduction)
+    ti, tt, x, y, xp = _loss_operands(input, target)
+    z = -x * y
+    with np.errstate(all="ignore"):
+        loss = xp.log1p(xp.exp(-xp.abs(z))) + xp.maximum(z, 0)
+    return record(SoftMarginLossBackward0, (ti,), _reduced(loss, reduction, loss.dtype),
+                  save=(0, tt if tt is not None else Tensor._make(xp.asarray(y))),
+                  attrs={"reduction": _REDUCTION_ENUM[reduction]})
 
-    return _reduce(softplus(-input * target), reduction)
+
+class SoftMarginLossBackward0(Node):
+    """``-y sigmoid(-y x)``: the target gets no gradient (PyTorch's formula has none)."""
+    rule = "self: grad * -target * sigmoid(-target * self)"
+
+    __slots__ = ("reduction",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = (0,)
+    saved_names = ("self", "target")
+    saved_attrs: ClassVar[dict] = {"reduction": "reduction"}
+
+    def backward(self, g):
+        x, y = self.saved(g)
+        return (-y * elementwise.sigmoid(-y * x) * _per_element(g, self, x),)
 
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,

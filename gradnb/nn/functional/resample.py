@@ -10,14 +10,17 @@ separable matrices of ``separable.py``.
 from __future__ import annotations
 
 import warnings
+from typing import ClassVar
 
 import numpy as np
 
+from ..._core.backend import get_array_module
+from ..._core.grad_mode import no_grad
+from ..._core.graph import Node
+from ..._core.record import record
 from ..._core.tensor import Tensor
-from ...ops.creation import full
 from ...ops.creation import tensor as _tensor
 from ...ops.indexing import index_select
-from ...ops.shape import cat
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from .separable import apply_along, interp_matrix, nearest_index
 
@@ -40,24 +43,42 @@ def _pad_index(size: int, left: int, right: int, mode: str) -> np.ndarray:
     return j % size  # circular
 
 
-def _constant_pad(x: Tensor, pads, value: float) -> Tensor:
+class ConstantPadNdBackward0(Node):
+    """The gradient is the output's gradient cropped back (a pad by the negated amounts)."""
+    rule = "self: constant_pad_nd(grad, -pad)"
+
+    __slots__ = ("pad",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ()
+    saved_attrs: ClassVar[dict] = {"pad": "_pad"}
+
+    @property
+    def _pad(self) -> tuple:
+        # PyTorch shows the int64 amounts it keeps as unsigned numbers (-1 as 2**64 - 1).
+        return tuple(p % (1 << 64) for p in self.pad)
+
+    def backward(self, g):
+        return (_constant_pad(g, [-p for p in self.pad], 0),)
+
+
+def _constant_pad(input: Tensor, pads, value: float) -> Tensor:
+    x = input._data
+    slices, widths = [slice(None)] * x.ndim, [(0, 0)] * x.ndim
     for i in range(len(pads) // 2):
         dim = x.ndim - 1 - i
         left, right = pads[2 * i], pads[2 * i + 1]
-        if left < 0:
-            x = x.narrow(dim, -left, x.shape[dim] + left)
-            left = 0
-        if right < 0:
-            x = x.narrow(dim, 0, x.shape[dim] + right)
-            right = 0
-        parts = []
-        for width in (left, right):
-            shape = list(x.shape)
-            shape[dim] = width
-            parts.append(full(tuple(shape), value, dtype=x.dtype, device=x.device))
-        if left or right:
-            x = cat([parts[0], x, parts[1]], dim)
-    return x
+        size = x.shape[dim]
+        if size + left + right < 0:
+            raise RuntimeError(f"The input size {size}, plus negative padding {left} and {right} "
+                               "resulted in a negative output size, which is invalid. Check "
+                               f"dimension {dim} of your input.")
+        slices[dim] = slice(max(-left, 0), size - max(-right, 0))
+        widths[dim] = (max(left, 0), max(right, 0))
+    cropped = x[tuple(slices)]
+    out = get_array_module(x).pad(cropped, widths, constant_values=value) if any(
+        w != (0, 0) for w in widths) else cropped.copy()
+    return record(ConstantPadNdBackward0, (input,), out, attrs={"pad": tuple(pads)})
 
 
 def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:
@@ -193,7 +214,7 @@ def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
-def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+def _channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """Interleave the channels (dim 1) of ``groups`` groups: channel ``g * k + i`` moves to
     ``i * groups + g`` for ``k = C / groups``."""
     if input.ndim <= 2:
@@ -210,7 +231,7 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     return x.reshape(n, c, *rest)
 
 
-def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+def _pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """``(*, C r^2, H, W)`` to ``(*, C, H r, W r)``."""
     r = upscale_factor
     *lead, c, h, w = input.shape
@@ -224,7 +245,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     return x.reshape(*lead, c // (r * r), h * r, w * r)
 
 
-def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+def _pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """``(*, C, H r, W r)`` to ``(*, C r^2, H, W)``."""
     r = downscale_factor
     *lead, c, h, w = input.shape
@@ -232,3 +253,63 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     k = len(lead)
     x = x.permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)
     return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
+# -- the rearrangements as PyTorch's nodes: each gradient is the inverse rearrangement ----------
+def _rearranged(cls, fn, input: Tensor, factor: int, attrs: dict) -> Tensor:
+    """``fn`` (a composition of reshapes) run on ``input``'s data, recorded as one ``cls``."""
+    with no_grad():
+        out = fn(Tensor._make(input._data), factor)._data
+    return record(cls, (input,), out.copy(), attrs=attrs)
+
+
+class PixelShuffleBackward0(Node):
+    rule = "self: pixel_unshuffle(grad, upscale_factor)"
+    __slots__ = ("upscale_factor",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("upscale_factor",)
+
+    def backward(self, g):
+        return (pixel_unshuffle(g, self.upscale_factor),)
+
+
+class PixelUnshuffleBackward0(Node):
+    rule = "self: pixel_shuffle(grad, downscale_factor)"
+    __slots__ = ("downscale_factor",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("downscale_factor",)
+
+    def backward(self, g):
+        return (pixel_shuffle(g, self.downscale_factor),)
+
+
+class ChannelShuffleBackward0(Node):
+    rule = "self: channel_shuffle(grad, grad.size(1) / groups)"
+    __slots__ = ("groups",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("groups",)
+
+    def backward(self, g):
+        return (channel_shuffle(g, g.shape[1] // self.groups),)
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """``(*, C r^2, H, W)`` to ``(*, C, H r, W r)``."""
+    return _rearranged(PixelShuffleBackward0, _pixel_shuffle, input, upscale_factor,
+                       {"upscale_factor": upscale_factor})
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """``(*, C, H r, W r)`` to ``(*, C r^2, H, W)``."""
+    return _rearranged(PixelUnshuffleBackward0, _pixel_unshuffle, input, downscale_factor,
+                       {"downscale_factor": downscale_factor})
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Interleave the channels (dim 1) of ``groups`` groups: channel ``g * k + i`` moves to
+    ``i * groups + g`` for ``k = C / groups``."""
+    return _rearranged(ChannelShuffleBackward0, _channel_shuffle, input, groups,
+                       {"groups": groups})

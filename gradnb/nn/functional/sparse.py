@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from ..._core.backend import get_array_module
-from ..._core.graph import Node, const
+from ..._core.graph import Node
 from ..._core.record import record
 from ...ops.creation import zeros
 from ...sparse import SparseTensor
@@ -21,13 +23,25 @@ class EmbeddingBackward0(Node):
     rule = "weight: grad rows added into the looked-up rows"
 
     __slots__ = ("num_weights", "padding_idx", "sparse")
+    inputs = ("weight",)
+    saves = (0,)  # (the spec is the recording's: the index tensor)
+    saved_names = ("indices",)
+    saved_attrs: ClassVar[dict] = {"padding_idx": "_padding_idx", "sparse": "sparse",
+                                   "scale_grad_by_freq": "scale_grad_by_freq",
+                                   "weight_sym_argsize_0": "num_weights"}
+    scale_grad_by_freq = False
     fit_grads = False  # the rule returns the weight's shape itself
     on_tensors = True
+
+    @property
+    def _padding_idx(self) -> int:
+        # PyTorch keeps -1 for "no padding row" and shows it as an unsigned 64-bit number.
+        return (-1 if self.padding_idx is None else self.padding_idx) % (1 << 64)
 
     def backward(self, g):
         (indices,) = self.saved(g)
         dim = g.shape[-1]
-        rows = indices.reshape(-1)
+        rows = indices.reshape(-1) % self.num_weights
         grads = g.reshape(-1, dim)
         if self.padding_idx is not None:
             keep = rows != self.padding_idx
@@ -59,7 +73,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     if idx.size and (idx.min() < -num or idx.max() >= num):
         raise IndexError("index out of range in self")
     out = weight._data[idx]
-    return record(EmbeddingBackward0, (weight,), out, save=lambda: (const(idx % num),),
+    return record(EmbeddingBackward0, (weight,), out, save=(input,),
                   attrs={"num_weights": num, "padding_idx": padding_idx, "sparse": sparse})
 
 
