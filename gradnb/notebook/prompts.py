@@ -9,7 +9,7 @@ when ``%watch on`` is in force and torch has been imported since).
 
 from __future__ import annotations
 
-from gradnb.notebook.torch_adapter import follow_watch_session
+from gradnb.notebook.explain.watcher import follow_session
 
 __all__ = ["running_prompt", "unwatch", "watch"]
 
@@ -27,7 +27,7 @@ def watch(shell) -> None:
     def pre_run_cell(info=None) -> None:
         counted = getattr(info, "store_history", True)
         _prompts[id(shell)] = shell.execution_count - (1 if counted else 0)
-        follow_watch_session()  # torch imported after ``%watch on`` is watched from now on
+        follow_session()  # torch imported after ``%watch on`` is watched from now on
 
     _callbacks[id(shell)] = pre_run_cell
     shell.events.register("pre_run_cell", pre_run_cell)

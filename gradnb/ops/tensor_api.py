@@ -12,7 +12,7 @@ import functools
 import numpy as np
 
 from .._core import dtype as _dtype
-from .._core.backend import get_array_module
+from .._core.backend import cuda_is_available, get_array_module
 from .._core.grad_mode import no_grad
 from .._core.graph import bump_version
 from . import shape as sh
@@ -246,9 +246,7 @@ def resize_(self, *sizes, memory_format=None) -> Tensor:
 def pin_memory(self, device=None) -> Tensor:
     """A copy in page-locked host memory, for fast copies to a GPU. Without a GPU there is
     nothing to pin for: PyTorch's error."""
-    from .. import cuda
-
-    if not cuda.is_available():
+    if not cuda_is_available():
         raise RuntimeError("Cannot access accelerator device when none is available.")
     return self.clone()
 

@@ -375,7 +375,9 @@ NO_RULE_YET = {"CeilBackward0", "FloorBackward0", "RoundBackward0", "TruncBackwa
 
 def test_every_node_class_has_a_chain_rule():
     classes = all_node_classes()
-    missing = sorted(cls.__name__ for cls in classes if cls.rule is None)
+    # (private bases such as ``_SavesDim`` only share code between nodes; no node is one)
+    missing = sorted(cls.__name__ for cls in classes
+                     if cls.rule is None and not cls.__name__.startswith("_"))
     assert sorted(NO_RULE_YET) == missing, (
         f"no one-line derivative rule for {sorted(set(missing) - NO_RULE_YET)}; has one now, "
         f"take it out of NO_RULE_YET: {sorted(NO_RULE_YET - set(missing))}")

@@ -616,6 +616,19 @@ def watching() -> Iterator[Watcher]:
         _WATCHER.stop()
 
 
+#: Functions called whenever ``%watch`` is switched and before each cell, so watchers of other
+#: libraries follow the session (the torch adapter adds its own when it loads: this module
+#: does not import it, so the layers stay one-way).
+SESSION_FOLLOWERS: list = []
+
+
+def follow_session() -> None:
+    """Let every follower catch up with the session (torch may be imported after ``%watch
+    on``)."""
+    for follow in SESSION_FOLLOWERS:
+        follow()
+
+
 def watch_session(on: bool) -> None:
     """``%watch on``/``off``: keep watching the calling thread between cells, or stop."""
     if on and not _WATCHER.session:
@@ -624,9 +637,7 @@ def watch_session(on: bool) -> None:
     elif not on and _WATCHER.session:
         _WATCHER.session = False
         _WATCHER.stop()
-    from gradnb.notebook.torch_adapter import follow_watch_session  # (it imports this module)
-
-    follow_watch_session()
+    follow_session()
 
 
 class WatchedTrace(Trace):

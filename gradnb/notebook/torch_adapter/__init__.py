@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from gradnb.autograd.trace import snapshot
 from gradnb.notebook.build import build_graph
+from gradnb.notebook.explain.watcher import SESSION_FOLLOWERS, watcher
 from gradnb.notebook.torch_objects import (
     is_torch_module,
     is_torch_tensor,
@@ -65,8 +66,6 @@ def snapshot_of(tensors: list):
 def follow_watch_session() -> None:
     """Watch torch code exactly while ``%watch on`` is in force (called when the session is
     switched and before each cell, since torch may be imported after ``%watch on``)."""
-    from gradnb.notebook.explain.watcher import watcher  # (the watcher imports this package)
-
     if not torch_loaded():
         return
     from gradnb.notebook.torch_adapter.watch import torch_watcher  # uses torch (import time)
@@ -78,6 +77,9 @@ def follow_watch_session() -> None:
     elif not on and watch.session:
         watch.session = False
         watch.stop()
+
+
+SESSION_FOLLOWERS.append(follow_watch_session)
 
 
 def live_traces() -> list:
