@@ -20,7 +20,6 @@ forms are composed exactly as PyTorch composes them (conjugation around ``_c2r``
 
 from __future__ import annotations
 
-import builtins
 import math
 
 import numpy as np
@@ -346,11 +345,11 @@ def _c2r_args(input, s, dim):
     if last < 1:
         raise RuntimeError(f"Invalid number of data points ({last}) specified")
     sizes[-1] = last // 2 + 1
-    return _resize(x, dims, sizes), dims, sizes, last
+    return _resize(x, dims, sizes), dims, last
 
 
 def _irfftn(input, s, dim, norm):
-    x, dims, sizes, last = _c2r_args(input, s, dim)
+    x, dims, last = _c2r_args(input, s, dim)
     return _c2r(x, dims, _norm_mode(norm, False), last)
 
 
@@ -372,7 +371,7 @@ def irfftn(input: Tensor, s=None, dim=None, norm: str | None = None) -> Tensor:
 
 # -- Hermitian signals -------------------------------------------------------------------------
 def _hfftn(input, s, dim, norm):
-    x, dims, sizes, last = _c2r_args(input, s, dim)
+    x, dims, last = _c2r_args(input, s, dim)
     mode = _norm_mode(norm, True)
     if len(dims) > 1:
         x = _c2c(x, dims[:-1], mode, True)
