@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .._core import dtype as _dtype
-from .._core.graph import OUTPUT, Node, Output
+from .._core.graph import OUTPUT, Node
 from .._core.record import record
 from . import elementwise as ew
 from . import linalg as la
@@ -63,10 +63,12 @@ def _eye_like(A: Tensor, n: int) -> Tensor:
 
 # -- inverse, determinants ----------------------------------------------------------------------
 class LinalgInvExBackward0(Node):
-    rule = "self: -result.mT @ grad @ result.mT"
+    rule = "A: -at::matmul(inverse.mH(), at::matmul(grad, inverse.mH()))"
     __slots__ = ()
     on_tensors = True
-    saves = (OUTPUT,)
+    inputs = ("A",)
+    outputs = ("inverse",)
+    saves = ("inverse",)
 
     def backward(self, g):
         (inv_a,) = self.saved(g)
@@ -90,13 +92,15 @@ inverse = inv
 
 
 class LinalgDetBackward0(Node):
-    rule = "self: grad * result * inv(self).mT"
+    rule = "A: linalg_det_backward(grad, result, A, LU, pivots)"
     __slots__ = ()
     on_tensors = True
-    saves = (0, OUTPUT)
+    inputs = ("A",)
+    outputs = ("result", "LU", "pivots")
+    saves = ("A", "LU", "pivots", "result")
 
     def backward(self, g):
-        A, d = self.saved(g)
+        A, _, _, d = self.saved(g)
         return ((g * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A)),)
 
 
@@ -105,7 +109,19 @@ def det(A: Tensor) -> Tensor:
     _square(A, "det")
     _float(A, "det")
     out = np.asarray(np.linalg.det(A._data))
-    return record(LinalgDetBackward0, (A,), out)
+    return record(LinalgDetBackward0, (A,), out, save=lambda: (0, *_lu_tensors(A), OUTPUT))
+
+
+def _lu_tensors(A: Tensor) -> tuple:
+    """PyTorch's ``LU`` and ``pivots`` of ``A`` (what ``_linalg_det``/``_linalg_solve_ex``
+    also return and save for backward)."""
+    from .linalg_lu import _getrf
+    a = A._data
+    if a.size == 0:  # (getrf's batch loop cannot reshape an empty batch)
+        k = min(a.shape[-2:])
+        return wrap(a.copy()), wrap(np.zeros(a.shape[:-2] + (k,), dtype=np.int32))
+    lu_, pivots, _ = _getrf(a)
+    return wrap(lu_), wrap(pivots)
 
 
 class SlogdetBackward0(Node):
@@ -140,14 +156,16 @@ def logdet(A: Tensor) -> Tensor:
 
 
 # -- solves ------------------------------------------------------------------------------------
-class LinalgSolveBackward0(Node):
-    rule = "B: solve(A^H, grad); A: -solve(A^H, grad) @ result^H"
-    __slots__ = ("vector",)
+class LinalgSolveExBackward0(Node):
+    rule = "A, B: linalg_solve_backward(grad, result, A, LU, pivots, left, grad_input_mask[1])"
+    __slots__ = ("left", "vector")
     on_tensors = True
-    saves = (0, OUTPUT)
+    inputs = ("A", "B")
+    outputs = ("result", "LU", "pivots")
+    saves = ("A", "LU", "pivots", "result", "left")
 
     def backward(self, g):
-        A, X = self.saved(g)
+        A, _, _, X = self.saved(g)
         gB = solve(_mH(A), g)
         if self.vector:
             gA = -gB.unsqueeze(-1) * X.conj().unsqueeze(-2)
@@ -180,7 +198,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
                            "singular.") from None
-    return record(LinalgSolveBackward0, (A, B), out, attrs={"vector": vector})
+    return record(LinalgSolveExBackward0, (A, B), out, attrs={"vector": vector, "left": True},
+                  save=lambda: (0, *_lu_tensors(A), OUTPUT))
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
@@ -208,10 +227,12 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
 
 # -- Cholesky ------------------------------------------------------------------------------------
 class LinalgCholeskyExBackward0(Node):
-    rule = "self: Phi(L^H grad) pushed through L^-H ... L^-1, symmetrised"
+    rule = "self: cholesky_backward(grad, upper, L)"
     __slots__ = ("upper",)
     on_tensors = True
-    saves = (OUTPUT,)
+    inputs = ("self",)
+    outputs = ("L",)
+    saves = ("L", "upper")
 
     def backward(self, g):
         (L,) = self.saved(g)
@@ -278,8 +299,9 @@ class LinalgQrBackward0(Node):
     rule = "self: (gQ + Q copyltu(M)) R^-H, M = R gR^H - gQ^H Q"
     __slots__ = ("mode",)
     on_tensors = True
+    inputs = ("A",)
     outputs = ("Q", "R")
-    saves = ("Q", "R")
+    saves = ("Q", "R", "mode")
 
     def backward(self, *grads):
         if self.mode == "r":  # R is the only output
@@ -334,10 +356,13 @@ def torch_qr(input: Tensor, some: bool = True):
 
 # -- symmetric eigendecomposition ---------------------------------------------------------------
 class LinalgEighBackward0(Node):
-    rule = "self: V (diag(gL) + F * (V^H gV)) V^H, F from eigenvalue gaps"
+    rule = ("A: linalg_eig_backward(grads[0], grads[1], eigenvalues, eigenvectors, "
+            "/*is_hermitian=*/true)")
     __slots__ = ()
     on_tensors = True
-    saves = (OUTPUT, Output(1))
+    inputs = ("A",)
+    outputs = ("eigenvalues", "eigenvectors")
+    saves = ("eigenvalues", "eigenvectors")
 
     def backward(self, gL, gV):
         L, V = self.saved_as(Tensor)
@@ -375,13 +400,15 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
 
 # -- SVD -----------------------------------------------------------------------------------------
 class LinalgSvdBackward0(Node):
-    rule = "self: U (gS-diagonal + F-weighted U^H gU, V^H gV terms) V^H"
-    __slots__ = ("full_matrices",)
+    rule = "A: svd_backward(full_matrices && grad_U.defined() ? grad_U.narrow_symint(-1, 0, S.sym_size(-1)) : grad_U, grad_S, ..., U, S, Vh)"
+    __slots__ = ("S_sym_argsize_minus_1", "full_matrices")
     on_tensors = True
-    saves = (OUTPUT, Output(1), Output(2))
+    inputs = ("A",)
+    outputs = ("U", "S", "Vh")
+    saves = ("S", "U", "Vh", "full_matrices", "S_sym_argsize_minus_1")
 
     def backward(self, gU, gS, gVh):
-        U, S, Vh = self.saved_as(Tensor)
+        S, U, Vh = self.saved_as(Tensor)
         k = S.shape[-1]
         if self.full_matrices and (gU is not None or gVh is not None):
             U, Vh = U[..., :, :k], Vh[..., :k, :]
@@ -425,7 +452,7 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver=None):
     _float(A, "svd")
     u, s, vh = np.linalg.svd(A._data, full_matrices=full_matrices)
     U, S, Vh = record(LinalgSvdBackward0, (A,), (u, s, vh),
-                      attrs={"full_matrices": full_matrices})
+                      attrs={"full_matrices": full_matrices, "S_sym_argsize_minus_1": s.shape[-1]})
     return _svd_result(U, S, Vh)
 
 
@@ -531,7 +558,8 @@ class LinalgMatrixExpBackward0(Node):
 
     __slots__ = ()
     on_tensors = True
-    saves = (0,)
+    inputs = ("self",)
+    saves = ("self",)
 
     def backward(self, g):
         (A,) = self.saved(g)
