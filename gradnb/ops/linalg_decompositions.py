@@ -671,8 +671,12 @@ def cond(A: Tensor, p=None) -> Tensor:
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
-    """The dot product along ``dim`` (broadcasting the rest)."""
-    return red.sum(x * y, dim)
+    """The dot product along ``dim`` (broadcasting the rest), ``x`` conjugated; two vectors
+    go through ``vdot``, as in PyTorch."""
+    if x.dim() == 1 and y.dim() == 1:
+        wrap_dim(dim, 1)
+        return mx.vdot(x, y)
+    return red.sum(x.conj() * y, dim)
 
 
 def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
