@@ -217,7 +217,7 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
     for name, t in (("self", input), ("vec2", vec2)):
         if t.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
-    return input.reshape(-1, 1) * vec2.reshape(1, -1)
+    return input.reshape(-1, 1) * vec2  # PyTorch: self.reshape({self.size(0), 1}) * vec2
 
 
 class TraceBackward0(Node):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import math
+from typing import ClassVar
 
 import numpy as np
 
@@ -682,19 +683,40 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
 def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     """The 3-D cross product along ``dim`` (the first dimension of size 3 when None, as the
     deprecated ``torch.cross``)."""
-    a, b = (t.expand(*np.broadcast_shapes(tuple(input.shape), tuple(other.shape)))
-            for t in (input, other))
+    shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
     if dim is None:
-        dim = next((i for i, n in enumerate(a.shape) if n == 3), None)
+        dim = next((i for i, n in enumerate(shape) if n == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
-    if a.shape[dim] != 3:
+    if shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{input.shape[dim] if input.dim() > dim else 1} and "
                            f"{other.shape[dim] if other.dim() > dim else 1}")
-    a0, a1, a2 = a.unbind(dim)
-    b0, b1, b2 = b.unbind(dim)
-    return stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim)
+    return _cross(input, other, dim)
+
+
+class LinalgCrossBackward0(Node):
+    rule = "self: at::linalg_cross(other.conj(), grad, dim); other: at::linalg_cross(grad, self.conj(), dim)"
+    __slots__ = ("dim",)
+    on_tensors = True
+    saves = ("dim", "other", "self")
+    saved_when: ClassVar[dict] = {"other": ("self",), "self": ("other",)}
+
+    def backward(self, g):
+        other, x = self.saved(g)
+        return (_cross(other.conj(), g, self.dim) if self.needs(0) else None,
+                _cross(g, x.conj(), self.dim) if self.needs(1) else None)
+
+
+def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
+    """PyTorch's ``linalg_cross`` kernel (``dim`` checked, kept as given: the node saves it)."""
+    a, b = input._data, other._data
+    a, b = np.broadcast_arrays(a, b)
+    axis = wrap_dim(dim, a.ndim)
+    a0, a1, a2 = (np.take(a, i, axis) for i in range(3))
+    b0, b1, b2 = (np.take(b, i, axis) for i in range(3))
+    out = np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis)
+    return record(LinalgCrossBackward0, (input, other), out, attrs={"dim": dim})
 
 
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
