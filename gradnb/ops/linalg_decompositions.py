@@ -16,7 +16,7 @@ from typing import ClassVar
 import numpy as np
 
 from .._core import dtype as _dtype
-from .._core.graph import OUTPUT, Node
+from .._core.graph import OUTPUT, Node, Output
 from .._core.record import record
 from . import elementwise as ew
 from . import linalg as la
@@ -110,14 +110,17 @@ def det(A: Tensor) -> Tensor:
     _square(A, "det")
     _float(A, "det")
     out = np.asarray(np.linalg.det(A._data))
-    return record(LinalgDetBackward0, (A,), out, save=lambda: (0, *_lu_tensors(A), OUTPUT))
+    return record(LinalgDetBackward0, (A,), out, save=lambda: (0, *_lu_tensors(A, True), OUTPUT))
 
 
-def _lu_tensors(A: Tensor) -> tuple:
-    """PyTorch's ``LU`` and ``pivots`` of ``A`` (what ``_linalg_det``/``_linalg_solve_ex``
-    also return and save for backward)."""
+def _lu_tensors(A: Tensor, transposed: bool = False) -> tuple:
+    """PyTorch's ``LU`` and ``pivots`` of ``A`` (of ``A.mT`` when ``transposed``: the
+    determinants factor the transpose), what ``_linalg_det``/``_linalg_slogdet``/
+    ``_linalg_solve_ex`` also return and save for backward."""
     from .linalg_lu import _getrf
     a = A._data
+    if transposed:
+        a = np.swapaxes(a, -1, -2)
     if a.size == 0:  # (getrf's batch loop cannot reshape an empty batch)
         k = min(a.shape[-2:])
         return wrap(a.copy()), wrap(np.zeros(a.shape[:-2] + (k,), dtype=np.int32))
@@ -125,14 +128,16 @@ def _lu_tensors(A: Tensor) -> tuple:
     return wrap(lu_), wrap(pivots)
 
 
-class SlogdetBackward0(Node):
-    rule = "self: grad_logabsdet * inv(self).mT (the sign has no gradient)"
+class LinalgSlogdetBackward0(Node):
+    rule = "A: slogdet_backward(grad_sign, grad_logabsdet, A, sign, LU, pivots)"
     __slots__ = ()
     on_tensors = True
-    saves = (0,)
+    inputs = ("A",)
+    outputs = ("sign", "logabsdet", "LU", "pivots")
+    saves = ("A", "LU", "pivots", "sign")
 
     def backward(self, g_sign, g_logabs):
-        (A,) = self.saved_as(Tensor)
+        A = self.saved_as(Tensor)[0]
         if g_logabs is None:
             return (None,)
         return (g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(inv(A)),)
@@ -146,14 +151,17 @@ def slogdet(A: Tensor):
     _square(A, "slogdet")
     _float(A, "slogdet")
     sign, logabs = np.linalg.slogdet(A._data)
-    s, la_ = record(SlogdetBackward0, (A,), (np.asarray(sign), np.asarray(logabs)))
+    s, la_ = record(LinalgSlogdetBackward0, (A,), (np.asarray(sign), np.asarray(logabs)),
+                    save=lambda: (0, *_lu_tensors(A, True), Output(0)))
     return _slogdet_result(s, la_)
 
 
 def logdet(A: Tensor) -> Tensor:
     """``log(det(A))`` (NaN for a negative determinant)."""
     sign, logabs = slogdet(A)
-    return ew.where(sign < 0, float("nan"), ew.where(sign == 0, -math.inf, logabs))
+    if A.dtype.is_complex:
+        return sign.log() + logabs
+    return ew.where(sign == -1.0, float("nan"), logabs)
 
 
 # -- solves ------------------------------------------------------------------------------------
