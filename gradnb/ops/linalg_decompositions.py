@@ -215,11 +215,50 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False) -> Tensor:
     """``solve`` with only the upper (or lower) triangle of ``A`` (its diagonal taken as ones
     when ``unitriangular``)."""
-    T = mx.triu(A) if upper else mx.tril(A)
+    if A.dim() < 2 or B.dim() < 2:
+        T = mx.triu(A) if upper else mx.tril(A)
+        return solve(T, B, left=left)  # (its errors)
+    a = np.triu(A._data) if upper else np.tril(A._data)
     if unitriangular:
-        n = A.shape[-1]
-        T = (mx.triu(A, 1) if upper else mx.tril(A, -1)) + _eye_like(A, n)
-    return solve(T, B, left=left)
+        a = a.copy()
+        idx = np.arange(a.shape[-1])
+        a[..., idx, idx] = 1
+    b = B._data
+    dtype = np.result_type(a, b)
+    if not left:
+        a, b = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    try:
+        out = np.linalg.solve(np.broadcast_to(a, batch + a.shape[-2:]).astype(dtype),
+                              np.broadcast_to(b, batch + b.shape[-2:]).astype(dtype))
+    except np.linalg.LinAlgError:
+        raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
+                           "singular.") from None
+    if not left:
+        out = np.ascontiguousarray(np.swapaxes(out, -1, -2))
+    return record(LinalgSolveTriangularBackward0, (A, B), out,
+                  attrs={"upper": upper, "left": left, "unitriangular": unitriangular})
+
+
+class LinalgSolveTriangularBackward0(Node):
+    rule = ("self, B: linalg_solve_triangular_backward(grad, self, result, upper, left, "
+            "unitriangular, grad_input_mask)")
+    __slots__ = ("left", "unitriangular", "upper")
+    on_tensors = True
+    inputs = ("self", "B")
+    saves = ("self", "result", "left", "unitriangular", "upper")
+
+    def backward(self, g):
+        A, X = self.saved(g)
+        upper, left = self.upper, self.left
+        gB = solve_triangular(_mH(A), g, upper=not upper, left=left,
+                              unitriangular=self.unitriangular)
+        gA = None
+        if self.needs(0):
+            gA = -la.matmul(gB, _mH(X)) if left else -la.matmul(_mH(X), gB)
+            k = int(self.unitriangular)
+            gA = mx.triu(gA, k) if upper else mx.tril(gA, -k)
+        return gA, gB if self.needs(1) else None
 
 
 _triangular_result = collections.namedtuple("triangular_solve", ["solution",
