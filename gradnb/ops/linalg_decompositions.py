@@ -16,6 +16,7 @@ from typing import ClassVar
 import numpy as np
 
 from .._core import dtype as _dtype
+from .._core.grad_mode import no_grad
 from .._core.graph import OUTPUT, Node, Output
 from .._core.record import record
 from . import elementwise as ew
@@ -268,9 +269,38 @@ _triangular_result = collections.namedtuple("triangular_solve", ["solution",
 def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False):
     """Deprecated form of ``linalg.solve_triangular``: ``(solution, A.clone())``."""
-    M = _mT(A) if transpose else A
-    x = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
-    return _triangular_result(x, A.clone())
+    with no_grad():
+        M = _mT(A) if transpose else A
+        x = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
+    X, clone = record(TriangularSolveBackward0, (b, A), (x._data, A._data.copy()),
+                      attrs={"upper": upper, "transpose": transpose,
+                             "unitriangular": unitriangular})
+    return _triangular_result(X, clone)
+
+
+class TriangularSolveBackward0(Node):
+    rule = ("self, A: triangular_solve_backward(grad_solution, grad_cloned_coefficient, self, A, "
+            "solution, upper, transpose, unitriangular, grad_input_mask)")
+    __slots__ = ("transpose", "unitriangular", "upper")
+    on_tensors = True
+    inputs = ("self", "A")
+    outputs = ("solution", "cloned_coefficient")
+    saves = ("A", "self", "solution", "transpose", "unitriangular", "upper")
+
+    def backward(self, g_x, g_m):
+        A, _, X = self.saved(g_x if g_x is not None else g_m)
+        gb = gA = None
+        if g_x is not None:
+            M = _mT(A) if self.transpose else A
+            gb = solve_triangular(_mH(M), g_x, upper=self.upper == self.transpose,
+                                  unitriangular=self.unitriangular)
+            if self.needs(1):
+                gA = -la.matmul(X, _mH(gb)) if self.transpose else -la.matmul(gb, _mH(X))
+                k = int(self.unitriangular)
+                gA = mx.triu(gA, k) if self.upper else mx.tril(gA, -k)
+        if g_m is not None and self.needs(1):
+            gA = g_m if gA is None else gA + g_m
+        return gb if self.needs(0) else None, gA
 
 
 # -- Cholesky ------------------------------------------------------------------------------------

@@ -17,7 +17,6 @@ from .._core.grad_mode import no_grad
 from .._core.graph import Node
 from .._core.record import record
 from . import dual
-from . import elementwise as ew
 from . import linalg as la
 from . import reductions as red
 from . import shape as sh
@@ -140,14 +139,36 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
 
 
 def _triangle(input: Tensor, diagonal: int, upper: bool, name: str) -> Tensor:
-    if input.dim() < 2:
+    data = input._data
+    if data.ndim < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-    n, m = input.shape[-2:]
-    keep = np.tri(n, m, diagonal - 1, dtype=bool) if upper else np.tri(n, m, diagonal, dtype=bool)
+    xp = get_array_module(data)
     if upper:
-        keep = ~keep
-    mask = get_array_module(input._data).asarray(keep)
-    return ew.where(mask, input, 0)
+        return record(TriuBackward0, (input,), xp.triu(data, diagonal),
+                      attrs={"diagonal": diagonal})
+    return record(TrilBackward0, (input,), xp.tril(data, diagonal), attrs={"diagonal": diagonal})
+
+
+class TrilBackward0(Node):
+    rule = "self: grad.tril(diagonal)"
+    __slots__ = ("diagonal",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("diagonal",)
+
+    def backward(self, g):
+        return (tril(g, self.diagonal),)
+
+
+class TriuBackward0(Node):
+    rule = "self: grad.triu(diagonal)"
+    __slots__ = ("diagonal",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("diagonal",)
+
+    def backward(self, g):
+        return (triu(g, self.diagonal),)
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
