@@ -304,13 +304,10 @@ class TriangularSolveBackward0(Node):
 
 
 # -- Cholesky ------------------------------------------------------------------------------------
-class LinalgCholeskyExBackward0(Node):
-    rule = "self: cholesky_backward(grad, upper, L)"
+class _CholeskyRule(Node):
+    """PyTorch's ``cholesky_backward`` from the saved factor (``L`` or ``result``)."""
     __slots__ = ("upper",)
     on_tensors = True
-    inputs = ("self",)
-    outputs = ("L",)
-    saves = ("L", "upper")
 
     def backward(self, g):
         (L,) = self.saved(g)
@@ -323,7 +320,24 @@ class LinalgCholeskyExBackward0(Node):
         return (0.5 * (gA + _mT(gA)),)
 
 
-def _cholesky(A: Tensor, upper: bool, name: str) -> Tensor:
+class LinalgCholeskyExBackward0(_CholeskyRule):
+    rule = "self: cholesky_backward(grad, upper, L)"
+    __slots__ = ()
+    inputs = ("self",)
+    outputs = ("L",)
+    saves = ("L", "upper")
+
+
+class CholeskyBackward0(_CholeskyRule):
+    """``torch.cholesky`` (deprecated): ``linalg.cholesky``'s rule, saving the factor as
+    ``result``."""
+    rule = "self: cholesky_backward(grad, upper, result)"
+    __slots__ = ()
+    inputs = ("self",)
+    saves = ("result", "upper")
+
+
+def _cholesky(A: Tensor, upper: bool, name: str, cls=LinalgCholeskyExBackward0) -> Tensor:
     _square(A, name)
     _float(A, name)
     try:
@@ -333,7 +347,7 @@ def _cholesky(A: Tensor, upper: bool, name: str) -> Tensor:
                            "input is not positive-definite.") from None
     if upper:
         L = np.swapaxes(L, -1, -2).copy()
-    return record(LinalgCholeskyExBackward0, (A,), L, attrs={"upper": upper})
+    return record(cls, (A,), L, attrs={"upper": upper})
 
 
 def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
@@ -343,7 +357,7 @@ def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
 
 def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     """``torch.cholesky``: the lower (or upper) Cholesky factor."""
-    return _cholesky(input, upper, "cholesky")
+    return _cholesky(input, upper, "cholesky", CholeskyBackward0)
 
 
 def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
