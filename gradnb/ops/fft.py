@@ -1,23 +1,25 @@
 """Discrete Fourier transforms (``gradnb.fft``), with PyTorch's arguments, norms and gradients.
 
-Every transform is built from four primitives, each differentiable to any order because its
-derivative is written with the others:
+Every transform is built as PyTorch's ``SpectralOps.cpp`` builds it, so the graph shows
+PyTorch's nodes (``FftR2CBackward0``, ``ConstantPadNdBackward0``, ``ConjBackward0``...):
 
-- ``_resize``: trim or zero-pad along some dimensions (the ``n``/``s`` arguments); its adjoint is
-  the resize back to the original sizes.
-- ``_c2c``: complex-to-complex DFT, scaled; its adjoint is the DFT of the opposite sign, same scale.
-- ``_r2c``: real-to-complex DFT keeping the Hermitian half of the last dimension; its adjoint pads
-  the gradient back to full length, applies the inverse-sign DFT and keeps the real part.
+- ``_resize``: PyTorch's ``resize_fft_input``, a slice per trimmed dimension and one zero pad
+  for all padded ones (the ``n``/``s`` arguments).
+- ``_c2c``: complex-to-complex DFT; its adjoint is the DFT of the opposite sign, same
+  normalization.
+- ``_r2c``: real-to-complex DFT (the Hermitian half of the last dimension when ``onesided``); its
+  adjoint pads the gradient back to full length, applies the inverse-sign DFT and keeps the real
+  part.
 - ``_c2r``: complex (Hermitian half) to real inverse DFT; as in PyTorch its gradient is the
   ``_r2c`` of the gradient with the entries whose mirror image was dropped counted twice.
 
-``hfft``/``ihfft`` and their n-dimensional forms are composed exactly as PyTorch composes them
-(conjugation around ``_c2r``/``_r2c``), so gradients agree with PyTorch's everywhere.
+Each primitive takes PyTorch's normalization mode (0: none, 1: by sqrt(n), 2: by n, of the sizes
+it transforms); ``fft``/``ifft`` of a real signal, ``hfft``/``ihfft`` and their n-dimensional
+forms are composed exactly as PyTorch composes them (conjugation around ``_c2r``/``_r2c``).
 """
 
 from __future__ import annotations
 
-import builtins
 import math
 
 import numpy as np
@@ -28,8 +30,9 @@ from .._core.graph import Node
 from .._core.record import record
 from ._args import wrap_dim
 from ._common import Tensor
-from .complex import conj, real
+from .complex import conj, conj_physical, real
 from .creation import tensor
+from .shape import cat
 
 __all__ = [
     "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2",
@@ -39,102 +42,162 @@ __all__ = [
 
 
 # -- primitives --------------------------------------------------------------------------------
-class ResizeBackward(Node):
-    rule = "self: grad trimmed or zero-padded back to the input's sizes"
-    __slots__ = ("dims", "sizes")
+# PyTorch's normalization modes (``fft_norm_mode``): what a transform over n points is scaled by.
+_NONE, _BY_ROOT_N, _BY_N = 0, 1, 2
+
+
+def _norm_mode(norm, forward: bool) -> int:
+    """PyTorch's ``norm_from_string``: the mode a ``norm`` argument means in this direction."""
+    if norm is None or norm == "backward":
+        return _NONE if forward else _BY_N
+    if norm == "forward":
+        return _BY_N if forward else _NONE
+    if norm == "ortho":
+        return _BY_ROOT_N
+    raise ValueError(f"Invalid normalization mode: {norm}")
+
+
+def _scale_of(normalization: int, n: int) -> float:
+    if normalization == _NONE:
+        return 1.0
+    return 1.0 / n if normalization == _BY_N else 1.0 / math.sqrt(n)
+
+
+class ConstantPadNdBackward0(Node):
+    """Gradient of a zero padding at the ends of some dims (``resize_fft_input``): the grad
+    without the padding."""
+    inputs = ("self",)
+    saves = ("pad",)
+    rule = "self: constant_pad_nd_backward(grad, pad)"
+    __slots__ = ("pad",)
     on_tensors = True
 
     def backward(self, g):
-        return (_resize(g, self.dims, self.sizes),)
+        pad = self.pad
+        for i in range(len(pad) // 2):
+            if pad[2 * i + 1]:
+                dim = g.ndim - 1 - i
+                g = g.narrow(dim, 0, g.shape[dim] - pad[2 * i + 1])
+        return (g,)
 
 
 def _resize(x: Tensor, dims, sizes) -> Tensor:
-    """``x`` trimmed or zero-padded at the end of each of ``dims`` to ``sizes``."""
-    data = x._data
-    if all(data.shape[d] == n for d, n in zip(dims, sizes)):
+    """PyTorch's ``resize_fft_input``: ``x`` trimmed (a slice per dim) or zero-padded (one pad
+    over all dims) at the end of each of ``dims`` to ``sizes``."""
+    shape = x._data.shape
+    pad = [0] * (2 * len(shape))
+    for d, n in zip(dims, sizes):
+        if shape[d] < n:
+            pad[len(pad) - 2 * d - 1] = n - shape[d]
+        elif shape[d] > n:
+            x = x.narrow(d, 0, n)
+    if not any(pad):
         return x
-    shape = list(data.shape)
-    for d, n in zip(dims, sizes):
-        shape[d] = n
-    out = get_array_module(data).zeros(shape, dtype=data.dtype)
-    key = [slice(None)] * data.ndim
-    for d, n in zip(dims, sizes):
-        key[d] = slice(0, builtins.min(n, data.shape[d]))
-    out[tuple(key)] = data[tuple(key)]
-    sizes = tuple(data.shape[d] for d in dims)
-    return record(ResizeBackward, (x,), out, attrs={"dims": tuple(dims), "sizes": sizes})
+    data = x._data
+    out = get_array_module(data).zeros([s + pad[len(pad) - 2 * d - 1]
+                                        for d, s in enumerate(data.shape)], dtype=data.dtype)
+    out[tuple(slice(0, s) for s in data.shape)] = data
+    return record(ConstantPadNdBackward0, (x,), out, attrs={"pad": tuple(pad)})
 
 
 class FftC2CBackward0(Node):
-    rule = "self: the DFT of grad with the opposite sign, same scale"
-    __slots__ = ("dims", "forward", "scale")
+    inputs = ("self",)
+    saves = ("dim", "forward", "normalization")
+    rule = "self: _fft_c2c(grad, dim, normalization, !forward)"
+    __slots__ = ("dim", "forward", "normalization")
     on_tensors = True
 
     def backward(self, g):
-        return (_c2c(g, self.dims, not self.forward, self.scale),)
+        return (_c2c(g, self.dim, self.normalization, not self.forward),)
 
 
-def _c2c(x: Tensor, dims, forward: bool, scale: float) -> Tensor:
-    """``scale`` times the unnormalized DFT over ``dims`` (sign ``-`` when ``forward``)."""
+def _c2c(x: Tensor, dims, normalization: int, forward: bool) -> Tensor:
+    """PyTorch's ``_fft_c2c``: the DFT over ``dims`` (sign ``-`` when ``forward``), scaled by
+    ``normalization`` of the transformed sizes."""
     data = x._data
     xp = get_array_module(data)
     if forward:
         out = xp.fft.fftn(data, axes=dims, norm="backward")
     else:
         out = xp.fft.ifftn(data, axes=dims, norm="forward")
+    scale = _scale_of(normalization, math.prod(data.shape[d] for d in dims))
     out = _scaled(out, scale, data.dtype)
     return record(FftC2CBackward0, (x,), out,
-                  attrs={"dims": tuple(dims), "forward": forward, "scale": scale})
+                  attrs={"dim": tuple(dims), "forward": forward, "normalization": normalization})
 
 
 class FftR2CBackward0(Node):
-    rule = "self: real(inverse-sign DFT of grad zero-padded to full length)"
-    __slots__ = ("dims", "last_size", "scale")
+    inputs = ("self",)
+    saves = ("self", "dim", "normalization", "onesided")
+    rule = ("self: fft_r2c_backward(grad, dim, normalization, onesided, "
+            "self.sym_size(dim.back()))")
+    __slots__ = ("dim", "normalization", "onesided")
     on_tensors = True
 
     def backward(self, g):
-        full = _resize(g, self.dims[-1:], (self.last_size,))
-        return (real(_c2c(full, self.dims, False, self.scale)),)
+        (x,) = self.saved(g)
+        dims = self.dim
+        if self.onesided:
+            g = _zero_extend(g, dims[-1], x.shape[dims[-1]])
+        return (real(_c2c(g, dims, self.normalization, False)),)
 
 
-def _r2c(x: Tensor, dims, scale: float) -> Tensor:
-    """``scale`` times the forward DFT of real ``x`` over ``dims``, keeping the first
-    ``n // 2 + 1`` entries of the last of ``dims``."""
+def _zero_extend(g: Tensor, dim: int, size: int) -> Tensor:
+    """``g`` zero-padded at the end of ``dim`` to ``size`` (the dropped half of a onesided
+    transform gets no gradient)."""
+    data = g._data
+    if data.shape[dim] >= size:
+        return g
+    shape = list(data.shape)
+    shape[dim] = size - data.shape[dim]
+    return cat([g, Tensor._make(get_array_module(data).zeros(shape, dtype=data.dtype))], dim)
+
+
+def _r2c(x: Tensor, dims, normalization: int, onesided: bool) -> Tensor:
+    """PyTorch's ``_fft_r2c``: the forward DFT of real ``x`` over ``dims``, keeping the first
+    ``n // 2 + 1`` entries of the last of ``dims`` when ``onesided``."""
     data = x._data
-    out = get_array_module(data).fft.rfftn(data, axes=dims, norm="backward")
+    xp = get_array_module(data)
+    if onesided:
+        out = xp.fft.rfftn(data, axes=dims, norm="backward")
+    else:
+        out = xp.fft.fftn(data, axes=dims, norm="backward")
+    scale = _scale_of(normalization, math.prod(data.shape[d] for d in dims))
     out = _scaled(out, scale, _dtype.complex_of(data.dtype))
-    return record(FftR2CBackward0, (x,), out,
-                  attrs={"dims": tuple(dims), "last_size": data.shape[dims[-1]], "scale": scale})
+    return record(FftR2CBackward0, (x,), out, attrs={
+        "dim": tuple(dims), "normalization": normalization, "onesided": onesided})
 
 
 class FftC2RBackward0(Node):
-    rule = "self: rfft(grad), mirrored entries counted twice"
-    __slots__ = ("dims", "half", "scale")
+    inputs = ("self",)
+    saves = ("dim", "normalization")
+    rule = "self: fft_c2r_backward(grad, dim, normalization)"
+    __slots__ = ("dim", "half", "normalization")
     on_tensors = True
 
     def backward(self, g):
-        out = _r2c(g, self.dims, self.scale)
-        n = g.shape[self.dims[-1]]
+        out = _r2c(g, self.dim, self.normalization, True)
+        n = g.shape[self.dim[-1]]
         doubled = n - self.half  # entries 1..n-half stand for themselves and their mirror
         if doubled <= 0:
             return (out,)
         weight = np.ones(self.half, dtype=_dtype.real_of(out._data.dtype))
         weight[1:1 + doubled] = 2
         shape = [1] * out.ndim
-        shape[self.dims[-1]] = self.half
+        shape[self.dim[-1]] = self.half
         xp = get_array_module(out._data)
         return (out * Tensor._make(xp.asarray(weight.reshape(shape))),)
 
 
-def _c2r(x: Tensor, dims, last_size: int, scale: float) -> Tensor:
-    """``scale`` times the unnormalized inverse DFT of a Hermitian-half ``x`` over ``dims``, whose
-    real output has ``last_size`` entries along the last of ``dims``."""
+def _c2r(x: Tensor, dims, normalization: int, last_size: int) -> Tensor:
+    """PyTorch's ``_fft_c2r``: the inverse-sign DFT of a Hermitian-half ``x`` over ``dims``,
+    whose real output has ``last_size`` entries along the last of ``dims``."""
     data = x._data
     sizes = [data.shape[d] for d in dims[:-1]] + [last_size]
     out = get_array_module(data).fft.irfftn(data, s=sizes, axes=dims, norm="forward")
-    out = _scaled(out, scale, _dtype.real_of(data.dtype))
-    return record(FftC2RBackward0, (x,), out,
-                  attrs={"dims": tuple(dims), "half": data.shape[dims[-1]], "scale": scale})
+    out = _scaled(out, _scale_of(normalization, math.prod(sizes)), _dtype.real_of(data.dtype))
+    return record(FftC2RBackward0, (x,), out, attrs={
+        "dim": tuple(dims), "half": data.shape[dims[-1]], "normalization": normalization})
 
 
 def _scaled(out, scale, dtype):
@@ -144,17 +207,6 @@ def _scaled(out, scale, dtype):
 
 
 # -- arguments ---------------------------------------------------------------------------------
-def _scale(norm, n: int, forward: bool) -> float:
-    """PyTorch's normalization of a transform over ``n`` points."""
-    if norm is None or norm == "backward":
-        return 1.0 if forward else 1.0 / n
-    if norm == "forward":
-        return 1.0 / n if forward else 1.0
-    if norm == "ortho":
-        return 1.0 / math.sqrt(n)
-    raise ValueError(f"Invalid normalization mode: {norm}")
-
-
 def _float_input(x: Tensor, complex_: bool) -> Tensor:
     """Promote integers to the default float (complex when ``complex_``), floats to complex."""
     kind = x._data.dtype.kind
@@ -215,19 +267,28 @@ def _fftn_c2c(input, s, dim, norm, forward, default_dim):
     x = _float_input(input, complex_=True)
     dims, sizes = _dims_and_sizes(x, s, dim, default_dim)
     x = _resize(x, dims, sizes)
-    return _c2c(x, dims, forward, _scale(norm, math.prod(sizes), forward))
+    return _c2c(x, dims, _norm_mode(norm, forward), forward)
+
+
+def _fft_1d(input, n, dim, norm, forward):
+    """PyTorch's ``fft``/``ifft``: a complex input goes through ``_fft_c2c``, a real one
+    through a two-sided ``_fft_r2c`` (conjugated for the inverse)."""
+    if input._data.dtype.kind == "c":
+        return _fftn_c2c(input, *_one_dim(n, dim), norm, forward, None)
+    x = _float_input(input, complex_=False)
+    dims, sizes = _dims_and_sizes(x, *_one_dim(n, dim), None)
+    out = _r2c(_resize(x, dims, sizes), dims, _norm_mode(norm, forward), False)
+    return out if forward else conj(out)
 
 
 def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The one-dimensional discrete Fourier transform of ``input`` along ``dim``."""
-    s, d = _one_dim(n, dim)
-    return _fftn_c2c(input, s, d, norm, True, None)
+    return _fft_1d(input, n, dim, norm, True)
 
 
 def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The one-dimensional inverse discrete Fourier transform."""
-    s, d = _one_dim(n, dim)
-    return _fftn_c2c(input, s, d, norm, False, None)
+    return _fft_1d(input, n, dim, norm, False)
 
 
 def fft2(input: Tensor, s=None, dim=(-2, -1), norm: str | None = None) -> Tensor:
@@ -256,7 +317,7 @@ def _rfftn(input, s, dim, norm, name):
     x = _float_input(input, complex_=False)
     dims, sizes = _dims_and_sizes(x, s, dim, None)
     x = _resize(x, dims, sizes)
-    return _r2c(x, dims, _scale(norm, math.prod(sizes), True))
+    return _r2c(x, dims, _norm_mode(norm, True), True)
 
 
 def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
@@ -284,12 +345,12 @@ def _c2r_args(input, s, dim):
     if last < 1:
         raise RuntimeError(f"Invalid number of data points ({last}) specified")
     sizes[-1] = last // 2 + 1
-    return _resize(x, dims, sizes), dims, sizes, last
+    return _resize(x, dims, sizes), dims, last
 
 
 def _irfftn(input, s, dim, norm):
-    x, dims, sizes, last = _c2r_args(input, s, dim)
-    return _c2r(x, dims, last, _scale(norm, math.prod(sizes[:-1]) * last, False))
+    x, dims, last = _c2r_args(input, s, dim)
+    return _c2r(x, dims, _norm_mode(norm, False), last)
 
 
 def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
@@ -310,11 +371,11 @@ def irfftn(input: Tensor, s=None, dim=None, norm: str | None = None) -> Tensor:
 
 # -- Hermitian signals -------------------------------------------------------------------------
 def _hfftn(input, s, dim, norm):
-    x, dims, sizes, last = _c2r_args(input, s, dim)
-    scale = _scale(norm, math.prod(sizes[:-1]) * last, True)
+    x, dims, last = _c2r_args(input, s, dim)
+    mode = _norm_mode(norm, True)
     if len(dims) > 1:
-        x = _c2c(x, dims[:-1], True, 1.0)
-    return _c2r(conj(x), dims[-1:], last, scale)
+        x = _c2c(x, dims[:-1], mode, True)
+    return _c2r(conj(x), dims[-1:], mode, last)
 
 
 def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
@@ -339,10 +400,11 @@ def _ihfftn(input, s, dim, norm, name):
     x = _float_input(input, complex_=False)
     dims, sizes = _dims_and_sizes(x, s, dim, None)
     x = _resize(x, dims, sizes)
-    out = conj(_r2c(x, dims[-1:], _scale(norm, math.prod(sizes), False)))
-    if len(dims) > 1:
-        out = _c2c(out, dims[:-1], False, 1.0)
-    return out
+    mode = _norm_mode(norm, False)
+    out = _r2c(x, dims[-1:], mode, True)
+    if len(dims) == 1:
+        return conj(out)
+    return _c2c(conj_physical(out), dims[:-1], mode, False)
 
 
 def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:

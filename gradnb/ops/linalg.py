@@ -8,9 +8,10 @@ handled by promoting to matrices first, exactly as the forward does.
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 from .._core.backend import get_array_module
-from .._core.graph import Node, const
+from .._core.graph import Node
 from .._core.record import record
 from . import dual
 from ._args import reflected, scalar_type_name
@@ -20,16 +21,32 @@ __all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer", "trace"]
 
 
 class MmBackward0(Node):
-    rule = "self: grad @ other.T; other: self.T @ grad"
-    __slots__ = ()
+    rule = ("self: mm_mat1_backward(grad, mat2, self.sym_sizes(), self.sym_strides(), ...); "
+            "mat2: mm_mat2_backward(grad, self, mat2.sym_sizes(), mat2.sym_strides(), ...)")
+    __slots__ = ("mat2_sym_sizes", "mat2_sym_strides", "self_sym_sizes", "self_sym_strides")
     inputs = ("self", "mat2")
-    saves = ("self", "mat2")
-    pack_order = (1, 0)
+    saves = ("mat2", "mat2_sym_sizes", "mat2_sym_strides", "self", "self_sym_sizes",
+             "self_sym_strides")
+    saved_when: ClassVar[dict] = {"mat2": ("self",), "self": ("mat2",)}
 
     def backward(self, g):
-        a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
-        ga = dual.matmul(g, dual.mT(b)) if self.needs(0) else None
-        gb = dual.matmul(dual.mT(a), g) if self.needs(1) else None
+        b, a = self.saved(g)
+        ga = dual.matmul(g, dual.mT(dual.conj(b))) if self.needs(0) else None
+        gb = dual.matmul(dual.mT(dual.conj(a)), g) if self.needs(1) else None
+        return ga, gb
+
+
+class BmmBackward0(Node):
+    rule = "self: grad.bmm(mat2.transpose(1, 2).conj()); mat2: self.transpose(1, 2).conj().bmm(grad)"
+    __slots__ = ()
+    inputs = ("self", "mat2")
+    saves = ("mat2", "self")
+    saved_when: ClassVar[dict] = {"mat2": ("self",), "self": ("mat2",)}
+
+    def backward(self, g):
+        b, a = self.saved(g)
+        ga = dual.matmul(g, dual.mT(dual.conj(b))) if self.needs(0) else None
+        gb = dual.matmul(dual.mT(dual.conj(a)), g) if self.needs(1) else None
         return ga, gb
 
 
@@ -145,22 +162,7 @@ def matmul(input, other) -> Tensor:
         out = a @ b
     except ValueError:
         raise RuntimeError(_shape_error(a, b)) from None
-    cls = _node_class(a, b)
-    save = None
-    if cls is MmBackward0:
-        # Save each operand only if the *other* one needs its gradient (shape-only otherwise).
-        save = (0 if tb is not None and tb._requires_grad else const(_Shape(a)),
-                1 if ta is not None and ta._requires_grad else const(_Shape(b)))
-    return record(cls, (ta, tb), out, save=save, operands=(a, b))
-
-
-class _Shape:
-    """Stands in for an operand whose values backward does not need (only its shape)."""
-
-    __slots__ = ("shape",)
-
-    def __init__(self, arr) -> None:
-        self.shape = arr.shape
+    return record(_node_class(a, b), (ta, tb), out, operands=(a, b))
 
 
 def _shape_error(a, b) -> str:
@@ -185,7 +187,12 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Batched matrix product of two 3-d tensors."""
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
-    return matmul(input, mat2)
+    ta, tb, a, b = binary_operands(input, mat2, broadcast=False)
+    try:
+        out = a @ b
+    except ValueError:
+        raise RuntimeError(_shape_error(a, b)) from None
+    return record(BmmBackward0, (ta, tb), out, operands=(a, b))
 
 
 def dot(input: Tensor, other: Tensor) -> Tensor:
@@ -210,7 +217,7 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
     for name, t in (("self", input), ("vec2", vec2)):
         if t.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
-    return input.reshape(-1, 1) * vec2.reshape(1, -1)
+    return input.reshape(-1, 1) * vec2  # PyTorch: self.reshape({self.size(0), 1}) * vec2
 
 
 class TraceBackward0(Node):

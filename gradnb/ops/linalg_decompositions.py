@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import collections
 import math
+from typing import ClassVar
 
 import numpy as np
 
 from .._core import dtype as _dtype
+from .._core.grad_mode import no_grad
 from .._core.graph import OUTPUT, Node, Output
 from .._core.record import record
 from . import elementwise as ew
@@ -63,10 +65,12 @@ def _eye_like(A: Tensor, n: int) -> Tensor:
 
 # -- inverse, determinants ----------------------------------------------------------------------
 class LinalgInvExBackward0(Node):
-    rule = "self: -result.mT @ grad @ result.mT"
+    rule = "A: -at::matmul(inverse.mH(), at::matmul(grad, inverse.mH()))"
     __slots__ = ()
     on_tensors = True
-    saves = (OUTPUT,)
+    inputs = ("A",)
+    outputs = ("inverse",)
+    saves = ("inverse",)
 
     def backward(self, g):
         (inv_a,) = self.saved(g)
@@ -90,13 +94,15 @@ inverse = inv
 
 
 class LinalgDetBackward0(Node):
-    rule = "self: grad * result * inv(self).mT"
+    rule = "A: linalg_det_backward(grad, result, A, LU, pivots)"
     __slots__ = ()
     on_tensors = True
-    saves = (0, OUTPUT)
+    inputs = ("A",)
+    outputs = ("result", "LU", "pivots")
+    saves = ("A", "LU", "pivots", "result")
 
     def backward(self, g):
-        A, d = self.saved(g)
+        A, _, _, d = self.saved(g)
         return ((g * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A)),)
 
 
@@ -105,17 +111,34 @@ def det(A: Tensor) -> Tensor:
     _square(A, "det")
     _float(A, "det")
     out = np.asarray(np.linalg.det(A._data))
-    return record(LinalgDetBackward0, (A,), out)
+    return record(LinalgDetBackward0, (A,), out, save=lambda: (0, *_lu_tensors(A, True), OUTPUT))
 
 
-class SlogdetBackward0(Node):
-    rule = "self: grad_logabsdet * inv(self).mT (the sign has no gradient)"
+def _lu_tensors(A: Tensor, transposed: bool = False) -> tuple:
+    """PyTorch's ``LU`` and ``pivots`` of ``A`` (of ``A.mT`` when ``transposed``: the
+    determinants factor the transpose), what ``_linalg_det``/``_linalg_slogdet``/
+    ``_linalg_solve_ex`` also return and save for backward."""
+    from .linalg_lu import _getrf
+    a = A._data
+    if transposed:
+        a = np.swapaxes(a, -1, -2)
+    if a.size == 0:  # (getrf's batch loop cannot reshape an empty batch)
+        k = min(a.shape[-2:])
+        return wrap(a.copy()), wrap(np.zeros(a.shape[:-2] + (k,), dtype=np.int32))
+    lu_, pivots, _ = _getrf(a)
+    return wrap(lu_), wrap(pivots)
+
+
+class LinalgSlogdetBackward0(Node):
+    rule = "A: slogdet_backward(grad_sign, grad_logabsdet, A, sign, LU, pivots)"
     __slots__ = ()
     on_tensors = True
-    saves = (0,)
+    inputs = ("A",)
+    outputs = ("sign", "logabsdet", "LU", "pivots")
+    saves = ("A", "LU", "pivots", "sign")
 
     def backward(self, g_sign, g_logabs):
-        (A,) = self.saved_as(Tensor)
+        A = self.saved_as(Tensor)[0]
         if g_logabs is None:
             return (None,)
         return (g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(inv(A)),)
@@ -129,25 +152,30 @@ def slogdet(A: Tensor):
     _square(A, "slogdet")
     _float(A, "slogdet")
     sign, logabs = np.linalg.slogdet(A._data)
-    s, la_ = record(SlogdetBackward0, (A,), (np.asarray(sign), np.asarray(logabs)))
+    s, la_ = record(LinalgSlogdetBackward0, (A,), (np.asarray(sign), np.asarray(logabs)),
+                    save=lambda: (0, *_lu_tensors(A, True), Output(0)))
     return _slogdet_result(s, la_)
 
 
 def logdet(A: Tensor) -> Tensor:
     """``log(det(A))`` (NaN for a negative determinant)."""
     sign, logabs = slogdet(A)
-    return ew.where(sign < 0, float("nan"), ew.where(sign == 0, -math.inf, logabs))
+    if A.dtype.is_complex:
+        return sign.log() + logabs
+    return ew.where(sign == -1.0, float("nan"), logabs)
 
 
 # -- solves ------------------------------------------------------------------------------------
-class LinalgSolveBackward0(Node):
-    rule = "B: solve(A^H, grad); A: -solve(A^H, grad) @ result^H"
-    __slots__ = ("vector",)
+class LinalgSolveExBackward0(Node):
+    rule = "A, B: linalg_solve_backward(grad, result, A, LU, pivots, left, grad_input_mask[1])"
+    __slots__ = ("left", "vector")
     on_tensors = True
-    saves = (0, OUTPUT)
+    inputs = ("A", "B")
+    outputs = ("result", "LU", "pivots")
+    saves = ("A", "LU", "pivots", "result", "left")
 
     def backward(self, g):
-        A, X = self.saved(g)
+        A, _, _, X = self.saved(g)
         gB = solve(_mH(A), g)
         if self.vector:
             gA = -gB.unsqueeze(-1) * X.conj().unsqueeze(-2)
@@ -180,18 +208,58 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
                            "singular.") from None
-    return record(LinalgSolveBackward0, (A, B), out, attrs={"vector": vector})
+    return record(LinalgSolveExBackward0, (A, B), out, attrs={"vector": vector, "left": True},
+                  save=lambda: (0, *_lu_tensors(A), OUTPUT))
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False) -> Tensor:
     """``solve`` with only the upper (or lower) triangle of ``A`` (its diagonal taken as ones
     when ``unitriangular``)."""
-    T = mx.triu(A) if upper else mx.tril(A)
+    if A.dim() < 2 or B.dim() < 2:
+        T = mx.triu(A) if upper else mx.tril(A)
+        return solve(T, B, left=left)  # (its errors)
+    a = np.triu(A._data) if upper else np.tril(A._data)
     if unitriangular:
-        n = A.shape[-1]
-        T = (mx.triu(A, 1) if upper else mx.tril(A, -1)) + _eye_like(A, n)
-    return solve(T, B, left=left)
+        a = a.copy()
+        idx = np.arange(a.shape[-1])
+        a[..., idx, idx] = 1
+    b = B._data
+    dtype = np.result_type(a, b)
+    if not left:
+        a, b = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    try:
+        out = np.linalg.solve(np.broadcast_to(a, batch + a.shape[-2:]).astype(dtype),
+                              np.broadcast_to(b, batch + b.shape[-2:]).astype(dtype))
+    except np.linalg.LinAlgError:
+        raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
+                           "singular.") from None
+    if not left:
+        out = np.ascontiguousarray(np.swapaxes(out, -1, -2))
+    return record(LinalgSolveTriangularBackward0, (A, B), out,
+                  attrs={"upper": upper, "left": left, "unitriangular": unitriangular})
+
+
+class LinalgSolveTriangularBackward0(Node):
+    rule = ("self, B: linalg_solve_triangular_backward(grad, self, result, upper, left, "
+            "unitriangular, grad_input_mask)")
+    __slots__ = ("left", "unitriangular", "upper")
+    on_tensors = True
+    inputs = ("self", "B")
+    saves = ("self", "result", "left", "unitriangular", "upper")
+
+    def backward(self, g):
+        A, X = self.saved(g)
+        upper, left = self.upper, self.left
+        gB = solve_triangular(_mH(A), g, upper=not upper, left=left,
+                              unitriangular=self.unitriangular)
+        gA = None
+        if self.needs(0):
+            gA = -la.matmul(gB, _mH(X)) if left else -la.matmul(_mH(X), gB)
+            k = int(self.unitriangular)
+            gA = mx.triu(gA, k) if upper else mx.tril(gA, -k)
+        return gA, gB if self.needs(1) else None
 
 
 _triangular_result = collections.namedtuple("triangular_solve", ["solution",
@@ -201,17 +269,45 @@ _triangular_result = collections.namedtuple("triangular_solve", ["solution",
 def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False):
     """Deprecated form of ``linalg.solve_triangular``: ``(solution, A.clone())``."""
-    M = _mT(A) if transpose else A
-    x = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
-    return _triangular_result(x, A.clone())
+    with no_grad():
+        M = _mT(A) if transpose else A
+        x = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
+    X, clone = record(TriangularSolveBackward0, (b, A), (x._data, A._data.copy()),
+                      attrs={"upper": upper, "transpose": transpose,
+                             "unitriangular": unitriangular})
+    return _triangular_result(X, clone)
+
+
+class TriangularSolveBackward0(Node):
+    rule = ("self, A: triangular_solve_backward(grad_solution, grad_cloned_coefficient, self, A, "
+            "solution, upper, transpose, unitriangular, grad_input_mask)")
+    __slots__ = ("transpose", "unitriangular", "upper")
+    on_tensors = True
+    inputs = ("self", "A")
+    outputs = ("solution", "cloned_coefficient")
+    saves = ("A", "self", "solution", "transpose", "unitriangular", "upper")
+
+    def backward(self, g_x, g_m):
+        A, _, X = self.saved(g_x if g_x is not None else g_m)
+        gb = gA = None
+        if g_x is not None:
+            M = _mT(A) if self.transpose else A
+            gb = solve_triangular(_mH(M), g_x, upper=self.upper == self.transpose,
+                                  unitriangular=self.unitriangular)
+            if self.needs(1):
+                gA = -la.matmul(X, _mH(gb)) if self.transpose else -la.matmul(gb, _mH(X))
+                k = int(self.unitriangular)
+                gA = mx.triu(gA, k) if self.upper else mx.tril(gA, -k)
+        if g_m is not None and self.needs(1):
+            gA = g_m if gA is None else gA + g_m
+        return gb if self.needs(0) else None, gA
 
 
 # -- Cholesky ------------------------------------------------------------------------------------
-class LinalgCholeskyExBackward0(Node):
-    rule = "self: Phi(L^H grad) pushed through L^-H ... L^-1, symmetrised"
+class _CholeskyRule(Node):
+    """PyTorch's ``cholesky_backward`` from the saved factor (``L`` or ``result``)."""
     __slots__ = ("upper",)
     on_tensors = True
-    saves = (OUTPUT,)
 
     def backward(self, g):
         (L,) = self.saved(g)
@@ -224,7 +320,24 @@ class LinalgCholeskyExBackward0(Node):
         return (0.5 * (gA + _mT(gA)),)
 
 
-def _cholesky(A: Tensor, upper: bool, name: str) -> Tensor:
+class LinalgCholeskyExBackward0(_CholeskyRule):
+    rule = "self: cholesky_backward(grad, upper, L)"
+    __slots__ = ()
+    inputs = ("self",)
+    outputs = ("L",)
+    saves = ("L", "upper")
+
+
+class CholeskyBackward0(_CholeskyRule):
+    """``torch.cholesky`` (deprecated): ``linalg.cholesky``'s rule, saving the factor as
+    ``result``."""
+    rule = "self: cholesky_backward(grad, upper, result)"
+    __slots__ = ()
+    inputs = ("self",)
+    saves = ("result", "upper")
+
+
+def _cholesky(A: Tensor, upper: bool, name: str, cls=LinalgCholeskyExBackward0) -> Tensor:
     _square(A, name)
     _float(A, name)
     try:
@@ -234,7 +347,7 @@ def _cholesky(A: Tensor, upper: bool, name: str) -> Tensor:
                            "input is not positive-definite.") from None
     if upper:
         L = np.swapaxes(L, -1, -2).copy()
-    return record(LinalgCholeskyExBackward0, (A,), L, attrs={"upper": upper})
+    return record(cls, (A,), L, attrs={"upper": upper})
 
 
 def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
@@ -244,7 +357,7 @@ def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
 
 def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     """``torch.cholesky``: the lower (or upper) Cholesky factor."""
-    return _cholesky(input, upper, "cholesky")
+    return _cholesky(input, upper, "cholesky", CholeskyBackward0)
 
 
 def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
@@ -278,8 +391,9 @@ class LinalgQrBackward0(Node):
     rule = "self: (gQ + Q copyltu(M)) R^-H, M = R gR^H - gQ^H Q"
     __slots__ = ("mode",)
     on_tensors = True
+    inputs = ("A",)
     outputs = ("Q", "R")
-    saves = ("Q", "R")
+    saves = ("Q", "R", "mode")
 
     def backward(self, *grads):
         if self.mode == "r":  # R is the only output
@@ -334,10 +448,13 @@ def torch_qr(input: Tensor, some: bool = True):
 
 # -- symmetric eigendecomposition ---------------------------------------------------------------
 class LinalgEighBackward0(Node):
-    rule = "self: V (diag(gL) + F * (V^H gV)) V^H, F from eigenvalue gaps"
+    rule = ("A: linalg_eig_backward(grads[0], grads[1], eigenvalues, eigenvectors, "
+            "/*is_hermitian=*/true)")
     __slots__ = ()
     on_tensors = True
-    saves = (OUTPUT, Output(1))
+    inputs = ("A",)
+    outputs = ("eigenvalues", "eigenvectors")
+    saves = ("eigenvalues", "eigenvectors")
 
     def backward(self, gL, gV):
         L, V = self.saved_as(Tensor)
@@ -375,13 +492,15 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
 
 # -- SVD -----------------------------------------------------------------------------------------
 class LinalgSvdBackward0(Node):
-    rule = "self: U (gS-diagonal + F-weighted U^H gU, V^H gV terms) V^H"
-    __slots__ = ("full_matrices",)
+    rule = "A: svd_backward(full_matrices && grad_U.defined() ? grad_U.narrow_symint(-1, 0, S.sym_size(-1)) : grad_U, grad_S, ..., U, S, Vh)"
+    __slots__ = ("S_sym_argsize_minus_1", "full_matrices")
     on_tensors = True
-    saves = (OUTPUT, Output(1), Output(2))
+    inputs = ("A",)
+    outputs = ("U", "S", "Vh")
+    saves = ("S", "U", "Vh", "full_matrices", "S_sym_argsize_minus_1")
 
     def backward(self, gU, gS, gVh):
-        U, S, Vh = self.saved_as(Tensor)
+        S, U, Vh = self.saved_as(Tensor)
         k = S.shape[-1]
         if self.full_matrices and (gU is not None or gVh is not None):
             U, Vh = U[..., :, :k], Vh[..., :k, :]
@@ -425,7 +544,7 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver=None):
     _float(A, "svd")
     u, s, vh = np.linalg.svd(A._data, full_matrices=full_matrices)
     U, S, Vh = record(LinalgSvdBackward0, (A,), (u, s, vh),
-                      attrs={"full_matrices": full_matrices})
+                      attrs={"full_matrices": full_matrices, "S_sym_argsize_minus_1": s.shape[-1]})
     return _svd_result(U, S, Vh)
 
 
@@ -531,7 +650,8 @@ class LinalgMatrixExpBackward0(Node):
 
     __slots__ = ()
     on_tensors = True
-    saves = (0,)
+    inputs = ("self",)
+    saves = ("self",)
 
     def backward(self, g):
         (A,) = self.saved(g)
@@ -643,26 +763,51 @@ def cond(A: Tensor, p=None) -> Tensor:
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
-    """The dot product along ``dim`` (broadcasting the rest)."""
-    return red.sum(x * y, dim)
+    """The dot product along ``dim`` (broadcasting the rest), ``x`` conjugated; two vectors
+    go through ``vdot``, as in PyTorch."""
+    if x.dim() == 1 and y.dim() == 1:
+        wrap_dim(dim, 1)
+        return mx.vdot(x, y)
+    return red.sum(x.conj() * y, dim)
 
 
 def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     """The 3-D cross product along ``dim`` (the first dimension of size 3 when None, as the
     deprecated ``torch.cross``)."""
-    a, b = (t.expand(*np.broadcast_shapes(tuple(input.shape), tuple(other.shape)))
-            for t in (input, other))
+    shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
     if dim is None:
-        dim = next((i for i, n in enumerate(a.shape) if n == 3), None)
+        dim = next((i for i, n in enumerate(shape) if n == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
-    if a.shape[dim] != 3:
+    if shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{input.shape[dim] if input.dim() > dim else 1} and "
                            f"{other.shape[dim] if other.dim() > dim else 1}")
-    a0, a1, a2 = a.unbind(dim)
-    b0, b1, b2 = b.unbind(dim)
-    return stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], dim)
+    return _cross(input, other, dim)
+
+
+class LinalgCrossBackward0(Node):
+    rule = "self: at::linalg_cross(other.conj(), grad, dim); other: at::linalg_cross(grad, self.conj(), dim)"
+    __slots__ = ("dim",)
+    on_tensors = True
+    saves = ("dim", "other", "self")
+    saved_when: ClassVar[dict] = {"other": ("self",), "self": ("other",)}
+
+    def backward(self, g):
+        other, x = self.saved(g)
+        return (_cross(other.conj(), g, self.dim) if self.needs(0) else None,
+                _cross(g, x.conj(), self.dim) if self.needs(1) else None)
+
+
+def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
+    """PyTorch's ``linalg_cross`` kernel (``dim`` checked, kept as given: the node saves it)."""
+    a, b = input._data, other._data
+    a, b = np.broadcast_arrays(a, b)
+    axis = wrap_dim(dim, a.ndim)
+    a0, a1, a2 = (np.take(a, i, axis) for i in range(3))
+    b0, b1, b2 = (np.take(b, i, axis) for i in range(3))
+    out = np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis)
+    return record(LinalgCrossBackward0, (input, other), out, attrs={"dim": dim})
 
 
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:

@@ -14,7 +14,7 @@ import collections
 import numpy as np
 
 from .._core import dtype as _dtype
-from .._core.graph import OUTPUT, Node, Output
+from .._core.graph import Node
 from .._core.record import record
 from . import linalg as la
 from . import matrices as mx
@@ -32,7 +32,9 @@ class LinalgEigBackward0(Node):
     )
     __slots__ = ()
     on_tensors = True
-    saves = (OUTPUT, Output(1))
+    inputs = ("self",)
+    outputs = ("eigenvalues", "eigenvectors")
+    saves = ("eigenvalues", "eigenvectors")
 
     def backward(self, gL, gV):
         L, V = self.saved(gL if gL is not None else gV)

@@ -18,7 +18,7 @@ import collections
 
 import numpy as np
 
-from .._core.graph import Node
+from .._core.graph import OUTPUT, Node
 from .._core.record import record
 from . import linalg as la
 from . import matrices as mx
@@ -96,13 +96,14 @@ class LinalgLuFactorExBackward0(Node):
         "U)"
     )
 
-    __slots__ = ("P",)
+    __slots__ = ("P", "pivot")
     on_tensors = True
-    outputs = ("LU",)
-    saves = ("LU",)
+    inputs = ("A",)
+    outputs = ("LU", "pivots")
+    saves = ("LU", "pivots", "pivot")
 
     def backward(self, g):
-        (LU,) = self.saved(g)
+        LU, _ = self.saved(g)
         m, n = LU.shape[-2], LU.shape[-1]
         k = min(m, n)
         L, U = _unpack(LU)
@@ -158,8 +159,10 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):
     if check_errors:
         _raise_singular(info, "linalg.lu_factor_ex")
     P = _permutation(pivots, a.shape[-2], a.dtype)
-    LU = record(LinalgLuFactorExBackward0, (A,), lu_, attrs={"P": P})
-    return _lu_factor_ex_result(LU, wrap(pivots), wrap(info))
+    pivots = wrap(pivots)
+    LU = record(LinalgLuFactorExBackward0, (A,), lu_, attrs={"P": P, "pivot": pivot},
+                save=(OUTPUT, pivots))
+    return _lu_factor_ex_result(LU, pivots, wrap(info))
 
 
 def lu_factor(A: Tensor, *, pivot: bool = True):

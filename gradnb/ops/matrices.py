@@ -7,13 +7,16 @@ rest are compositions of differentiable gradnb ops (so every order of derivative
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
+from .._core.grad_mode import no_grad
 from .._core.graph import Node
 from .._core.record import record
-from . import elementwise as ew
+from . import dual
 from . import linalg as la
 from . import reductions as red
 from . import shape as sh
@@ -136,14 +139,36 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
 
 
 def _triangle(input: Tensor, diagonal: int, upper: bool, name: str) -> Tensor:
-    if input.dim() < 2:
+    data = input._data
+    if data.ndim < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-    n, m = input.shape[-2:]
-    keep = np.tri(n, m, diagonal - 1, dtype=bool) if upper else np.tri(n, m, diagonal, dtype=bool)
+    xp = get_array_module(data)
     if upper:
-        keep = ~keep
-    mask = get_array_module(input._data).asarray(keep)
-    return ew.where(mask, input, 0)
+        return record(TriuBackward0, (input,), xp.triu(data, diagonal),
+                      attrs={"diagonal": diagonal})
+    return record(TrilBackward0, (input,), xp.tril(data, diagonal), attrs={"diagonal": diagonal})
+
+
+class TrilBackward0(Node):
+    rule = "self: grad.tril(diagonal)"
+    __slots__ = ("diagonal",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("diagonal",)
+
+    def backward(self, g):
+        return (tril(g, self.diagonal),)
+
+
+class TriuBackward0(Node):
+    rule = "self: grad.triu(diagonal)"
+    __slots__ = ("diagonal",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("diagonal",)
+
+    def backward(self, g):
+        return (triu(g, self.diagonal),)
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
@@ -205,24 +230,118 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     return _fused(input, la.mm(mat1, mat2), beta, alpha)
 
 
+def _fused_node(cls, input, operands, product, beta, alpha, attrs=None):
+    """``beta * input + alpha * product``, computed as ``_fused`` computes it (same values,
+    dtypes, errors), recorded as PyTorch's one fused node ``cls``."""
+    with no_grad():
+        data = _fused(input, product(), beta, alpha)._data
+    if beta == 0:  # an expanded view of the product: the result is a tensor of its own
+        data = np.array(data)
+    attrs = {"alpha": alpha, "beta": beta} if attrs is None else {"alpha": alpha, "beta": beta,
+                                                                  **attrs}
+    return record(cls, (input, *operands), data, attrs=attrs)
+
+
+class _FusedBackward(Node):
+    """The ``add*`` products: ``self`` gets ``beta * grad`` (the engine sums it down to its
+    shape), the operands ``alpha`` times the product's gradient."""
+    __slots__ = ("alpha", "beta")
+    on_tensors = True
+
+    def _self_grad(self, g):
+        return g * self.beta if self.needs(0) else None
+
+
+class AddmvBackward0(_FusedBackward):
+    rule = ("self: maybe_multiply(grad, beta.conj()); mat: maybe_multiply(grad.ger(vec.conj()), "
+            "alpha.conj()); vec: maybe_multiply(mat.t().conj().mv(grad), alpha.conj())")
+    __slots__ = ()
+    inputs = ("self", "mat", "vec")
+    saves = ("alpha", "beta", "mat", "vec")
+    saved_when: ClassVar[dict] = {"mat": ("vec",), "vec": ("mat",)}
+
+    def backward(self, g):
+        mat, vec = self.saved(g)
+        return (self._self_grad(g),
+                la.outer(g, vec.conj()) * self.alpha if self.needs(1) else None,
+                la.mv(mat.mT.conj(), g) * self.alpha if self.needs(2) else None)
+
+
 def addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat @ vec)``."""
-    return _fused(input, la.mv(mat, vec), beta, alpha)
+    return _fused_node(AddmvBackward0, input, (mat, vec), lambda: la.mv(mat, vec), beta, alpha)
+
+
+class AddrBackward0(_FusedBackward):
+    rule = ("self: maybe_multiply(grad, beta.conj()); vec1: maybe_multiply(grad.mv(vec2.conj()), "
+            "alpha.conj()); vec2: maybe_multiply(grad.t().mv(vec1.conj()), alpha.conj())")
+    __slots__ = ()
+    inputs = ("self", "vec1", "vec2")
+    saves = ("alpha", "beta", "vec1", "vec2")
+    saved_when: ClassVar[dict] = {"vec1": ("vec2",), "vec2": ("vec1",)}
+
+    def backward(self, g):
+        vec1, vec2 = self.saved(g)
+        return (self._self_grad(g),
+                la.mv(g, vec2.conj()) * self.alpha if self.needs(1) else None,
+                la.mv(g.mT, vec1.conj()) * self.alpha if self.needs(2) else None)
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)``."""
-    return _fused(input, la.outer(vec1, vec2), beta, alpha)
+    return _fused_node(AddrBackward0, input, (vec1, vec2), lambda: la.outer(vec1, vec2), beta,
+                       alpha)
+
+
+class BaddbmmBackward0(_FusedBackward):
+    rule = ("self: maybe_multiply(grad, beta.conj()); batch1: maybe_multiply(grad.bmm(batch2"
+            ".transpose(1, 2).conj()), alpha.conj()); batch2: maybe_multiply(batch1.transpose(1, "
+            "2).conj().bmm(grad), alpha.conj())")
+    __slots__ = ()
+    inputs = ("self", "batch1", "batch2")
+    saves = ("alpha", "batch1", "batch2", "beta")
+    saved_when: ClassVar[dict] = {"batch1": ("batch2",), "batch2": ("batch1",)}
+
+    def backward(self, g):
+        b1, b2 = self.saved(g)
+        return (self._self_grad(g),
+                la.bmm(g, b2.mT.conj()) * self.alpha if self.needs(1) else None,
+                la.bmm(b1.mT.conj(), g) * self.alpha if self.needs(2) else None)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)`` per batch."""
-    return _fused(input, la.bmm(batch1, batch2), beta, alpha)
+    return _fused_node(BaddbmmBackward0, input, (batch1, batch2),
+                       lambda: la.bmm(batch1, batch2), beta, alpha)
+
+
+class AddbmmBackward0(_FusedBackward):
+    rule = ("self: maybe_multiply(grad, beta.conj()); batch1: maybe_multiply(grad.unsqueeze(0)"
+            ".expand(...).bmm(batch2.transpose(1, 2).conj()), alpha.conj()); batch2: "
+            "maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand(...)), "
+            "alpha.conj())")
+    __slots__ = ("batch1_sym_argsize_0", "batch1_sym_argsize_1", "batch2_sym_argsize_2")
+    inputs = ("self", "batch1", "batch2")
+    saves = ("alpha", "batch1", "batch1_sym_argsize_0", "batch1_sym_argsize_1", "batch2",
+             "batch2_sym_argsize_2", "beta")
+    saved_when: ClassVar[dict] = {"batch1": ("batch2",), "batch2": ("batch1",)}
+
+    def backward(self, g):
+        b1, b2 = self.saved(g)
+        n = self.batch1_sym_argsize_0
+        gb = g.unsqueeze(0).expand(n, *g.shape)
+        return (self._self_grad(g),
+                la.bmm(gb, b2.mT.conj()) * self.alpha if self.needs(1) else None,
+                la.bmm(b1.mT.conj(), gb) * self.alpha if self.needs(2) else None)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
-    return _fused(input, red.sum(la.bmm(batch1, batch2), 0), beta, alpha)
+    return _fused_node(
+        AddbmmBackward0, input, (batch1, batch2),
+        lambda: red.sum(la.bmm(batch1, batch2), 0), beta, alpha,
+        {"batch1_sym_argsize_0": batch1.shape[0], "batch1_sym_argsize_1": batch1.shape[1],
+         "batch2_sym_argsize_2": batch2.shape[2]})
 
 
 def addcmul(input, tensor1, tensor2, *, value=1) -> Tensor:
@@ -290,9 +409,22 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
     if input.dim() != 1 or other.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
                            "tensors")
-    if input.dtype.is_complex:
-        input = input.conj()
-    return la.dot(input, other)
+    if input.dtype != other.dtype or input.shape != other.shape:
+        return la.dot(input, other)  # (its errors name both dtypes or sizes)
+    data = get_array_module(input._data).vdot(input._data, other._data)
+    return record(VdotBackward0, (input, other), np.asarray(data))
+
+
+class VdotBackward0(Node):
+    rule = "self: grad.conj() * other; other: grad * self"
+    __slots__ = ()
+    saves = ("other", "self")
+    saved_when: ClassVar[dict] = {"other": ("self",), "self": ("other",)}
+
+    def backward(self, g):
+        other, x = self.saved(g)
+        return (dual.conj(g) * other if self.needs(0) else None,
+                g * x if self.needs(1) else None)
 
 
 def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
