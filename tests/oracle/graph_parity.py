@@ -213,15 +213,17 @@ def graph_sample(op, fn, sample) -> str:
     t_inp, t_args, t_kwargs = fresh(sample.input), fresh(sample.args), fresh(sample.kwargs)
     t_inputs = [x for x in _flatten([t_inp, list(t_args), list(t_kwargs.values())])
                 if isinstance(x, torch.Tensor)]
-    t_packs = _Packs(t_inputs)
-    with torch.autograd.graph.saved_tensors_hooks(t_packs.pack, t_packs.unpack):
-        t_out = sample.output_process_fn_grad(_call(op.op, wrapper, t_inp, t_args, t_kwargs))
+    # gradnb's inputs are converted first: torch's call may write into its inputs (batch
+    # norm's running statistics), and gradnb must start from the same values
     conv = Converter()
     try:
         g_inp, g_args, g_kwargs = conv(t_inp), conv(t_args), conv(t_kwargs)
     except Unsupported as exc:
         return f"unsupported argument: {exc}"
     g_inputs = [conv(t) for t in t_inputs]
+    t_packs = _Packs(t_inputs)
+    with torch.autograd.graph.saved_tensors_hooks(t_packs.pack, t_packs.unpack):
+        t_out = sample.output_process_fn_grad(_call(op.op, wrapper, t_inp, t_args, t_kwargs))
     g_packs = _Packs(g_inputs)
     try:
         with warnings.catch_warnings():
