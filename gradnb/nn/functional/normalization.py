@@ -120,6 +120,7 @@ class NativeBatchNormBackward0(_NormBackward):
     inputs = ("input", "weight", "bias")
     saves = (0, 1)  # (the spec is the recording's)
     saved_names = ("input", "weight", "running_mean", "running_var", "result1", "result2")
+    pack_order = (0, 2, 3, 1, 4, 5)  # PyTorch packs the running statistics before the weight
     saved_attrs: ClassVar[dict] = {"eps": "eps", "training": "training"}
 
     def backward(self, g):
