@@ -14,9 +14,11 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
-from .._core.graph import OUTPUT, Node
+from .._core.graph import Node
 from .._core.record import record
+from . import dual
 from . import elementwise as ew
+from ._declare import node, unary
 from ._args import check_tensor_only, check_tensor_or_number, reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
 from .complex import complex_sgn
@@ -186,10 +188,10 @@ class Atan2Backward0(Node):
     rule = "self: grad * other / (self**2 + other**2); other: -grad * self / (self**2 + other**2)"
     __slots__ = ()
     on_tensors = True
-    saves = (0, 1)
+    saves = ("other", "self")
 
     def backward(self, g):
-        y, x = self.saved(g)
+        x, y = self.saved(g)
         r2 = x * x + y * y
         return g * x / r2, -g * y / r2
 
@@ -203,14 +205,15 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
 
 class LogaddexpBackward0(Node):
     rule = "self: grad * exp(self - result); other: grad * exp(other - result)"
-    __slots__ = ("base2",)
+    __slots__ = ()
     on_tensors = True
-    saves = (0, 1)
+    saves = ("other", "self")
+    base2 = False
 
     def backward(self, g):
         # PyTorch's ``g / (1 + exp(other - self))`` (base 2 for logaddexp2), literally: where an
         # operand is infinite its second derivative is NaN there, as torch's is
-        a, b = self.saved(g)
+        b, a = self.saved(g)
         power = ew.exp2 if self.base2 else ew.exp
         wa = 1 / (1 + power(b - a))
         wb = 1 / (1 + power(a - b))
@@ -221,23 +224,27 @@ def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     """``log(exp(input) + exp(other))`` without overflow."""
     check_tensor_only("logaddexp", input, other)
     a, b = _pair(input, other)
-    return record(LogaddexpBackward0, (a, b), _quiet(np.logaddexp, a._data, b._data),
-                  attrs={"base2": False})
+    return record(LogaddexpBackward0, (a, b), _quiet(np.logaddexp, a._data, b._data))
+
+
+class Logaddexp2Backward0(LogaddexpBackward0):
+    rule = "self: grad * 2**(self - result); other: grad * 2**(other - result)"
+    __slots__ = ()
+    base2 = True
 
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """``log2(2**input + 2**other)`` without overflow."""
     check_tensor_only("logaddexp2", input, other)
     a, b = _pair(input, other)
-    return record(LogaddexpBackward0, (a, b), _quiet(np.logaddexp2, a._data, b._data),
-                  attrs={"base2": True})
+    return record(Logaddexp2Backward0, (a, b), _quiet(np.logaddexp2, a._data, b._data))
 
 
 class CopysignBackward0(Node):
     rule = "self: grad * sign(self) * sign(result); other: zeros"
     __slots__ = ()
     on_tensors = True
-    saves = (0, OUTPUT)
+    saves = ("self", "result")
 
     def backward(self, g):
         a, out = self.saved(g)
@@ -245,11 +252,24 @@ class CopysignBackward0(Node):
         return g * ratio, None
 
 
+class CopysignBackward1(CopysignBackward0):
+    """``copysign(tensor, number)``: one input."""
+    rule = "self: grad * sign(self) * sign(result)"
+    __slots__ = ()
+    inputs = ("self",)
+    saves = ("self", "result")
+
+    def backward(self, g):
+        return super().backward(g)[:1]
+
+
 def copysign(input: Tensor, other) -> Tensor:
     """``|input|`` with the sign of ``other``."""
     check_tensor_or_number("copysign", input, other)
     a, b = _pair(input, other)
-    return record(CopysignBackward0, (a, None), np.copysign(a._data, b._data))
+    if not isinstance(other, Tensor):
+        return record(CopysignBackward1, (a,), np.copysign(a._data, b._data))
+    return record(CopysignBackward0, (a, b), np.copysign(a._data, b._data))
 
 
 class NextafterBackward0(Node):
@@ -259,6 +279,7 @@ class NextafterBackward0(Node):
 
     __slots__ = ()
     on_tensors = True
+    saves = ("other", "self")  # unread, but PyTorch saves them
 
     def backward(self, g):
         return g, None
@@ -274,24 +295,37 @@ def nextafter(input: Tensor, other) -> Tensor:
     return record(NextafterBackward0, (a, b), np.nextafter(a._data, b._data))
 
 
-class FmodBackward0(Node):
-    """d/da = 1; d/db = -(a / b rounded toward zero, or down for remainder)."""
-    rule = "self: grad; other: -grad * trunc(self / other)"
+class FmodBackward1(Node):
+    """d/da = 1; d/db = -(a / b rounded toward zero)."""
+    rule = "self: grad; other: -grad * self.div(other, rounding_mode='trunc')"
 
-    __slots__ = ("floor",)
+    __slots__ = ()
     on_tensors = True
-    saves = (0, 1)
+    saves = ("other", "self")
+    floor = False
 
     def backward(self, g):
-        a, b = self.saved(g)
+        b, a = self.saved(g)
         q = a / b
         q = (ew.floor(q) if self.floor else ew.trunc(q)).detach()
         return g, -g * q
 
 
+class RemainderBackward1(FmodBackward1):
+    """d/da = 1; d/db = -(a / b rounded down)."""
+    rule = "self: grad; other: -grad * self.div(other, rounding_mode='floor')"
+    __slots__ = ()
+    floor = True
+
+
+FmodBackward0 = node("FmodBackward0", lambda g: g, rule="self: grad")
+RemainderBackward0 = node("RemainderBackward0", lambda g: g, rule="self: grad")
+
+
 def _modulo(a, b, floor):
     ta, tb, xa, xb = binary_operands(a, b)
     like = ta if ta is not None else tb
+    scalar_other = not isinstance(b, Tensor)
     ta = ta if ta is not None else as_tensor_operand(xa, like)
     tb = tb if tb is not None else as_tensor_operand(xb, like)
     xp = get_array_module(ta._data)
@@ -301,8 +335,10 @@ def _modulo(a, b, floor):
     fn = xp.remainder if floor else xp.fmod
     out = _quiet(fn, ta._data, tb._data)
     if integral:
-        return record(FmodBackward0, (), out)
-    return record(FmodBackward0, (ta, tb), out, attrs={"floor": floor})
+        return record(FmodBackward1, (), out)
+    if scalar_other:  # PyTorch's Scalar overload: one input, nothing saved
+        return record(RemainderBackward0 if floor else FmodBackward0, (ta,), out)
+    return record(RemainderBackward1 if floor else FmodBackward1, (ta, tb), out)
 
 
 def fmod(input, other) -> Tensor:
@@ -323,7 +359,7 @@ class SincBackward0(Node):
 
     __slots__ = ()
     on_tensors = True
-    saves = (0,)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -339,40 +375,20 @@ def sinc(input: Tensor) -> Tensor:
     return record(SincBackward0, (x,), _quiet(np.sinc, x._data))
 
 
-class InverseHyperbolicBackward(Node):
-    """asinh: 1/sqrt(x^2+1); acosh: 1/sqrt(x^2-1); atanh: 1/(1-x^2)."""
-    rule = (
-        "self: grad / sqrt(self**2 + 1) (asinh), / sqrt(self**2 - 1) (acosh), / (1 - self**2) "
-        "(atanh)"
-    )
-
-    __slots__ = ("kind",)
-    on_tensors = True
-    saves = (0,)
-
-    def backward(self, g):
-        (x,) = self.saved(g)
-        if self.kind == "asinh":
-            return (g / ew.sqrt(x * x + 1),)
-        if self.kind == "acosh":
-            return (g / ew.sqrt(x * x - 1),)
-        return (g / (1 - x * x),)
+def _inverse_hyperbolic(op, name, ufunc, formula, rule):
+    return unary(op, name, lambda input: _quiet(ufunc, _float(input)._data), formula,
+                 saves="self", rule=rule, module=__name__)
 
 
-def _inverse_hyperbolic(kind, ufunc):
-    def fn(input: Tensor) -> Tensor:
-        x = _float(input)
-        return record(InverseHyperbolicBackward, (x,), _quiet(ufunc, x._data),
-                      attrs={"kind": kind})
-
-    fn.__name__ = kind
-    fn.__doc__ = f"Elementwise {kind}."
-    return fn
-
-
-asinh = _inverse_hyperbolic("asinh", np.arcsinh)
-acosh = _inverse_hyperbolic("acosh", np.arccosh)
-atanh = _inverse_hyperbolic("atanh", np.arctanh)
+asinh, AsinhBackward0 = _inverse_hyperbolic(
+    "asinh", "AsinhBackward0", np.arcsinh, lambda g, x: g / dual.sqrt(x * x + 1),
+    "self: grad * (self.pow(2) + 1).rsqrt().conj()")
+acosh, AcoshBackward0 = _inverse_hyperbolic(
+    "acosh", "AcoshBackward0", np.arccosh, lambda g, x: g / dual.sqrt(x * x - 1),
+    "self: grad * (self.pow(2) - 1).rsqrt().conj()")
+atanh, AtanhBackward0 = _inverse_hyperbolic(
+    "atanh", "AtanhBackward0", np.arctanh, lambda g, x: g / (1 - x * x),
+    "self: grad * 1 / (1 - self.pow(2)).conj()")
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
 arcsin, arccos, arctan, arctan2 = ew.asin, ew.acos, ew.atan, atan2
 
@@ -381,7 +397,7 @@ class ErfcBackward0(Node):
     rule = "self: -grad * 2 / sqrt(pi) * exp(-self**2)"
     __slots__ = ()
     on_tensors = True
-    saves = (0,)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -397,13 +413,14 @@ def erfc(input: Tensor) -> Tensor:
 
 
 class ErfinvBackward0(Node):
-    rule = "self: grad * sqrt(pi) / 2 * exp(result**2)"
+    rule = "self: grad * sqrt(pi) / 2 * exp(erfinv(self)**2)"
     __slots__ = ()
     on_tensors = True
-    saves = (OUTPUT,)
+    saves = ("self",)
 
     def backward(self, g):
-        (y,) = self.saved(g)
+        (x,) = self.saved(g)
+        y = erfinv(x)
         return (g * (math.sqrt(math.pi) / 2) * ew.exp(y * y),)
 
 
