@@ -58,6 +58,23 @@ def add(input, other, *, alpha=1) -> Tensor:
     return record(AddBackward0, (ta, tb), a + alpha * b, attrs={"alpha": alpha})
 
 
+class AddBackward1(Node):
+    """``add(Tensor, Scalar)`` as PyTorch's composites call it (``x + 1`` from Python is
+    AddBackward0)."""
+    rule = "self: grad"
+    __slots__ = ()
+    inputs = ("self",)
+
+    def backward(self, g):
+        return (g,)
+
+
+def add_scalar(input: Tensor, other) -> Tensor:
+    """``input + other`` recorded as PyTorch's ``add.Scalar`` (AddBackward1)."""
+    _, _, a, b = binary_operands(input, other)
+    return record(AddBackward1, (input,), a + b)
+
+
 class SubBackward0(Node):
     rule = "self: grad; other: -grad * alpha"
     __slots__ = ()
@@ -146,6 +163,24 @@ def mul(input, other) -> Tensor:
 
 
 _SAVE_OTHER = (None, 1)  # ``x * 2``: only the number, for d/dx
+
+
+class MulBackward1(Node):
+    """``mul(Tensor, Scalar)`` as PyTorch's composites call it (``x * 2`` from Python is
+    MulBackward0)."""
+    rule = "self: grad * other"
+    __slots__ = ("other",)
+    inputs = ("self",)
+    saves = ("other",)
+
+    def backward(self, g):
+        return (g * dual.conj(self.other),)
+
+
+def mul_scalar(input: Tensor, other) -> Tensor:
+    """``input * other`` recorded as PyTorch's ``mul.Scalar`` (MulBackward1)."""
+    _, _, a, b = binary_operands(input, other)
+    return record(MulBackward1, (input,), a * b, attrs={"other": other})
 
 
 multiply = mul

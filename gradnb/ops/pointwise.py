@@ -65,10 +65,10 @@ def _quiet(fn, *arrays):
 
 # -- compositions ----------------------------------------------------------------------------
 def square(input: Tensor) -> Tensor:
-    """``input * input`` (bool squares to int64, as in PyTorch)."""
+    """``input ** 2``, as PyTorch composes it (bool squares to int64)."""
     if input.dtype == _dtype.bool:
         input = input.to(_dtype.int64)
-    return input * input
+    return input ** 2
 
 
 def positive(input: Tensor) -> Tensor:
