@@ -9,6 +9,7 @@ NumPy forward with a derivative written in gradnb ops (``on_tensors``) right bel
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 
@@ -91,12 +92,94 @@ def rsub(input, other, *, alpha=1) -> Tensor:
     return other - alpha * input if alpha != 1 else other - input
 
 
+class XlogyBackward0(Node):
+    """``xlogy(self, other)`` of two tensors; ``log1p`` set: ``special.xlog1py``."""
+    rule = "self: grad * at::xlogy((self != 0), other); other: grad * self / other"
+    __slots__ = ()
+    on_tensors = True
+    saves = ("other", "self")
+    log1p = False
+
+    def backward(self, g):
+        y, x = self.saved(g)
+        return (self._dself(g, x, y) if self.needs(0) else None,
+                self._dother(g, x, y) if self.needs(1) else None)
+
+    def _dself(self, g, x, y):
+        # xlogy(x != 0, y): log(y) where x != 0, 0 elsewhere unless y is NaN
+        return g * ew.where((x != 0) | ew.isnan(y), ew.log1p(y) if self.log1p else ew.log(y), 0.0)
+
+    def _dother(self, g, x, y):
+        return g * x / (y + 1 if self.log1p else y)
+
+
+class XlogyBackward1(XlogyBackward0):
+    """``xlogy(number, tensor)``: only ``other`` has a gradient."""
+    rule = "other: grad * self / other"
+    __slots__ = ("self_value",)
+    inputs = ("other",)
+    saves = ("other", "self")
+    saved_attrs: ClassVar[dict] = {"self": "self_value"}
+
+    def backward(self, g):
+        (y,) = self.saved(g)
+        return (self._dother(g, self.self_value, y),)
+
+
+class XlogyBackward2(XlogyBackward0):
+    """``xlogy(tensor, number)``: only ``self`` has a gradient."""
+    rule = "self: grad * at::xlogy((self != 0), other)"
+    __slots__ = ("other",)
+    inputs = ("self",)
+    saves = ("other", "self")
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        y = as_tensor_operand(self.other, x)
+        return (self._dself(g, x, y),)
+
+
+class SpecialXlog1PyBackward0(XlogyBackward0):
+    rule = "self: grad * at::xlog1py((self != 0), other); other: grad * self / (other + 1)"
+    __slots__ = ()
+    log1p = True
+
+
+class SpecialXlog1PyBackward1(XlogyBackward1):
+    rule = "other: grad * self / (other + 1)"
+    __slots__ = ()
+    log1p = True
+
+
+class SpecialXlog1PyBackward2(XlogyBackward2):
+    rule = "self: grad * at::xlog1py((self != 0), other)"
+    __slots__ = ()
+    log1p = True
+
+
+def _xlogy(input, other, log1p: bool, classes):
+    x, y = _pair(input, other)
+    xd, yd = x._data, y._data
+    with np.errstate(all="ignore"):
+        out = xd * (np.log1p(yd) if log1p else np.log(yd))
+        out = np.where((xd == 0) & ~np.isnan(yd), 0.0, out).astype(out.dtype, copy=False)
+    both, number_self, number_other = classes
+    if not isinstance(input, Tensor):
+        return record(number_self, (y,), out, attrs={"self_value": input})
+    if not isinstance(other, Tensor):
+        return record(number_other, (x,), out, attrs={"other": other})
+    return record(both, (x, y), out)
+
+
 def xlogy(input, other) -> Tensor:
     """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
-    x, y = _pair(input, other)
-    zero = (x == 0) & ~ew.isnan(y)
-    safe_y = ew.where(zero, 1.0, y)
-    return ew.where(zero, 0.0, x * ew.log(safe_y))
+    return _xlogy(input, other, False, (XlogyBackward0, XlogyBackward1, XlogyBackward2))
+
+
+def xlog1py(input, other) -> Tensor:
+    """``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
+    return _xlogy(input, other, True, (SpecialXlog1PyBackward0, SpecialXlog1PyBackward1,
+                                       SpecialXlog1PyBackward2))
 
 
 def logit(input: Tensor, eps=None) -> Tensor:

@@ -320,11 +320,7 @@ i1e = _bessel("i1e", 1, True, SpecialI1EBackward0)
 
 
 # -- gradnb.special compositions ----------------------------------------------------------------
-def xlog1py(input, other) -> Tensor:
-    """``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
-    x, y = pw._pair(input, other)
-    zero = (x == 0) & ~ew.isnan(y)
-    return ew.where(zero, 0.0, x * ew.log1p(ew.where(zero, 0.0, y)))
+xlog1py = pw.xlog1py
 
 
 class SpecialEntrBackward0(Node):
