@@ -182,17 +182,73 @@ def xlog1py(input, other) -> Tensor:
                                        SpecialXlog1PyBackward2))
 
 
+class LogitBackward0(Node):
+    """PyTorch's ``logit_backward``: NaN outside ``[0, 1]`` without ``eps``, 0 outside
+    ``[eps, 1 - eps]`` with it."""
+    rule = "self: logit_backward(grad, self, eps): grad / (self * (1 - self)) inside the bounds"
+    __slots__ = ("eps",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("eps", "self")
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        d = g / (x * (1 - x))
+        if self.eps is None:
+            return (ew.where((x < 0) | (x > 1), math.nan, d),)
+        return (ew.where((x < self.eps) | (x > 1 - self.eps), 0.0, d),)
+
+
 def logit(input: Tensor, eps=None) -> Tensor:
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
-    p = _float(input)
-    if eps is not None:
-        p = ew.clamp(p, eps, 1 - eps)
-    return ew.log(p / (1 - p))
+    x = _float(input)
+    p = x._data
+    with np.errstate(all="ignore"):
+        if eps is not None:
+            p = np.clip(p, eps, 1 - eps)
+        out = np.log(p / (1 - p)).astype(p.dtype, copy=False)
+    return record(LogitBackward0, (x,), out, attrs={"eps": eps})
+
+
+class LerpBackward0(Node):
+    """``lerp`` with a number weight."""
+    rule = "self: grad * (1 - weight); end: grad * weight"
+    __slots__ = ("weight",)
+    inputs = ("self", "end")
+    saves = ("weight",)
+
+    def backward(self, g):
+        w = dual.conj(self.weight)
+        return g * (1 - w), g * w
+
+
+class LerpBackward1(Node):
+    """``lerp`` with a tensor weight."""
+    rule = "self: grad * (1 - weight); end: grad * weight; weight: grad * (end - self)"
+    __slots__ = ()
+    inputs = ("self", "end", "weight")
+    saves = ("end", "self", "weight")
+
+    def backward(self, g):
+        e, x, w = map(dual.conj, self.saved(g))
+        return g * (1 - w), g * w, g * (e - x)
+
+
+def _lerp_array(a, b, w):
+    """PyTorch's two-sided formula: exact at both ends (weight 0 gives a, 1 gives b)."""
+    with np.errstate(all="ignore"):
+        return np.where(np.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
 
 
 def lerp(input: Tensor, end, weight) -> Tensor:
     """``input + weight * (end - input)``."""
-    return input + weight * (end - input)
+    check_tensor_only("lerp", input, end)
+    a, b = input._data, end._data
+    if isinstance(weight, Tensor):
+        out = _lerp_array(a, b, weight._data).astype(np.result_type(a, b), copy=False)
+        return record(LerpBackward1, (input, end, weight), out)
+    out = _lerp_array(a, b, weight).astype(np.result_type(a, b), copy=False)
+    return record(LerpBackward0, (input, end), out, attrs={"weight": weight})
 
 
 class FracBackward0(Node):
@@ -209,12 +265,13 @@ def frac(input: Tensor) -> Tensor:
     return record(FracBackward0, (input,), _quiet(lambda a: a - np.trunc(a), d))
 
 
-def deg2rad(input: Tensor) -> Tensor:
-    return _float(input) * (math.pi / 180.0)
-
-
-def rad2deg(input: Tensor) -> Tensor:
-    return _float(input) * (180.0 / math.pi)
+_DEG, _RAD = math.pi / 180.0, 180.0 / math.pi
+deg2rad, Deg2RadBackward0 = unary(
+    "deg2rad", "Deg2RadBackward0", lambda input: _float(input)._data * _DEG,
+    lambda g: g * _DEG, saves=None, rule="self: grad * M_PI / 180")
+rad2deg, Rad2DegBackward0 = unary(
+    "rad2deg", "Rad2DegBackward0", lambda input: _float(input)._data * _RAD,
+    lambda g: g * _RAD, saves=None, rule="self: grad * 180 / M_PI")
 
 
 def float_power(input, exponent) -> Tensor:
@@ -230,40 +287,103 @@ def float_power(input, exponent) -> Tensor:
     return base ** exp
 
 
+class FmaxBackward0(Node):
+    """The gradient goes to the input picked (``self`` on ties and where ``other`` is NaN)."""
+    rule = ("self: grad where (self >= other or other is NaN), else 0; other: grad where not "
+            "that, else 0")
+    __slots__ = ()
+    saves = ("other", "self")
+    pick = np.greater_equal
+
+    def backward(self, g):
+        b, a = self.saved(g)
+        ad, bd = dual.data(a), dual.data(b)
+        take_a = self.pick(ad, bd) | (bd != bd)
+        return dual.where(take_a, g, 0.0), dual.where(take_a, 0.0, g)
+
+
+class FminBackward0(FmaxBackward0):
+    rule = ("self: grad where (self <= other or other is NaN), else 0; other: grad where not "
+            "that, else 0")
+    __slots__ = ()
+    pick = np.less_equal
+
+
+def _fextremum(cls, name, input, other):
+    check_tensor_only(name, input, other)
+    ta, tb, a, b = binary_operands(input, other)
+    return record(cls, (ta, tb), getattr(get_array_module(a), name)(a, b))
+
+
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum that ignores NaN (ties go to ``input``)."""
-    check_tensor_only("fmax", input, other)
-    return ew.where((input >= other) | ew.isnan(other), input, other)
+    return _fextremum(FmaxBackward0, "fmax", input, other)
 
 
 def fmin(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum that ignores NaN (ties go to ``input``)."""
-    check_tensor_only("fmin", input, other)
-    return ew.where((input <= other) | ew.isnan(other), input, other)
+    return _fextremum(FminBackward0, "fmin", input, other)
+
+
+class HypotBackward0(Node):
+    rule = "self: grad * self / result; other: grad * other / result"
+    __slots__ = ()
+    saves = ("other", "self", "result")
+
+    def backward(self, g):
+        b, a, out = map(dual.conj, self.saved(g))
+        return g * a / out, g * b / out
 
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """``sqrt(input**2 + other**2)``."""
     check_tensor_only("hypot", input, other)
-    return ew.sqrt(input * input + other * other)
+    ta, tb, a, b = binary_operands(input, other)
+    return record(HypotBackward0, (ta, tb), _quiet(np.hypot, a, b))
+
+
+class NanToNumBackward0(Node):
+    rule = "self: grad * at::isfinite(self)"
+    why_zero = "nan_to_num: every input was NaN or infinite"
+    __slots__ = ()
+    inputs = ("self",)
+    saves = ("self",)
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        xd = dual.data(x)
+        return (dual.where(dual.xp_of(xd).isfinite(xd), g, 0.0),)
 
 
 def nan_to_num(input: Tensor, nan=0.0, posinf=None, neginf=None) -> Tensor:
     """NaN, +inf and -inf replaced by finite numbers (the dtype's extremes by default)."""
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         return input.clone()
-    info = np.finfo(input._data.dtype)
+    d = input._data
+    info = np.finfo(d.dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
-    out = ew.where(ew.isnan(input), nan, input)
-    out = ew.where(input == math.inf, posinf, out)
-    return ew.where(input == -math.inf, neginf, out)
+    out = get_array_module(d).nan_to_num(d, nan=nan, posinf=posinf, neginf=neginf)
+    return record(NanToNumBackward0, (input,), out)
+
+
+class LdexpBackward0(Node):
+    rule = "self: grad * pow(2, other); other: grad * result * ln(2)"
+    __slots__ = ()
+    saves = ("other", "result")
+
+    def backward(self, g):
+        b, out = map(dual.conj, self.saved(g))
+        return g * 2.0 ** b, g * out * math.log(2.0)
 
 
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """``input * 2 ** other``."""
     check_tensor_only("ldexp", input, other)
-    return _float(input) * ew.exp2(_float(_operand(other, input)))
+    a, b = _float(input), _operand(other, input)
+    with np.errstate(all="ignore"):
+        out = a._data * np.exp2(_float(b)._data)
+    return record(LdexpBackward0, (a, b), out)
 
 
 # -- rules -----------------------------------------------------------------------------------
