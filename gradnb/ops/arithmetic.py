@@ -111,18 +111,38 @@ def _reject_bool_subtraction(a, b) -> None:
                            "operator instead.")
 
 
-class RsubBackward1(Node):
-    rule = "self: -grad * alpha"
+class RsubBackward0(Node):
+    """``rsub(self, other, alpha) = other - alpha * self`` of two tensors."""
+    rule = "self: -grad * alpha; other: grad"
     __slots__ = ()
+    saves = ("alpha",)
+    alpha = 1
 
     def backward(self, g):
-        return (-g,)
+        return (-g if self.alpha == 1 else g * -dual.conj(self.alpha)), g
 
 
-def rsub(input, other) -> Tensor:
-    """``other - input`` for a Python-number ``other`` (``2 - x``)."""
-    ta, _, a, b = binary_operands(input, other)
-    return record(RsubBackward1, (ta,), b - a)
+class RsubBackward1(Node):
+    """``rsub(self, number, alpha) = number - alpha * self`` (``2 - x``)."""
+    rule = "self: -grad * alpha"
+    __slots__ = ()
+    inputs = ("self",)
+    saves = ("alpha",)
+    alpha = 1
+
+    def backward(self, g):
+        return (-g if self.alpha == 1 else g * -dual.conj(self.alpha),)
+
+
+def rsub(input, other, *, alpha=1) -> Tensor:
+    """``other - alpha * input`` (``2 - x`` is ``rsub(x, 2)``)."""
+    _reject_bool_subtraction(input, other)
+    ta, tb, a, b = binary_operands(input, other)
+    out = b - a if alpha == 1 else b - alpha * a
+    attrs = None if alpha == 1 else {"alpha": alpha}
+    if tb is None and not isinstance(other, Tensor):
+        return record(RsubBackward1, (ta,), out, attrs=attrs)
+    return record(RsubBackward0, (ta, tb), out, attrs=attrs)
 
 
 class MulBackward0(Node):
@@ -382,12 +402,12 @@ def reciprocal(input: Tensor) -> Tensor:
 
 
 def _reflected_sub(self, other):
-    return sub(other, self) if isinstance(other, Tensor) else rsub(self, other)
+    return rsub(self, other)
 
 
 def _reflected_div(self, other):
-    # ``2 / x`` is recorded as reciprocal-then-multiply, which PyTorch shows as MulBackward0.
-    return div(other, self) if isinstance(other, Tensor) else mul(reciprocal(self), other)
+    # ``2 / x`` is reciprocal-then-multiply, as PyTorch's ``__rdiv__`` (MulBackward0).
+    return mul(reciprocal(self), other)
 
 
 def _floordiv(self, other):

@@ -17,7 +17,7 @@ from .._core import dtype as _dtype
 from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record
-from . import dual
+from . import arithmetic, dual
 from . import elementwise as ew
 from ._declare import node, unary
 from ._args import check_tensor_only, check_tensor_or_number, reflected
@@ -89,7 +89,7 @@ def sgn(input: Tensor) -> Tensor:
 def rsub(input, other, *, alpha=1) -> Tensor:
     """``other - alpha * input``."""
     check_tensor_or_number("rsub", input, other)
-    return other - alpha * input if alpha != 1 else other - input
+    return arithmetic.rsub(input, other, alpha=alpha)
 
 
 class XlogyBackward0(Node):

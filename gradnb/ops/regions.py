@@ -125,15 +125,37 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     return ew.where(wrap(np.ascontiguousarray(m)), picked, input.expand(*shape))
 
 
+class FillBackward0(Node):
+    """``fill(self, number)``: the output does not depend on ``self``."""
+    rule = "self: zeros_like(grad)"
+    __slots__ = ()
+    inputs = ("self",)
+
+    def backward(self, g):
+        return (dual.zeros_like(g),)
+
+
+class FillBackward1(Node):
+    """``fill(self, value)`` with a 0-d tensor ``value``: every element is ``value``."""
+    rule = "self: zeros_like(grad); value: grad.sum()"
+    __slots__ = ()
+    inputs = ("self", "value")
+
+    def backward(self, g):
+        return dual.zeros_like(g), dual.sum(g)
+
+
 def fill(input: Tensor, value) -> Tensor:
     """A tensor of ``input``'s shape and dtype filled with ``value``."""
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value.dim()} dimensions.")
-    v = value.to(input.dtype) if isinstance(value, Tensor) else as_tensor_operand(
-        value, input).to(input.dtype)
-    everywhere = wrap(get_array_module(input._data).ones(tuple(input.shape), dtype=bool))
-    return ew.where(everywhere, v, input)
+    d = input._data
+    v = value._data if isinstance(value, Tensor) else as_tensor_operand(value, input)._data
+    out = get_array_module(d).full(d.shape, v, dtype=d.dtype)
+    if isinstance(value, Tensor):
+        return record(FillBackward1, (input, value), out)
+    return record(FillBackward0, (input,), out)
 
 
 def zero_(input: Tensor) -> Tensor:
@@ -217,5 +239,6 @@ TENSOR_METHODS = {
     "resolve_neg": resolve_neg,
     "select_scatter": select_scatter, "slice_scatter": slice_scatter,
     "sum_to_size": sum_to_size, "unsafe_chunk": unsafe_chunk, "unsafe_split": unsafe_split,
-    "__rdiv__": reflected("__rdiv__", lambda self, other: other / self),
+    # PyTorch's ``__rdiv__`` is ``self.reciprocal() * other`` (MulBackward0)
+    "__rdiv__": reflected("__rdiv__", lambda self, other: self.reciprocal() * other),
 }
