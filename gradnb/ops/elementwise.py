@@ -17,9 +17,9 @@ from .._core.backend import get_array_module, silent
 from .._core.graph import Node
 from .._core.record import record, wrap
 from . import dual
-from ._declare import node, unary
 from ._args import check_tensor_only, check_tensor_or_number
 from ._common import Tensor, binary_operands
+from ._declare import node, unary
 from .complex import complex_sgn, sgn_array
 
 __all__ = [
@@ -269,22 +269,6 @@ def _sign_array(d):
 sign, SignBackward0 = unary(
     "sign", "SignBackward0", lambda input: _sign_array(input._data), None, saves=None,
     rule="self: zeros_like(grad)", why_zero="sign() has zero derivative")
-
-
-class ErfBackward0(Node):
-    rule = "self: grad * 2 / sqrt(pi) * exp(-self**2)"
-    __slots__ = ()
-    saves = ("self",)
-
-    def backward(self, g):
-        (x,) = self.saved(g)
-        return (g * (2.0 / math.sqrt(math.pi)) * dual.exp(-(x * x)),)
-
-
-def erf(input: Tensor) -> Tensor:
-    d = _float_data(input)
-    vec = np.vectorize(math.erf, otypes=[d.dtype])
-    return record(ErfBackward0, (input,), vec(d) if d.size else d.copy())
 
 
 def _zero_grad_unary(op: str, name: str, **declared):

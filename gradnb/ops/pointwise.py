@@ -19,10 +19,10 @@ from .._core.graph import Node
 from .._core.record import record
 from . import arithmetic, dual
 from . import elementwise as ew
-from ._declare import node, unary
 from ._args import check_tensor_only, check_tensor_or_number, reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
-from .complex import complex_sgn
+from ._declare import node, unary
+from .complex import SgnBackward0, complex_sgn
 from .indexing import scalar_type_name
 
 __all__ = [
@@ -80,10 +80,11 @@ def positive(input: Tensor) -> Tensor:
 
 
 def sgn(input: Tensor) -> Tensor:
-    """The sign: ``sign`` for real tensors, ``z / |z|`` (0 at 0) for complex ones."""
+    """The sign: ``sign`` for real tensors, ``z / |z|`` (0 at 0) for complex ones (both record
+    PyTorch's SgnBackward0)."""
     if input._data.dtype.kind == "c":
         return complex_sgn(input)
-    return ew.sign(input)
+    return record(SgnBackward0, (input,), ew._sign_array(input._data))
 
 
 def rsub(input, other, *, alpha=1) -> Tensor:
@@ -298,7 +299,7 @@ class FmaxBackward0(Node):
     def backward(self, g):
         b, a = self.saved(g)
         ad, bd = dual.data(a), dual.data(b)
-        take_a = self.pick(ad, bd) | (bd != bd)
+        take_a = self.pick(ad, bd) | dual.xp_of(bd).isnan(bd)
         return dual.where(take_a, g, 0.0), dual.where(take_a, 0.0, g)
 
 
