@@ -9,6 +9,7 @@ for real tensors).
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 
@@ -295,12 +296,14 @@ def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
 
 # -- clamp -----------------------------------------------------------------------------------
 class ClampBackward1(Node):
-    """Gradient passes where min <= x <= max (bounds included, as in PyTorch)."""
-    rule = "self: grad where min <= self <= max, else 0"
+    """Gradient passes where min <= x <= max (bounds included, as in PyTorch); number bounds."""
+    rule = "self: clamp_backward(grad, self, min, max): grad where min <= self <= max, else 0"
     why_zero = "a saturated clamp: every input was outside [min, max]"
 
     __slots__ = ("hi", "lo")
-    saves = (0,)
+    inputs = ("self",)
+    saves = ("max", "min", "self")
+    saved_attrs: ClassVar[dict] = {"max": "hi", "min": "lo"}
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -314,15 +317,93 @@ class ClampBackward1(Node):
 
 
 class ClampMinBackward0(ClampBackward1):
-    rule = "self: grad where self >= min, else 0"
+    rule = "self: where(self >= min, grad, 0)"
     why_zero = "a saturated clamp_min: every input was below min"
     __slots__ = ()
+    saves = ("min", "self")
+    saved_attrs: ClassVar[dict] = {"min": "lo"}
 
 
 class ClampMaxBackward0(ClampBackward1):
-    rule = "self: grad where self <= max, else 0"
+    rule = "self: where(self <= max, grad, 0)"
     why_zero = "a saturated clamp_max: every input was above max"
     __slots__ = ()
+    saves = ("max", "self")
+    saved_attrs: ClassVar[dict] = {"max": "hi"}
+
+
+class ClampBackward0(Node):
+    """Tensor bounds (either may be None): ``self`` gets the gradient where it is inside them,
+    ``min`` where ``self`` is below it (and ``min < max``), ``max`` where ``self`` is above it
+    (or ``max < min``), as PyTorch's ``clamp_backward_min_max``."""
+    rule = ("self: grad where min <= self <= max; min: grad where self < min (and min < max); "
+            "max: grad where self > max (or max < min)")
+    why_zero = "a saturated clamp: every input was outside [min, max]"
+    __slots__ = ()
+    inputs = ("self", "min", "max")
+    saves = ("max", "min", "self")
+
+    def backward(self, g):
+        hi, lo, x = (None if v is None else dual.data(v) for v in self.saved(g))
+        if lo is not None and hi is not None:
+            keep = (x >= lo) & (x <= hi)
+            to_lo, to_hi = (x < lo) & (lo < hi), (x > hi) | (hi < lo)
+        elif lo is not None:
+            keep, to_lo, to_hi = x >= lo, x < lo, None
+        else:
+            keep, to_lo, to_hi = x <= hi, None, x > hi
+        return (dual.where(keep, g, 0.0) if self.needs(0) else None,
+                dual.where(to_lo, g, 0.0) if to_lo is not None and self.needs(1) else None,
+                dual.where(to_hi, g, 0.0) if to_hi is not None and self.needs(2) else None)
+
+
+class ClampMinBackward1(Node):
+    rule = "self: where(self >= min, grad, 0); min: where(self < min, grad, 0)"
+    why_zero = "a saturated clamp_min: every input was below min"
+    __slots__ = ()
+    inputs = ("self", "min")
+    saves = ("min", "self")
+
+    def backward(self, g):
+        lo, x = (dual.data(v) for v in self.saved(g))
+        return dual.where(x >= lo, g, 0.0), dual.where(x < lo, g, 0.0)
+
+
+class ClampMaxBackward1(Node):
+    rule = "self: where(self <= max, grad, 0); max: where(self > max, grad, 0)"
+    why_zero = "a saturated clamp_max: every input was above max"
+    __slots__ = ()
+    inputs = ("self", "max")
+    saves = ("max", "self")
+
+    def backward(self, g):
+        hi, x = (dual.data(v) for v in self.saved(g))
+        return dual.where(x <= hi, g, 0.0), dual.where(x > hi, g, 0.0)
+
+
+def _clamp_tensors(input: Tensor, min, max, cls) -> Tensor:
+    """``clamp`` with tensor bounds: ``where``, not maximum/minimum, so a tie (x == min) gives the
+    whole gradient to x and NaN in x stays NaN, as in PyTorch."""
+    lo = None if min is None else (min if isinstance(min, Tensor) else _like(min, input))
+    hi = None if max is None else (max if isinstance(max, Tensor) else _like(max, input))
+    xp = _xp(input)
+    d = input._data
+    out = d
+    if lo is not None:
+        out = xp.where(d < lo._data, lo._data, out)
+    if hi is not None:
+        out = xp.where(out > hi._data, hi._data, out)  # min > max gives max
+    if lo is not None and hi is not None:
+        out = out.astype(xp.result_type(d, lo._data, hi._data), copy=False)
+    else:
+        out = out.astype(xp.result_type(d, (lo if hi is None else hi)._data), copy=False)
+    if cls is ClampMinBackward1:
+        return record(cls, (input, lo), out)
+    if cls is ClampMaxBackward1:
+        return record(cls, (input, hi), out)
+    # A bound left out is not saved (PyTorch's ``_saved_min`` is then None).
+    save = (None if hi is None else 2, None if lo is None else 1, 0)
+    return record(ClampBackward0, (input, lo, hi), out, save=save)
 
 
 def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
@@ -330,16 +411,9 @@ def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("gradnb.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        # where, not maximum/minimum: a tie (x == min) gives the whole gradient to x, and NaN
-        # in x stays NaN, as in PyTorch
-        out = input
-        if min is not None:
-            lo = min if isinstance(min, Tensor) else _like(min, input)
-            out = where(input < lo, lo, out)
-        if max is not None:
-            hi = max if isinstance(max, Tensor) else _like(max, input)
-            out = where(out > hi, hi, out)  # min > max gives max, as min(max(x, lo), hi)
-        return out
+        tensor_cls = {ClampMinBackward0: ClampMinBackward1,
+                      ClampMaxBackward0: ClampMaxBackward1}.get(_cls, ClampBackward0)
+        return _clamp_tensors(input, min, max, tensor_cls)
     xp = _xp(input)
     d = input._data
     out = d
@@ -415,14 +489,17 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 
 
 class WhereBackward0(Node):
-    rule = "self: grad where condition, else 0; other: grad where not condition"
+    """Saves the condition (a tensor that is no input, so passed per recording in ``save``)."""
+    rule = "self: where(condition, grad, 0); other: where(condition, 0, grad)"
     why_zero = "a mask (where): the condition never picked this input"
-    __slots__ = ("cond",)
+    __slots__ = ()
+    saved_names = ("condition",)
 
     def backward(self, g):
-        c = self.cond
+        (c,) = self.saved(g)
+        c = dual.data(c)
         zero = 0.0
-        return (None, dual.where(c, g, zero), dual.where(c, zero, g))
+        return dual.where(c, g, zero), dual.where(c, zero, g)
 
 
 def where(condition, input=None, other=None):
@@ -441,8 +518,12 @@ def where(condition, input=None, other=None):
         like = condition if isinstance(condition, Tensor) else None
         input = _scalar_tensor(input, like)
     ta, tb, a, b = binary_operands(input, other)
-    return record(WhereBackward0, (None, ta, tb), get_array_module(cond).where(cond, a, b),
-                  attrs={"cond": cond})
+
+    def save():  # only when recording: the condition as a bool tensor, as PyTorch saves it
+        saved = condition if isinstance(condition, Tensor) and condition._data is cond else None
+        return (saved if saved is not None else wrap(cond),)
+
+    return record(WhereBackward0, (ta, tb), get_array_module(cond).where(cond, a, b), save=save)
 
 
 def _scalar_tensor(value, like):
