@@ -18,7 +18,6 @@ from .._core.record import record, wrap
 from . import dual
 from ._args import reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
-from .creation import ZeroGradBackward
 
 __all__ = [
     "add",
@@ -257,6 +256,20 @@ def _is_integral(x) -> bool:
     return isinstance(x, int)
 
 
+class DivBackward2(Node):
+    """``div(self, other, rounding_mode=...)``: piecewise constant, so zero gradients; PyTorch
+    still saves both operands (each only when the other's gradient will be computed)."""
+    rule = "self: grad * 0 (rounding_mode set); other: grad * 0 (rounding_mode set)"
+    why_zero = "a rounded division (floor or trunc) is flat"
+    __slots__ = ("rounding_mode",)
+    saves = ("other", "rounding_mode", "self")
+    saved_when: ClassVar[dict] = {"self": ("other",), "other": ("self",)}
+
+    def backward(self, g):
+        zero = dual.zeros_like(g)
+        return (zero if self.needs(0) else None), (zero if self.needs(1) else None)
+
+
 def _rounded_div(input, other, mode):
     ta, tb, a, b = binary_operands(input, other)
     xp = get_array_module(a if hasattr(a, "shape") else b)
@@ -276,7 +289,7 @@ def _rounded_div(input, other, mode):
     # Rounded division is piecewise constant: its gradient is zero, like PyTorch's.
     if getattr(out, "dtype", None) is not None and out.dtype.kind in "iub":
         return wrap(out)
-    return record(ZeroGradBackward, (ta, tb), out)
+    return record(DivBackward2, (ta, tb), out, operands=(a, b), attrs={"rounding_mode": mode})
 
 
 class NegBackward0(Node):

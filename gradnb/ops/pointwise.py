@@ -26,7 +26,8 @@ from .complex import SgnBackward0, complex_sgn
 from .indexing import scalar_type_name
 
 __all__ = [
-    "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asinh",
+    "acosh", "addcdiv", "addcmul", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
+    "arctanh", "asinh",
     "atan2", "atanh", "copysign", "deg2rad", "erfc", "erfinv", "float_power", "fmax", "fmin",
     "fmod", "frac", "hypot", "ldexp", "lerp", "logaddexp", "logaddexp2", "logit", "nan_to_num", "nextafter",
     "positive", "rad2deg", "remainder", "rsub", "sgn", "sinc", "square", "xlogy",
@@ -385,6 +386,61 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
     with np.errstate(all="ignore"):
         out = a._data * np.exp2(_float(b)._data)
     return record(LdexpBackward0, (a, b), out)
+
+
+class AddcmulBackward0(Node):
+    rule = ("self: grad; tensor1: grad * (tensor2 * value).conj(); "
+            "tensor2: grad * (tensor1 * value).conj()")
+    __slots__ = ("value",)
+    inputs = ("self", "tensor1", "tensor2")
+    saves = ("tensor1", "tensor2", "value")
+    saved_when: ClassVar[dict] = {"tensor1": ("tensor2",), "tensor2": ("tensor1",)}
+
+    def backward(self, g):
+        t1, t2 = self.saved(g)
+        v = self.value
+        return (g if self.needs(0) else None,
+                g * dual.conj(t2 * v) if self.needs(1) else None,
+                g * dual.conj(t1 * v) if self.needs(2) else None)
+
+
+class AddcdivBackward0(Node):
+    rule = ("self: grad; tensor1: grad * (value / tensor2).conj(); "
+            "tensor2: -grad * (value * tensor1 / (tensor2 * tensor2)).conj()")
+    __slots__ = ("value",)
+    inputs = ("self", "tensor1", "tensor2")
+    saves = ("tensor1", "tensor2", "value")
+    saved_when: ClassVar[dict] = {"tensor1": ("tensor2",)}
+
+    def backward(self, g):
+        t1, t2 = self.saved(g)
+        v = self.value
+        return (g if self.needs(0) else None,
+                g * dual.conj(v / t2) if self.needs(1) else None,
+                -g * dual.conj(v * t1 / (t2 * t2)) if self.needs(2) else None)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1) -> Tensor:
+    """``input + value * tensor1 * tensor2``."""
+    a, b, c = input._data, tensor1._data, tensor2._data
+    out = a + value * b * c
+    return record(AddcmulBackward0, (input, tensor1, tensor2), out, attrs={"value": value})
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor:
+    """``input + value * tensor1 / tensor2``."""
+    if tensor1.dtype.is_floating_point is False and tensor2.dtype.is_floating_point is False:
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future "
+                           "release addcdiv will perform a true division of tensor1 and tensor2. "
+                           "The historic addcdiv behavior can be implemented as (input + value * "
+                           "gradnb.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs "
+                           "and as (input + value * tensor1 / tensor2) for float inputs. The "
+                           "future addcdiv behavior is just the latter implementation: (input + "
+                           "value * tensor1 / tensor2), for all dtypes.")
+    a, b, c = input._data, tensor1._data, tensor2._data
+    with np.errstate(all="ignore"):  # division by 0 gives inf and NaN silently, as in PyTorch
+        out = a + value * b / c
+    return record(AddcdivBackward0, (input, tensor1, tensor2), out, attrs={"value": value})
 
 
 # -- rules -----------------------------------------------------------------------------------
