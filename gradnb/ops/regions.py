@@ -188,13 +188,25 @@ def sum_to_size(input: Tensor, *size) -> Tensor:
 _frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
 
 
+class FrexpBackward0(Node):
+    """``mantissa = self / 2**exponent``; the exponent output has no gradient."""
+    rule = "self: grad / exponent.exp2()"
+    __slots__ = ()
+    saved_names = ("exponent",)
+
+    def backward(self, g):
+        (e,) = self.saved(g)
+        return (g / 2.0 ** dual.data(e),)
+
+
 def frexp(input: Tensor):
     """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``."""
     if not input.dtype.is_floating_point:
         raise RuntimeError("gradnb.frexp() only supports floating-point dtypes")
-    _, e = np.frexp(input._data)
+    mantissa, e = np.frexp(input._data)
     exponent = wrap(e.astype(np.int32))
-    return _frexp_result(input / ew.exp2(wrap(e.astype(input._data.dtype))), exponent)
+    # The exponent is an output outside the graph (an integer), saved per recording.
+    return _frexp_result(record(FrexpBackward0, (input,), mantissa, save=(exponent,)), exponent)
 
 
 def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
