@@ -18,7 +18,6 @@ from .._core.record import record, wrap
 from . import dual
 from ._args import reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
-from .creation import ZeroGradBackward
 
 __all__ = [
     "add",
@@ -58,6 +57,23 @@ def add(input, other, *, alpha=1) -> Tensor:
     return record(AddBackward0, (ta, tb), a + alpha * b, attrs={"alpha": alpha})
 
 
+class AddBackward1(Node):
+    """``add(Tensor, Scalar)`` as PyTorch's composites call it (``x + 1`` from Python is
+    AddBackward0)."""
+    rule = "self: grad"
+    __slots__ = ()
+    inputs = ("self",)
+
+    def backward(self, g):
+        return (g,)
+
+
+def add_scalar(input: Tensor, other) -> Tensor:
+    """``input + other`` recorded as PyTorch's ``add.Scalar`` (AddBackward1)."""
+    _, _, a, b = binary_operands(input, other)
+    return record(AddBackward1, (input,), a + b)
+
+
 class SubBackward0(Node):
     rule = "self: grad; other: -grad * alpha"
     __slots__ = ()
@@ -94,18 +110,38 @@ def _reject_bool_subtraction(a, b) -> None:
                            "operator instead.")
 
 
-class RsubBackward1(Node):
-    rule = "self: -grad * alpha"
+class RsubBackward0(Node):
+    """``rsub(self, other, alpha) = other - alpha * self`` of two tensors."""
+    rule = "self: -grad * alpha; other: grad"
     __slots__ = ()
+    saves = ("alpha",)
+    alpha = 1
 
     def backward(self, g):
-        return (-g,)
+        return (-g if self.alpha == 1 else g * -dual.conj(self.alpha)), g
 
 
-def rsub(input, other) -> Tensor:
-    """``other - input`` for a Python-number ``other`` (``2 - x``)."""
-    ta, _, a, b = binary_operands(input, other)
-    return record(RsubBackward1, (ta,), b - a)
+class RsubBackward1(Node):
+    """``rsub(self, number, alpha) = number - alpha * self`` (``2 - x``)."""
+    rule = "self: -grad * alpha"
+    __slots__ = ()
+    inputs = ("self",)
+    saves = ("alpha",)
+    alpha = 1
+
+    def backward(self, g):
+        return (-g if self.alpha == 1 else g * -dual.conj(self.alpha),)
+
+
+def rsub(input, other, *, alpha=1) -> Tensor:
+    """``other - alpha * input`` (``2 - x`` is ``rsub(x, 2)``)."""
+    _reject_bool_subtraction(input, other)
+    ta, tb, a, b = binary_operands(input, other)
+    out = b - a if alpha == 1 else b - alpha * a
+    attrs = None if alpha == 1 else {"alpha": alpha}
+    if tb is None and not isinstance(other, Tensor):
+        return record(RsubBackward1, (ta,), out, attrs=attrs)
+    return record(RsubBackward0, (ta, tb), out, attrs=attrs)
 
 
 class MulBackward0(Node):
@@ -146,6 +182,24 @@ def mul(input, other) -> Tensor:
 
 
 _SAVE_OTHER = (None, 1)  # ``x * 2``: only the number, for d/dx
+
+
+class MulBackward1(Node):
+    """``mul(Tensor, Scalar)`` as PyTorch's composites call it (``x * 2`` from Python is
+    MulBackward0)."""
+    rule = "self: grad * other"
+    __slots__ = ("other",)
+    inputs = ("self",)
+    saves = ("other",)
+
+    def backward(self, g):
+        return (g * dual.conj(self.other),)
+
+
+def mul_scalar(input: Tensor, other) -> Tensor:
+    """``input * other`` recorded as PyTorch's ``mul.Scalar`` (MulBackward1)."""
+    _, _, a, b = binary_operands(input, other)
+    return record(MulBackward1, (input,), a * b, attrs={"other": other})
 
 
 multiply = mul
@@ -202,6 +256,20 @@ def _is_integral(x) -> bool:
     return isinstance(x, int)
 
 
+class DivBackward2(Node):
+    """``div(self, other, rounding_mode=...)``: piecewise constant, so zero gradients; PyTorch
+    still saves both operands (each only when the other's gradient will be computed)."""
+    rule = "self: grad * 0 (rounding_mode set); other: grad * 0 (rounding_mode set)"
+    why_zero = "a rounded division (floor or trunc) is flat"
+    __slots__ = ("rounding_mode",)
+    saves = ("other", "rounding_mode", "self")
+    saved_when: ClassVar[dict] = {"self": ("other",), "other": ("self",)}
+
+    def backward(self, g):
+        zero = dual.zeros_like(g)
+        return (zero if self.needs(0) else None), (zero if self.needs(1) else None)
+
+
 def _rounded_div(input, other, mode):
     ta, tb, a, b = binary_operands(input, other)
     xp = get_array_module(a if hasattr(a, "shape") else b)
@@ -221,7 +289,7 @@ def _rounded_div(input, other, mode):
     # Rounded division is piecewise constant: its gradient is zero, like PyTorch's.
     if getattr(out, "dtype", None) is not None and out.dtype.kind in "iub":
         return wrap(out)
-    return record(ZeroGradBackward, (ta, tb), out)
+    return record(DivBackward2, (ta, tb), out, operands=(a, b), attrs={"rounding_mode": mode})
 
 
 class NegBackward0(Node):
@@ -347,12 +415,12 @@ def reciprocal(input: Tensor) -> Tensor:
 
 
 def _reflected_sub(self, other):
-    return sub(other, self) if isinstance(other, Tensor) else rsub(self, other)
+    return rsub(self, other)
 
 
 def _reflected_div(self, other):
-    # ``2 / x`` is recorded as reciprocal-then-multiply, which PyTorch shows as MulBackward0.
-    return div(other, self) if isinstance(other, Tensor) else mul(reciprocal(self), other)
+    # ``2 / x`` is reciprocal-then-multiply, as PyTorch's ``__rdiv__`` (MulBackward0).
+    return mul(reciprocal(self), other)
 
 
 def _floordiv(self, other):

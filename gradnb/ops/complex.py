@@ -16,7 +16,7 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
-from .._core.graph import OUTPUT, Node
+from .._core.graph import Node
 from .._core.record import record
 from . import dual
 from ._args import scalar_type_name
@@ -122,9 +122,11 @@ def view_as_complex(input: Tensor) -> Tensor:
 
 
 class ComplexBackward0(Node):
-    rule = "real: real(grad); imag: imag(grad)"
+    rule = "real: at::real(grad); imag: at::imag(grad)"
     __slots__ = ()
     on_tensors = True
+    inputs = ("real", "imag")
+    saves = ("imag", "real")  # unread, but PyTorch saves them
 
     def backward(self, g):
         return real(g), imag(g)
@@ -154,17 +156,19 @@ def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 class PolarBackward0(Node):
     """``out = abs * u`` with ``u = e^{i angle}``: for a real parameter ``p`` the gradient is
-    ``Re(g * conj(d out / dp))``, so ``Re(g conj(u))`` and ``Re(g conj(i abs u))``."""
-    rule = "abs: real(grad * conj(e^(i angle))); angle: real(grad * conj(1j * result))"
+    ``Re(g * conj(d out / dp))``, so ``Re(conj(g) sgn(result))`` and ``Re(conj(g) i result)``
+    (PyTorch's ``polar_backward``, from the output alone)."""
+    rule = "abs: real(conj(grad) * sgn(result)); angle: real(conj(grad) * 1j * result)"
 
     __slots__ = ()
     on_tensors = True
-    saves = (0, 1)
+    inputs = ("abs", "angle")
+    saves = ("result",)
 
     def backward(self, g):
-        r, theta = self.saved(g)
-        u_conj = complex(theta.cos(), -theta.sin())
-        return real(g * u_conj), real(g * u_conj * -1j) * r
+        (y,) = self.saved(g)
+        gc = g.conj()
+        return real(gc * complex_sgn(y)), real(gc * y * 1j)
 
 
 def polar(abs: Tensor, angle: Tensor) -> Tensor:
@@ -186,7 +190,7 @@ class AngleBackward0(Node):
 
     __slots__ = ()
     on_tensors = True
-    saves = (0,)
+    saves = ("self",)
 
     def backward(self, g):
         (z,) = self.saved(g)
@@ -215,14 +219,16 @@ def angle(input: Tensor) -> Tensor:
 
 class SgnBackward0(Node):
     """``z / |z|``: ``(g - s Re(g conj(s))) / |z|``, 0 where ``z = 0``."""
-    rule = "self: (grad - result * real(grad * conj(result))) / abs(self)"
+    rule = "self: (grad - result * real(grad * conj(result))) / abs(self) (0 for real inputs)"
 
     __slots__ = ()
     on_tensors = True
-    saves = (0, OUTPUT)
+    saves = ("self", "result")
 
     def backward(self, g):
         z, s = self.saved(g)
+        if z._data.dtype.kind != "c":
+            return (g * 0,)
         a = z.abs()
         out = (g - s * real(g * s.conj())) / a.where(a != 0, 1)
         return (out.where(a != 0, 0),)
@@ -264,9 +270,9 @@ def conj(input: Tensor) -> Tensor:
 
 
 def conj_physical(input: Tensor) -> Tensor:
-    """The complex conjugate as a new tensor (a copy for real tensors)."""
+    """The complex conjugate as a new tensor (``input`` itself for real tensors, as PyTorch)."""
     if input._data.dtype.kind != "c":
-        return input.clone()
+        return input
     data = input._data
     return record(ConjPhysicalBackward0, (input,), get_array_module(data).conj(data))
 

@@ -518,7 +518,7 @@ def to(input: Tensor, *args, dtype=None, device=None, non_blocking=False, copy=F
     d = None if dtype is None else _dtype.as_dtype(dtype)
     same_dev = dst_dev == src_dev
     same_dtype = d is None or d.np == data.dtype
-    if same_dev and same_dtype and not copy:
+    if same_dev and same_dtype and not copy and not _relayout(data, memory_format):
         return input
     out = data if same_dev else _backend.to_device(data, dst_dev)
     if not same_dtype:
@@ -533,6 +533,25 @@ def to(input: Tensor, *args, dtype=None, device=None, non_blocking=False, copy=F
                   attrs={"src_device": None if same_dev else src_dev})
 
 
+def _relayout(data, memory_format) -> bool:
+    """Whether ``memory_format`` asks for a layout ``data`` does not have, so that PyTorch copies
+    (``x.to(memory_format=gradnb.channels_last)``). gradnb's copy keeps NumPy's layout: only
+    the graph (a ToCopyBackward0 node) follows PyTorch."""
+    name = getattr(memory_format, "_name", None)
+    rank = {"channels_last": 4, "channels_last_3d": 5}.get(name)
+    if rank is None or data.ndim != rank:
+        return False
+    # Channels last: dims ordered N, spatial..., C from the outermost stride in.
+    order = (0, *range(2, rank), 1)
+    expected = 1
+    for axis in reversed(order):
+        size = data.shape[axis]
+        if size != 1 and data.strides[axis] != expected * data.itemsize:
+            return True
+        expected *= size
+    return False
+
+
 def _cuda_device(device):
     if device is None:
         return "cuda"
@@ -545,11 +564,11 @@ TENSOR_METHODS = {
     "cpu": lambda self: to(self, "cpu"),
     "cuda": lambda self, device=None: to(self, _cuda_device(device)),
     "type_as": lambda self, other: to(self, dtype=other.dtype),
-    "float": lambda self, memory_format=None: to(self, dtype="float32"),
-    "double": lambda self, memory_format=None: to(self, dtype="float64"),
-    "half": lambda self, memory_format=None: to(self, dtype="float16"),
-    "cfloat": lambda self, memory_format=None: to(self, dtype="complex64"),
-    "cdouble": lambda self, memory_format=None: to(self, dtype="complex128"),
+    "float": lambda self, memory_format=None: to(self, dtype="float32", memory_format=memory_format),
+    "double": lambda self, memory_format=None: to(self, dtype="float64", memory_format=memory_format),
+    "half": lambda self, memory_format=None: to(self, dtype="float16", memory_format=memory_format),
+    "cfloat": lambda self, memory_format=None: to(self, dtype="complex64", memory_format=memory_format),
+    "cdouble": lambda self, memory_format=None: to(self, dtype="complex128", memory_format=memory_format),
     "long": lambda self: to(self, dtype="int64"),
     "int": lambda self: to(self, dtype="int32"),
     "bool": lambda self: to(self, dtype="bool"),

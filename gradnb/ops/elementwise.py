@@ -9,6 +9,7 @@ for real tensors).
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from .._core.record import record, wrap
 from . import dual
 from ._args import check_tensor_only, check_tensor_or_number
 from ._common import Tensor, binary_operands
+from ._declare import node, unary
 from .complex import complex_sgn, sgn_array
 
 __all__ = [
@@ -109,309 +111,97 @@ def _xp(x: Tensor):
     return get_array_module(x._data)
 
 
-class ExpBackward0(Node):
-    rule = "self: grad * result"
-    __slots__ = ()
-    saves = ("result",)
-
-    def backward(self, g):
-        (y,) = self.saved(g)
-        y = dual.conj(y)
-        return (g * y,)
+def _ufunc_row(op, name, ufunc, formula, **declared):
+    """One row: ``op`` is ``ufunc`` on the input promoted to float, recorded with ``name``."""
+    return unary(op, name, ufunc, formula, apply=_float_math, module=__name__, **declared)
 
 
-def exp(input: Tensor) -> Tensor:
-    """``e ** input``."""
-    return record(ExpBackward0, (input,), _float_math(input, np.exp))
-
-
-class Exp2Backward0(Node):
-    rule = "self: grad * result * log(2)"
-    __slots__ = ()
-    saves = ("result",)
-
-    def backward(self, g):
-        (y,) = self.saved(g)
-        y = dual.conj(y)
-        return (g * y * math.log(2.0),)
-
-
-def exp2(input: Tensor) -> Tensor:
-    return record(Exp2Backward0, (input,), _float_math(input, np.exp2))
-
-
-class Expm1Backward0(Node):
-    rule = "self: grad * (result + 1)"
-    __slots__ = ()
-    saves = ("result",)
-
-    def backward(self, g):
-        (y,) = self.saved(g)
-        y = dual.conj(y)
-        return (g * (y + 1),)
-
-
-def expm1(input: Tensor) -> Tensor:
-    return record(Expm1Backward0, (input,), _float_math(input, np.expm1))
-
-
-class LogBackward0(Node):
-    rule = "self: grad / self"
-    why_nonfinite = "log of 0: grad / self"
-    fix_nonfinite = "keep the input away from 0: log(x + eps), or x.clamp_min(eps).log()"
-    __slots__ = ()
-    saves = ("self",)
-
-    def backward(self, g):
-        (x,) = self.saved(g)
-        x = dual.conj(x)
-        return (g / x,)
-
-
-def log(input: Tensor) -> Tensor:
-    """Natural logarithm."""
-    return record(LogBackward0, (input,), _float_math(input, np.log))
-
-
-class Log2Backward0(Node):
-    rule = "self: grad / (self * log(2))"
-    why_nonfinite = "log2 of 0: grad / (self * log 2)"
-    __slots__ = ()
-    saves = ("self",)
-
-    def backward(self, g):
-        (x,) = self.saved(g)
-        x = dual.conj(x)
-        return (g / (x * math.log(2.0)),)
-
-
-def log2(input: Tensor) -> Tensor:
-    return record(Log2Backward0, (input,), _float_math(input, np.log2))
-
-
-class Log10Backward0(Node):
-    rule = "self: grad / (self * log(10))"
-    why_nonfinite = "log10 of 0: grad / (self * log 10)"
-    __slots__ = ()
-    saves = ("self",)
-
-    def backward(self, g):
-        (x,) = self.saved(g)
-        x = dual.conj(x)
-        return (g / (x * math.log(10.0)),)
-
-
-def log10(input: Tensor) -> Tensor:
-    return record(Log10Backward0, (input,), _float_math(input, np.log10))
-
-
-class Log1PBackward0(Node):
-    rule = "self: grad / (1 + self)"
-    why_nonfinite = "log1p at -1: grad / (1 + self)"
-    __slots__ = ()
-    saves = ("self",)
-
-    def backward(self, g):
-        (x,) = self.saved(g)
-        x = dual.conj(x)
-        return (g / (x + 1),)
-
-
-def log1p(input: Tensor) -> Tensor:
-    return record(Log1PBackward0, (input,), _float_math(input, np.log1p))
-
-
-class SqrtBackward0(Node):
-    rule = "self: grad / (2 * result)"
-    why_nonfinite = "sqrt at 0: grad / (2 * result)"
-    fix_nonfinite = "keep the input away from 0: sqrt(x + eps)"
-    __slots__ = ()
-    saves = ("result",)
-
-    def backward(self, g):
-        (y,) = self.saved(g)
-        y = dual.conj(y)
-        return (g / (2 * y),)
-
-
-def sqrt(input: Tensor) -> Tensor:
-    return record(SqrtBackward0, (input,), _float_math(input, np.sqrt))
-
-
-class RsqrtBackward0(Node):
-    rule = "self: -grad * result**3 / 2"
-    why_nonfinite = "rsqrt at 0"
-    __slots__ = ()
-    saves = ("result",)
-
-    def backward(self, g):
-        (y,) = self.saved(g)
-        y = dual.conj(y)
-        return (g * -0.5 * y * y * y,)
-
-
-def rsqrt(input: Tensor) -> Tensor:
+def _rsqrt_array(input: Tensor):
     with np.errstate(divide="ignore"):  # rsqrt(0) is inf, silently
-        out = 1.0 / _float_math(input, np.sqrt)
-    return record(RsqrtBackward0, (input,), out)
+        return 1.0 / _float_math(input, np.sqrt)
 
 
-class SinBackward0(Node):
-    rule = "self: grad * cos(self)"
-    __slots__ = ()
-    saves = ("self",)
-
-    def backward(self, g):
-        (x,) = self.saved(g)
-        x = dual.conj(x)
-        return (g * dual.cos(x),)
-
-
-def sin(input: Tensor) -> Tensor:
-    return record(SinBackward0, (input,), _float_math(input, np.sin))
-
-
-class CosBackward0(Node):
-    rule = "self: -grad * sin(self)"
-    __slots__ = ()
-    saves = ("self",)
-
-    def backward(self, g):
-        (x,) = self.saved(g)
-        x = dual.conj(x)
-        return (-g * dual.sin(x),)
-
-
-def cos(input: Tensor) -> Tensor:
-    return record(CosBackward0, (input,), _float_math(input, np.cos))
-
-
-class TanBackward0(Node):
-    rule = "self: grad * (1 + result**2)"
-    __slots__ = ()
-    saves = ("result",)
-
-    def backward(self, g):
-        (y,) = self.saved(g)
-        y = dual.conj(y)
-        return (g * (1 + y * y),)
-
-
-def tan(input: Tensor) -> Tensor:
-    return record(TanBackward0, (input,), _float_math(input, np.tan))
-
-
-class TanhBackward0(Node):
-    rule = "self: grad * (1 - result**2)"
-    __slots__ = ()
-    saves = ("result",)
-
-    def backward(self, g):
-        (y,) = self.saved(g)
-        y = dual.conj(y)
-        return (g * (1 - y * y),)
-
-
-def tanh(input: Tensor) -> Tensor:
-    return record(TanhBackward0, (input,), _float_math(input, np.tanh))
-
-
-class SinhBackward0(Node):
-    rule = "self: grad * cosh(self)"
-    __slots__ = ()
-    saves = ("self",)
-
-    def backward(self, g):
-        (x,) = self.saved(g)
-        x = dual.conj(x)
-        return (g * (dual.exp(x) + dual.exp(-x)) * 0.5,)
-
-
-def sinh(input: Tensor) -> Tensor:
-    return record(SinhBackward0, (input,), _float_math(input, np.sinh))
-
-
-class CoshBackward0(Node):
-    rule = "self: grad * sinh(self)"
-    __slots__ = ()
-    saves = ("self",)
-
-    def backward(self, g):
-        (x,) = self.saved(g)
-        x = dual.conj(x)
-        return (g * (dual.exp(x) - dual.exp(-x)) * 0.5,)
-
-
-def cosh(input: Tensor) -> Tensor:
-    return record(CoshBackward0, (input,), _float_math(input, np.cosh))
-
-
-class AsinBackward0(Node):
-    rule = "self: grad / sqrt(1 - self**2)"
-    why_nonfinite = "asin at |x| = 1: 1 / sqrt(1 - x**2)"
-    __slots__ = ()
-    saves = ("self",)
-
-    def backward(self, g):
-        (x,) = self.saved(g)
-        x = dual.conj(x)
-        return (g / dual.sqrt(1 - x * x),)
-
-
-def asin(input: Tensor) -> Tensor:
-    return record(AsinBackward0, (input,), _float_math(input, np.arcsin))
-
-
-class AcosBackward0(Node):
-    rule = "self: -grad / sqrt(1 - self**2)"
-    why_nonfinite = "acos at |x| = 1: 1 / sqrt(1 - x**2)"
-    __slots__ = ()
-    saves = ("self",)
-
-    def backward(self, g):
-        (x,) = self.saved(g)
-        x = dual.conj(x)
-        return (-g / dual.sqrt(1 - x * x),)
-
-
-def acos(input: Tensor) -> Tensor:
-    return record(AcosBackward0, (input,), _float_math(input, np.arccos))
-
-
-class AtanBackward0(Node):
-    rule = "self: grad / (1 + self**2)"
-    __slots__ = ()
-    saves = ("self",)
-
-    def backward(self, g):
-        (x,) = self.saved(g)
-        x = dual.conj(x)
-        return (g / (1 + x * x),)
-
-
-def atan(input: Tensor) -> Tensor:
-    return record(AtanBackward0, (input,), _float_math(input, np.arctan))
-
-
-class SigmoidBackward0(Node):
-    rule = "self: grad * result * (1 - result)"
-    __slots__ = ()
-    saves = ("result",)
-
-    def backward(self, g):
-        (y,) = self.saved(g)
-        y = dual.conj(y)
-        return (g * y * (1 - y),)
-
-
-def sigmoid(input: Tensor) -> Tensor:
-    """``1 / (1 + exp(-x))``, computed without overflow for large ``|x|``."""
+def _sigmoid_array(input: Tensor):
+    """``1 / (1 + exp(-x))`` without overflow: ``e^x / (1 + e^x)`` for ``x < 0``."""
     d = _float_data(input)
     xp = _xp(input)
-    # exp of a non-positive number never overflows: use e^x/(1+e^x) for x < 0.
-    e = xp.exp(-xp.abs(d))
-    out = xp.where(d >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(d.dtype, copy=False)
-    return record(SigmoidBackward0, (input,), out)
+    e = xp.exp(-xp.abs(d))  # exp of a non-positive number never overflows
+    return xp.where(d >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(d.dtype, copy=False)
+
+
+def _erf_array(input: Tensor):
+    d = _float_data(input)
+    return np.vectorize(math.erf, otypes=[d.dtype])(d) if d.size else d.copy()
+
+
+_LOG2, _LOG10 = math.log(2.0), math.log(10.0)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+# One row per op: name, PyTorch's node, forward, what the formula reads, the formula g -> grad.
+exp, ExpBackward0 = _ufunc_row(
+    "exp", "ExpBackward0", np.exp, lambda g, y: g * y, saves="result",
+    rule="self: grad * result", doc="``e ** input``.")
+exp2, Exp2Backward0 = _ufunc_row(
+    "exp2", "Exp2Backward0", np.exp2, lambda g, y: g * y * _LOG2, saves="result",
+    rule="self: grad * result * log(2)")
+expm1, Expm1Backward0 = _ufunc_row(
+    "expm1", "Expm1Backward0", np.expm1, lambda g, y: g * (y + 1), saves="result",
+    rule="self: grad * (result + 1)")
+log, LogBackward0 = _ufunc_row(
+    "log", "LogBackward0", np.log, lambda g, x: g / x, saves="self",
+    rule="self: grad / self", doc="Natural logarithm.",
+    why_nonfinite="log of 0: grad / self",
+    fix_nonfinite="keep the input away from 0: log(x + eps), or x.clamp_min(eps).log()")
+log2, Log2Backward0 = _ufunc_row(
+    "log2", "Log2Backward0", np.log2, lambda g, x: g / (x * _LOG2), saves="self",
+    rule="self: grad / (self * log(2))", why_nonfinite="log2 of 0: grad / (self * log 2)")
+log10, Log10Backward0 = _ufunc_row(
+    "log10", "Log10Backward0", np.log10, lambda g, x: g / (x * _LOG10), saves="self",
+    rule="self: grad / (self * log(10))", why_nonfinite="log10 of 0: grad / (self * log 10)")
+log1p, Log1PBackward0 = _ufunc_row(
+    "log1p", "Log1PBackward0", np.log1p, lambda g, x: g / (x + 1), saves="self",
+    rule="self: grad / (1 + self)", why_nonfinite="log1p at -1: grad / (1 + self)")
+sqrt, SqrtBackward0 = _ufunc_row(
+    "sqrt", "SqrtBackward0", np.sqrt, lambda g, y: g / (2 * y), saves="result",
+    rule="self: grad / (2 * result)", why_nonfinite="sqrt at 0: grad / (2 * result)",
+    fix_nonfinite="keep the input away from 0: sqrt(x + eps)")
+rsqrt, RsqrtBackward0 = unary(
+    "rsqrt", "RsqrtBackward0", _rsqrt_array, lambda g, y: g * -0.5 * y * y * y, saves="result",
+    rule="self: -grad * result**3 / 2", why_nonfinite="rsqrt at 0")
+sin, SinBackward0 = _ufunc_row(
+    "sin", "SinBackward0", np.sin, lambda g, x: g * dual.cos(x), saves="self",
+    rule="self: grad * cos(self)")
+cos, CosBackward0 = _ufunc_row(
+    "cos", "CosBackward0", np.cos, lambda g, x: -g * dual.sin(x), saves="self",
+    rule="self: -grad * sin(self)")
+tan, TanBackward0 = _ufunc_row(
+    "tan", "TanBackward0", np.tan, lambda g, y: g * (1 + y * y), saves="result",
+    rule="self: grad * (1 + result**2)")
+tanh, TanhBackward0 = _ufunc_row(
+    "tanh", "TanhBackward0", np.tanh, lambda g, y: g * (1 - y * y), saves="result",
+    rule="self: grad * (1 - result**2)")
+sinh, SinhBackward0 = _ufunc_row(
+    "sinh", "SinhBackward0", np.sinh, lambda g, x: g * (dual.exp(x) + dual.exp(-x)) * 0.5,
+    saves="self", rule="self: grad * cosh(self)")
+cosh, CoshBackward0 = _ufunc_row(
+    "cosh", "CoshBackward0", np.cosh, lambda g, x: g * (dual.exp(x) - dual.exp(-x)) * 0.5,
+    saves="self", rule="self: grad * sinh(self)")
+asin, AsinBackward0 = _ufunc_row(
+    "asin", "AsinBackward0", np.arcsin, lambda g, x: g / dual.sqrt(1 - x * x), saves="self",
+    rule="self: grad / sqrt(1 - self**2)", why_nonfinite="asin at |x| = 1: 1 / sqrt(1 - x**2)")
+acos, AcosBackward0 = _ufunc_row(
+    "acos", "AcosBackward0", np.arccos, lambda g, x: -g / dual.sqrt(1 - x * x), saves="self",
+    rule="self: -grad / sqrt(1 - self**2)", why_nonfinite="acos at |x| = 1: 1 / sqrt(1 - x**2)")
+atan, AtanBackward0 = _ufunc_row(
+    "atan", "AtanBackward0", np.arctan, lambda g, x: g / (1 + x * x), saves="self",
+    rule="self: grad / (1 + self**2)")
+sigmoid, SigmoidBackward0 = unary(
+    "sigmoid", "SigmoidBackward0", _sigmoid_array, lambda g, y: g * y * (1 - y),
+    saves="result", rule="self: grad * result * (1 - result)",
+    doc="``1 / (1 + exp(-x))``, computed without overflow for large ``|x|``.")
+erf, ErfBackward0 = unary(
+    "erf", "ErfBackward0", _erf_array, lambda g, x: g * _TWO_OVER_SQRT_PI * dual.exp(-(x * x)),
+    saves="self", conj=False, rule="self: grad * 2 / sqrt(pi) * exp(-self**2)")
 
 
 class ReluBackward0(Node):
@@ -468,15 +258,6 @@ def abs(input: Tensor) -> Tensor:
 absolute = abs  # PyTorch's alias: same op, same AbsBackward0
 
 
-class SignBackward0(Node):
-    rule = "self: zeros (sign is flat almost everywhere)"
-    why_zero = "sign() has zero derivative"
-    __slots__ = ()
-
-    def backward(self, g):
-        return (dual.zeros_like(g),)
-
-
 def _sign_array(d):
     """NumPy's sign with PyTorch's ``sign(nan) == 0``."""
     xp = get_array_module(d)
@@ -486,61 +267,43 @@ def _sign_array(d):
     return s
 
 
-def sign(input: Tensor) -> Tensor:
-    return record(SignBackward0, (input,), _sign_array(input._data))
+sign, SignBackward0 = unary(
+    "sign", "SignBackward0", lambda input: _sign_array(input._data), None, saves=None,
+    rule="self: zeros_like(grad)", why_zero="sign() has zero derivative")
 
 
-class ErfBackward0(Node):
-    rule = "self: grad * 2 / sqrt(pi) * exp(-self**2)"
-    __slots__ = ()
-    saves = ("self",)
-
-    def backward(self, g):
-        (x,) = self.saved(g)
-        return (g * (2.0 / math.sqrt(math.pi)) * dual.exp(-(x * x)),)
+def _zero_grad_unary(op: str, name: str, **declared):
+    """A piecewise-constant function (floor, ceil, round, trunc): gradient zero everywhere."""
+    return unary(op, name, lambda input: getattr(_xp(input), op)(input._data), None,
+                 saves=None, rule="self: zeros_like(grad)", module=__name__,
+                 doc=f"Elementwise {op} (zero gradient).", **declared)
 
 
-def erf(input: Tensor) -> Tensor:
-    d = _float_data(input)
-    vec = np.vectorize(math.erf, otypes=[d.dtype])
-    return record(ErfBackward0, (input,), vec(d) if d.size else d.copy())
-
-
-def _zero_grad_unary(name: str, numpy_name: str | None = None):
-    """Piecewise-constant functions (floor, ceil, round, trunc): gradient zero everywhere."""
-    cls = type(f"{name.capitalize()}Backward0", (Node,),
-               {"__slots__": (), "backward": lambda self, g: (dual.zeros_like(g),)})
-
-    def fn(input: Tensor) -> Tensor:
-        return record(cls, (input,), getattr(_xp(input), numpy_name or name)(input._data))
-
-    fn.__name__ = name
-    fn.__doc__ = f"Elementwise {name} (zero gradient)."
-    return fn, cls
-
-
-floor, FloorBackward0 = _zero_grad_unary("floor")
-ceil, CeilBackward0 = _zero_grad_unary("ceil")
-trunc, TruncBackward0 = _zero_grad_unary("trunc")
+floor, FloorBackward0 = _zero_grad_unary("floor", "FloorBackward0")
+ceil, CeilBackward0 = _zero_grad_unary("ceil", "CeilBackward0")
+trunc, TruncBackward0 = _zero_grad_unary("trunc", "TruncBackward0")
 fix = trunc  # PyTorch's alias: same op, same TruncBackward0
-_round_half_even, RoundBackward0 = _zero_grad_unary("round")
+_round_half_even, RoundBackward0 = _zero_grad_unary("round", "RoundBackward0")
+RoundBackward1 = node("RoundBackward1", None, rule="self: zeros_like(grad)")
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:
-    """Round half to even, like PyTorch."""
-    if decimals == 0:
+def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
+    """Round half to even, like PyTorch (``round.decimals`` when ``decimals`` is given)."""
+    if decimals is None:
         return _round_half_even(input)
-    return record(RoundBackward0, (input,), _xp(input).round(input._data, decimals))
+    return record(RoundBackward1, (input,), _xp(input).round(input._data, decimals))
 
 
 # -- clamp -----------------------------------------------------------------------------------
 class ClampBackward1(Node):
-    """Gradient passes where min <= x <= max (bounds included, as in PyTorch)."""
-    rule = "self: grad where min <= self <= max, else 0"
+    """Gradient passes where min <= x <= max (bounds included, as in PyTorch); number bounds."""
+    rule = "self: clamp_backward(grad, self, min, max): grad where min <= self <= max, else 0"
     why_zero = "a saturated clamp: every input was outside [min, max]"
 
     __slots__ = ("hi", "lo")
-    saves = (0,)
+    inputs = ("self",)
+    saves = ("max", "min", "self")
+    saved_attrs: ClassVar[dict] = {"max": "hi", "min": "lo"}
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -554,15 +317,93 @@ class ClampBackward1(Node):
 
 
 class ClampMinBackward0(ClampBackward1):
-    rule = "self: grad where self >= min, else 0"
+    rule = "self: where(self >= min, grad, 0)"
     why_zero = "a saturated clamp_min: every input was below min"
     __slots__ = ()
+    saves = ("min", "self")
+    saved_attrs: ClassVar[dict] = {"min": "lo"}
 
 
 class ClampMaxBackward0(ClampBackward1):
-    rule = "self: grad where self <= max, else 0"
+    rule = "self: where(self <= max, grad, 0)"
     why_zero = "a saturated clamp_max: every input was above max"
     __slots__ = ()
+    saves = ("max", "self")
+    saved_attrs: ClassVar[dict] = {"max": "hi"}
+
+
+class ClampBackward0(Node):
+    """Tensor bounds (either may be None): ``self`` gets the gradient where it is inside them,
+    ``min`` where ``self`` is below it (and ``min < max``), ``max`` where ``self`` is above it
+    (or ``max < min``), as PyTorch's ``clamp_backward_min_max``."""
+    rule = ("self: grad where min <= self <= max; min: grad where self < min (and min < max); "
+            "max: grad where self > max (or max < min)")
+    why_zero = "a saturated clamp: every input was outside [min, max]"
+    __slots__ = ()
+    inputs = ("self", "min", "max")
+    saves = ("max", "min", "self")
+
+    def backward(self, g):
+        hi, lo, x = (None if v is None else dual.data(v) for v in self.saved(g))
+        if lo is not None and hi is not None:
+            keep = (x >= lo) & (x <= hi)
+            to_lo, to_hi = (x < lo) & (lo < hi), (x > hi) | (hi < lo)
+        elif lo is not None:
+            keep, to_lo, to_hi = x >= lo, x < lo, None
+        else:
+            keep, to_lo, to_hi = x <= hi, None, x > hi
+        return (dual.where(keep, g, 0.0) if self.needs(0) else None,
+                dual.where(to_lo, g, 0.0) if to_lo is not None and self.needs(1) else None,
+                dual.where(to_hi, g, 0.0) if to_hi is not None and self.needs(2) else None)
+
+
+class ClampMinBackward1(Node):
+    rule = "self: where(self >= min, grad, 0); min: where(self < min, grad, 0)"
+    why_zero = "a saturated clamp_min: every input was below min"
+    __slots__ = ()
+    inputs = ("self", "min")
+    saves = ("min", "self")
+
+    def backward(self, g):
+        lo, x = (dual.data(v) for v in self.saved(g))
+        return dual.where(x >= lo, g, 0.0), dual.where(x < lo, g, 0.0)
+
+
+class ClampMaxBackward1(Node):
+    rule = "self: where(self <= max, grad, 0); max: where(self > max, grad, 0)"
+    why_zero = "a saturated clamp_max: every input was above max"
+    __slots__ = ()
+    inputs = ("self", "max")
+    saves = ("max", "self")
+
+    def backward(self, g):
+        hi, x = (dual.data(v) for v in self.saved(g))
+        return dual.where(x <= hi, g, 0.0), dual.where(x > hi, g, 0.0)
+
+
+def _clamp_tensors(input: Tensor, min, max, cls) -> Tensor:
+    """``clamp`` with tensor bounds: ``where``, not maximum/minimum, so a tie (x == min) gives the
+    whole gradient to x and NaN in x stays NaN, as in PyTorch."""
+    lo = None if min is None else (min if isinstance(min, Tensor) else _like(min, input))
+    hi = None if max is None else (max if isinstance(max, Tensor) else _like(max, input))
+    xp = _xp(input)
+    d = input._data
+    out = d
+    if lo is not None:
+        out = xp.where(d < lo._data, lo._data, out)
+    if hi is not None:
+        out = xp.where(out > hi._data, hi._data, out)  # min > max gives max
+    if lo is not None and hi is not None:
+        out = out.astype(xp.result_type(d, lo._data, hi._data), copy=False)
+    else:
+        out = out.astype(xp.result_type(d, (lo if hi is None else hi)._data), copy=False)
+    if cls is ClampMinBackward1:
+        return record(cls, (input, lo), out)
+    if cls is ClampMaxBackward1:
+        return record(cls, (input, hi), out)
+    # A bound left out is not saved (PyTorch's ``_saved_min`` is then None).
+    save = (None if hi is None else 2, None if lo is None else 1, 0)
+    return record(ClampBackward0, (input, lo, hi), out, save=save)
 
 
 def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
@@ -570,16 +411,9 @@ def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("gradnb.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        # where, not maximum/minimum: a tie (x == min) gives the whole gradient to x, and NaN
-        # in x stays NaN, as in PyTorch
-        out = input
-        if min is not None:
-            lo = min if isinstance(min, Tensor) else _like(min, input)
-            out = where(input < lo, lo, out)
-        if max is not None:
-            hi = max if isinstance(max, Tensor) else _like(max, input)
-            out = where(out > hi, hi, out)  # min > max gives max, as min(max(x, lo), hi)
-        return out
+        tensor_cls = {ClampMinBackward0: ClampMinBackward1,
+                      ClampMaxBackward0: ClampMaxBackward1}.get(_cls, ClampBackward0)
+        return _clamp_tensors(input, min, max, tensor_cls)
     xp = _xp(input)
     d = input._data
     out = d
@@ -655,14 +489,17 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 
 
 class WhereBackward0(Node):
-    rule = "self: grad where condition, else 0; other: grad where not condition"
+    """Saves the condition (a tensor that is no input, so passed per recording in ``save``)."""
+    rule = "self: where(condition, grad, 0); other: where(condition, 0, grad)"
     why_zero = "a mask (where): the condition never picked this input"
-    __slots__ = ("cond",)
+    __slots__ = ()
+    saved_names = ("condition",)
 
     def backward(self, g):
-        c = self.cond
+        (c,) = self.saved(g)
+        c = dual.data(c)
         zero = 0.0
-        return (None, dual.where(c, g, zero), dual.where(c, zero, g))
+        return dual.where(c, g, zero), dual.where(c, zero, g)
 
 
 def where(condition, input=None, other=None):
@@ -681,8 +518,12 @@ def where(condition, input=None, other=None):
         like = condition if isinstance(condition, Tensor) else None
         input = _scalar_tensor(input, like)
     ta, tb, a, b = binary_operands(input, other)
-    return record(WhereBackward0, (None, ta, tb), get_array_module(cond).where(cond, a, b),
-                  attrs={"cond": cond})
+
+    def save():  # only when recording: the condition as a bool tensor, as PyTorch saves it
+        saved = condition if isinstance(condition, Tensor) and condition._data is cond else None
+        return (saved if saved is not None else wrap(cond),)
+
+    return record(WhereBackward0, (ta, tb), get_array_module(cond).where(cond, a, b), save=save)
 
 
 def _scalar_tensor(value, like):

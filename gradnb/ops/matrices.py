@@ -18,6 +18,7 @@ from .._core.graph import Node
 from .._core.record import record
 from . import dual
 from . import linalg as la
+from . import pointwise as pw
 from . import reductions as red
 from . import shape as sh
 from ._common import Tensor, check_same_device
@@ -344,22 +345,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
          "batch2_sym_argsize_2": batch2.shape[2]})
 
 
-def addcmul(input, tensor1, tensor2, *, value=1) -> Tensor:
-    """``input + value * tensor1 * tensor2``."""
-    return input + value * (tensor1 * tensor2) if value != 1 else input + tensor1 * tensor2
-
-
-def addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor:
-    """``input + value * tensor1 / tensor2``."""
-    if tensor1.dtype.is_floating_point is False and tensor2.dtype.is_floating_point is False:
-        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future "
-                           "release addcdiv will perform a true division of tensor1 and tensor2. "
-                           "The historic addcdiv behavior can be implemented as (input + value * "
-                           "gradnb.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs "
-                           "and as (input + value * tensor1 / tensor2) for float inputs. The "
-                           "future addcdiv behavior is just the latter implementation: (input + "
-                           "value * tensor1 / tensor2), for all dtypes.")
-    return input + value * (tensor1 / tensor2) if value != 1 else input + tensor1 / tensor2
+addcmul, addcdiv = pw.addcmul, pw.addcdiv  # pointwise ops with their own nodes
 
 
 # -- contractions -----------------------------------------------------------------------------

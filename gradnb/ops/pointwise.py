@@ -9,21 +9,25 @@ NumPy forward with a derivative written in gradnb ops (``on_tensors``) right bel
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
-from .._core.graph import OUTPUT, Node
+from .._core.graph import Node
 from .._core.record import record
+from . import arithmetic, dual
 from . import elementwise as ew
 from ._args import check_tensor_only, check_tensor_or_number, reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
-from .complex import complex_sgn
+from ._declare import node, unary
+from .complex import SgnBackward0, complex_sgn
 from .indexing import scalar_type_name
 
 __all__ = [
-    "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asinh",
+    "acosh", "addcdiv", "addcmul", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
+    "arctanh", "asinh",
     "atan2", "atanh", "copysign", "deg2rad", "erfc", "erfinv", "float_power", "fmax", "fmin",
     "fmod", "frac", "hypot", "ldexp", "lerp", "logaddexp", "logaddexp2", "logit", "nan_to_num", "nextafter",
     "positive", "rad2deg", "remainder", "rsub", "sgn", "sinc", "square", "xlogy",
@@ -63,10 +67,10 @@ def _quiet(fn, *arrays):
 
 # -- compositions ----------------------------------------------------------------------------
 def square(input: Tensor) -> Tensor:
-    """``input * input`` (bool squares to int64, as in PyTorch)."""
+    """``input ** 2``, as PyTorch composes it (bool squares to int64)."""
     if input.dtype == _dtype.bool:
         input = input.to(_dtype.int64)
-    return input * input
+    return input ** 2
 
 
 def positive(input: Tensor) -> Tensor:
@@ -77,37 +81,176 @@ def positive(input: Tensor) -> Tensor:
 
 
 def sgn(input: Tensor) -> Tensor:
-    """The sign: ``sign`` for real tensors, ``z / |z|`` (0 at 0) for complex ones."""
+    """The sign: ``sign`` for real tensors, ``z / |z|`` (0 at 0) for complex ones (both record
+    PyTorch's SgnBackward0)."""
     if input._data.dtype.kind == "c":
         return complex_sgn(input)
-    return ew.sign(input)
+    return record(SgnBackward0, (input,), ew._sign_array(input._data))
 
 
 def rsub(input, other, *, alpha=1) -> Tensor:
     """``other - alpha * input``."""
     check_tensor_or_number("rsub", input, other)
-    return other - alpha * input if alpha != 1 else other - input
+    return arithmetic.rsub(input, other, alpha=alpha)
+
+
+class XlogyBackward0(Node):
+    """``xlogy(self, other)`` of two tensors; ``log1p`` set: ``special.xlog1py``."""
+    rule = "self: grad * at::xlogy((self != 0), other); other: grad * self / other"
+    __slots__ = ()
+    on_tensors = True
+    saves = ("other", "self")
+    log1p = False
+
+    def backward(self, g):
+        y, x = self.saved(g)
+        return (self._dself(g, x, y) if self.needs(0) else None,
+                self._dother(g, x, y) if self.needs(1) else None)
+
+    def _dself(self, g, x, y):
+        # xlogy(x != 0, y): log(y) where x != 0, 0 elsewhere unless y is NaN
+        return g * ew.where((x != 0) | ew.isnan(y), ew.log1p(y) if self.log1p else ew.log(y), 0.0)
+
+    def _dother(self, g, x, y):
+        return g * x / (y + 1 if self.log1p else y)
+
+
+class XlogyBackward1(XlogyBackward0):
+    """``xlogy(number, tensor)``: only ``other`` has a gradient."""
+    rule = "other: grad * self / other"
+    __slots__ = ("self_value",)
+    inputs = ("other",)
+    saves = ("other", "self")
+    saved_attrs: ClassVar[dict] = {"self": "self_value"}
+
+    def backward(self, g):
+        (y,) = self.saved(g)
+        return (self._dother(g, self.self_value, y),)
+
+
+class XlogyBackward2(XlogyBackward0):
+    """``xlogy(tensor, number)``: only ``self`` has a gradient."""
+    rule = "self: grad * at::xlogy((self != 0), other)"
+    __slots__ = ("other",)
+    inputs = ("self",)
+    saves = ("other", "self")
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        y = as_tensor_operand(self.other, x)
+        return (self._dself(g, x, y),)
+
+
+class SpecialXlog1PyBackward0(XlogyBackward0):
+    rule = "self: grad * at::xlog1py((self != 0), other); other: grad * self / (other + 1)"
+    __slots__ = ()
+    log1p = True
+
+
+class SpecialXlog1PyBackward1(XlogyBackward1):
+    rule = "other: grad * self / (other + 1)"
+    __slots__ = ()
+    log1p = True
+
+
+class SpecialXlog1PyBackward2(XlogyBackward2):
+    rule = "self: grad * at::xlog1py((self != 0), other)"
+    __slots__ = ()
+    log1p = True
+
+
+def _xlogy(input, other, log1p: bool, classes):
+    x, y = _pair(input, other)
+    xd, yd = x._data, y._data
+    with np.errstate(all="ignore"):
+        out = xd * (np.log1p(yd) if log1p else np.log(yd))
+        out = np.where((xd == 0) & ~np.isnan(yd), 0.0, out).astype(out.dtype, copy=False)
+    both, number_self, number_other = classes
+    if not isinstance(input, Tensor):
+        return record(number_self, (y,), out, attrs={"self_value": input})
+    if not isinstance(other, Tensor):
+        return record(number_other, (x,), out, attrs={"other": other})
+    return record(both, (x, y), out)
 
 
 def xlogy(input, other) -> Tensor:
     """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
-    x, y = _pair(input, other)
-    zero = (x == 0) & ~ew.isnan(y)
-    safe_y = ew.where(zero, 1.0, y)
-    return ew.where(zero, 0.0, x * ew.log(safe_y))
+    return _xlogy(input, other, False, (XlogyBackward0, XlogyBackward1, XlogyBackward2))
+
+
+def xlog1py(input, other) -> Tensor:
+    """``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
+    return _xlogy(input, other, True, (SpecialXlog1PyBackward0, SpecialXlog1PyBackward1,
+                                       SpecialXlog1PyBackward2))
+
+
+class LogitBackward0(Node):
+    """PyTorch's ``logit_backward``: NaN outside ``[0, 1]`` without ``eps``, 0 outside
+    ``[eps, 1 - eps]`` with it."""
+    rule = "self: logit_backward(grad, self, eps): grad / (self * (1 - self)) inside the bounds"
+    __slots__ = ("eps",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("eps", "self")
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        d = g / (x * (1 - x))
+        if self.eps is None:
+            return (ew.where((x < 0) | (x > 1), math.nan, d),)
+        return (ew.where((x < self.eps) | (x > 1 - self.eps), 0.0, d),)
 
 
 def logit(input: Tensor, eps=None) -> Tensor:
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
-    p = _float(input)
-    if eps is not None:
-        p = ew.clamp(p, eps, 1 - eps)
-    return ew.log(p / (1 - p))
+    x = _float(input)
+    p = x._data
+    with np.errstate(all="ignore"):
+        if eps is not None:
+            p = np.clip(p, eps, 1 - eps)
+        out = np.log(p / (1 - p)).astype(p.dtype, copy=False)
+    return record(LogitBackward0, (x,), out, attrs={"eps": eps})
+
+
+class LerpBackward0(Node):
+    """``lerp`` with a number weight."""
+    rule = "self: grad * (1 - weight); end: grad * weight"
+    __slots__ = ("weight",)
+    inputs = ("self", "end")
+    saves = ("weight",)
+
+    def backward(self, g):
+        w = dual.conj(self.weight)
+        return g * (1 - w), g * w
+
+
+class LerpBackward1(Node):
+    """``lerp`` with a tensor weight."""
+    rule = "self: grad * (1 - weight); end: grad * weight; weight: grad * (end - self)"
+    __slots__ = ()
+    inputs = ("self", "end", "weight")
+    saves = ("end", "self", "weight")
+
+    def backward(self, g):
+        e, x, w = map(dual.conj, self.saved(g))
+        return g * (1 - w), g * w, g * (e - x)
+
+
+def _lerp_array(a, b, w):
+    """PyTorch's two-sided formula: exact at both ends (weight 0 gives a, 1 gives b)."""
+    with np.errstate(all="ignore"):
+        return np.where(np.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
 
 
 def lerp(input: Tensor, end, weight) -> Tensor:
     """``input + weight * (end - input)``."""
-    return input + weight * (end - input)
+    check_tensor_only("lerp", input, end)
+    a, b = input._data, end._data
+    if isinstance(weight, Tensor):
+        out = _lerp_array(a, b, weight._data).astype(np.result_type(a, b), copy=False)
+        return record(LerpBackward1, (input, end, weight), out)
+    out = _lerp_array(a, b, weight).astype(np.result_type(a, b), copy=False)
+    return record(LerpBackward0, (input, end), out, attrs={"weight": weight})
 
 
 class FracBackward0(Node):
@@ -124,12 +267,13 @@ def frac(input: Tensor) -> Tensor:
     return record(FracBackward0, (input,), _quiet(lambda a: a - np.trunc(a), d))
 
 
-def deg2rad(input: Tensor) -> Tensor:
-    return _float(input) * (math.pi / 180.0)
-
-
-def rad2deg(input: Tensor) -> Tensor:
-    return _float(input) * (180.0 / math.pi)
+_DEG, _RAD = math.pi / 180.0, 180.0 / math.pi
+deg2rad, Deg2RadBackward0 = unary(
+    "deg2rad", "Deg2RadBackward0", lambda input: _float(input)._data * _DEG,
+    lambda g: g * _DEG, saves=None, rule="self: grad * M_PI / 180")
+rad2deg, Rad2DegBackward0 = unary(
+    "rad2deg", "Rad2DegBackward0", lambda input: _float(input)._data * _RAD,
+    lambda g: g * _RAD, saves=None, rule="self: grad * 180 / M_PI")
 
 
 def float_power(input, exponent) -> Tensor:
@@ -145,40 +289,158 @@ def float_power(input, exponent) -> Tensor:
     return base ** exp
 
 
+class FmaxBackward0(Node):
+    """The gradient goes to the input picked (``self`` on ties and where ``other`` is NaN)."""
+    rule = ("self: grad where (self >= other or other is NaN), else 0; other: grad where not "
+            "that, else 0")
+    __slots__ = ()
+    saves = ("other", "self")
+    pick = np.greater_equal
+
+    def backward(self, g):
+        b, a = self.saved(g)
+        ad, bd = dual.data(a), dual.data(b)
+        take_a = self.pick(ad, bd) | dual.xp_of(bd).isnan(bd)
+        return dual.where(take_a, g, 0.0), dual.where(take_a, 0.0, g)
+
+
+class FminBackward0(FmaxBackward0):
+    rule = ("self: grad where (self <= other or other is NaN), else 0; other: grad where not "
+            "that, else 0")
+    __slots__ = ()
+    pick = np.less_equal
+
+
+def _fextremum(cls, name, input, other):
+    check_tensor_only(name, input, other)
+    ta, tb, a, b = binary_operands(input, other)
+    return record(cls, (ta, tb), getattr(get_array_module(a), name)(a, b))
+
+
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum that ignores NaN (ties go to ``input``)."""
-    check_tensor_only("fmax", input, other)
-    return ew.where((input >= other) | ew.isnan(other), input, other)
+    return _fextremum(FmaxBackward0, "fmax", input, other)
 
 
 def fmin(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum that ignores NaN (ties go to ``input``)."""
-    check_tensor_only("fmin", input, other)
-    return ew.where((input <= other) | ew.isnan(other), input, other)
+    return _fextremum(FminBackward0, "fmin", input, other)
+
+
+class HypotBackward0(Node):
+    rule = "self: grad * self / result; other: grad * other / result"
+    __slots__ = ()
+    saves = ("other", "self", "result")
+
+    def backward(self, g):
+        b, a, out = map(dual.conj, self.saved(g))
+        return g * a / out, g * b / out
 
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """``sqrt(input**2 + other**2)``."""
     check_tensor_only("hypot", input, other)
-    return ew.sqrt(input * input + other * other)
+    ta, tb, a, b = binary_operands(input, other)
+    return record(HypotBackward0, (ta, tb), _quiet(np.hypot, a, b))
+
+
+class NanToNumBackward0(Node):
+    rule = "self: grad * at::isfinite(self)"
+    why_zero = "nan_to_num: every input was NaN or infinite"
+    __slots__ = ()
+    inputs = ("self",)
+    saves = ("self",)
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        xd = dual.data(x)
+        return (dual.where(dual.xp_of(xd).isfinite(xd), g, 0.0),)
 
 
 def nan_to_num(input: Tensor, nan=0.0, posinf=None, neginf=None) -> Tensor:
     """NaN, +inf and -inf replaced by finite numbers (the dtype's extremes by default)."""
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         return input.clone()
-    info = np.finfo(input._data.dtype)
+    d = input._data
+    info = np.finfo(d.dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
-    out = ew.where(ew.isnan(input), nan, input)
-    out = ew.where(input == math.inf, posinf, out)
-    return ew.where(input == -math.inf, neginf, out)
+    out = get_array_module(d).nan_to_num(d, nan=nan, posinf=posinf, neginf=neginf)
+    return record(NanToNumBackward0, (input,), out)
+
+
+class LdexpBackward0(Node):
+    rule = "self: grad * pow(2, other); other: grad * result * ln(2)"
+    __slots__ = ()
+    saves = ("other", "result")
+
+    def backward(self, g):
+        b, out = map(dual.conj, self.saved(g))
+        return g * 2.0 ** b, g * out * math.log(2.0)
 
 
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """``input * 2 ** other``."""
     check_tensor_only("ldexp", input, other)
-    return _float(input) * ew.exp2(_float(_operand(other, input)))
+    a, b = _float(input), _operand(other, input)
+    with np.errstate(all="ignore"):
+        out = a._data * np.exp2(_float(b)._data)
+    return record(LdexpBackward0, (a, b), out)
+
+
+class AddcmulBackward0(Node):
+    rule = ("self: grad; tensor1: grad * (tensor2 * value).conj(); "
+            "tensor2: grad * (tensor1 * value).conj()")
+    __slots__ = ("value",)
+    inputs = ("self", "tensor1", "tensor2")
+    saves = ("tensor1", "tensor2", "value")
+    saved_when: ClassVar[dict] = {"tensor1": ("tensor2",), "tensor2": ("tensor1",)}
+
+    def backward(self, g):
+        t1, t2 = self.saved(g)
+        v = self.value
+        return (g if self.needs(0) else None,
+                g * dual.conj(t2 * v) if self.needs(1) else None,
+                g * dual.conj(t1 * v) if self.needs(2) else None)
+
+
+class AddcdivBackward0(Node):
+    rule = ("self: grad; tensor1: grad * (value / tensor2).conj(); "
+            "tensor2: -grad * (value * tensor1 / (tensor2 * tensor2)).conj()")
+    __slots__ = ("value",)
+    inputs = ("self", "tensor1", "tensor2")
+    saves = ("tensor1", "tensor2", "value")
+    saved_when: ClassVar[dict] = {"tensor1": ("tensor2",)}
+
+    def backward(self, g):
+        t1, t2 = self.saved(g)
+        v = self.value
+        return (g if self.needs(0) else None,
+                g * dual.conj(v / t2) if self.needs(1) else None,
+                -g * dual.conj(v * t1 / (t2 * t2)) if self.needs(2) else None)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1) -> Tensor:
+    """``input + value * tensor1 * tensor2``."""
+    a, b, c = input._data, tensor1._data, tensor2._data
+    out = a + value * b * c
+    return record(AddcmulBackward0, (input, tensor1, tensor2), out, attrs={"value": value})
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor:
+    """``input + value * tensor1 / tensor2``."""
+    if tensor1.dtype.is_floating_point is False and tensor2.dtype.is_floating_point is False:
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future "
+                           "release addcdiv will perform a true division of tensor1 and tensor2. "
+                           "The historic addcdiv behavior can be implemented as (input + value * "
+                           "gradnb.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs "
+                           "and as (input + value * tensor1 / tensor2) for float inputs. The "
+                           "future addcdiv behavior is just the latter implementation: (input + "
+                           "value * tensor1 / tensor2), for all dtypes.")
+    a, b, c = input._data, tensor1._data, tensor2._data
+    with np.errstate(all="ignore"):  # division by 0 gives inf and NaN silently, as in PyTorch
+        out = a + value * b / c
+    return record(AddcdivBackward0, (input, tensor1, tensor2), out, attrs={"value": value})
 
 
 # -- rules -----------------------------------------------------------------------------------
@@ -186,10 +448,10 @@ class Atan2Backward0(Node):
     rule = "self: grad * other / (self**2 + other**2); other: -grad * self / (self**2 + other**2)"
     __slots__ = ()
     on_tensors = True
-    saves = (0, 1)
+    saves = ("other", "self")
 
     def backward(self, g):
-        y, x = self.saved(g)
+        x, y = self.saved(g)
         r2 = x * x + y * y
         return g * x / r2, -g * y / r2
 
@@ -203,14 +465,15 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
 
 class LogaddexpBackward0(Node):
     rule = "self: grad * exp(self - result); other: grad * exp(other - result)"
-    __slots__ = ("base2",)
+    __slots__ = ()
     on_tensors = True
-    saves = (0, 1)
+    saves = ("other", "self")
+    base2 = False
 
     def backward(self, g):
         # PyTorch's ``g / (1 + exp(other - self))`` (base 2 for logaddexp2), literally: where an
         # operand is infinite its second derivative is NaN there, as torch's is
-        a, b = self.saved(g)
+        b, a = self.saved(g)
         power = ew.exp2 if self.base2 else ew.exp
         wa = 1 / (1 + power(b - a))
         wb = 1 / (1 + power(a - b))
@@ -221,23 +484,27 @@ def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     """``log(exp(input) + exp(other))`` without overflow."""
     check_tensor_only("logaddexp", input, other)
     a, b = _pair(input, other)
-    return record(LogaddexpBackward0, (a, b), _quiet(np.logaddexp, a._data, b._data),
-                  attrs={"base2": False})
+    return record(LogaddexpBackward0, (a, b), _quiet(np.logaddexp, a._data, b._data))
+
+
+class Logaddexp2Backward0(LogaddexpBackward0):
+    rule = "self: grad * 2**(self - result); other: grad * 2**(other - result)"
+    __slots__ = ()
+    base2 = True
 
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """``log2(2**input + 2**other)`` without overflow."""
     check_tensor_only("logaddexp2", input, other)
     a, b = _pair(input, other)
-    return record(LogaddexpBackward0, (a, b), _quiet(np.logaddexp2, a._data, b._data),
-                  attrs={"base2": True})
+    return record(Logaddexp2Backward0, (a, b), _quiet(np.logaddexp2, a._data, b._data))
 
 
 class CopysignBackward0(Node):
     rule = "self: grad * sign(self) * sign(result); other: zeros"
     __slots__ = ()
     on_tensors = True
-    saves = (0, OUTPUT)
+    saves = ("self", "result")
 
     def backward(self, g):
         a, out = self.saved(g)
@@ -245,11 +512,24 @@ class CopysignBackward0(Node):
         return g * ratio, None
 
 
+class CopysignBackward1(CopysignBackward0):
+    """``copysign(tensor, number)``: one input."""
+    rule = "self: grad * sign(self) * sign(result)"
+    __slots__ = ()
+    inputs = ("self",)
+    saves = ("self", "result")
+
+    def backward(self, g):
+        return super().backward(g)[:1]
+
+
 def copysign(input: Tensor, other) -> Tensor:
     """``|input|`` with the sign of ``other``."""
     check_tensor_or_number("copysign", input, other)
     a, b = _pair(input, other)
-    return record(CopysignBackward0, (a, None), np.copysign(a._data, b._data))
+    if not isinstance(other, Tensor):
+        return record(CopysignBackward1, (a,), np.copysign(a._data, b._data))
+    return record(CopysignBackward0, (a, b), np.copysign(a._data, b._data))
 
 
 class NextafterBackward0(Node):
@@ -259,6 +539,7 @@ class NextafterBackward0(Node):
 
     __slots__ = ()
     on_tensors = True
+    saves = ("other", "self")  # unread, but PyTorch saves them
 
     def backward(self, g):
         return g, None
@@ -274,24 +555,37 @@ def nextafter(input: Tensor, other) -> Tensor:
     return record(NextafterBackward0, (a, b), np.nextafter(a._data, b._data))
 
 
-class FmodBackward0(Node):
-    """d/da = 1; d/db = -(a / b rounded toward zero, or down for remainder)."""
-    rule = "self: grad; other: -grad * trunc(self / other)"
+class FmodBackward1(Node):
+    """d/da = 1; d/db = -(a / b rounded toward zero)."""
+    rule = "self: grad; other: -grad * self.div(other, rounding_mode='trunc')"
 
-    __slots__ = ("floor",)
+    __slots__ = ()
     on_tensors = True
-    saves = (0, 1)
+    saves = ("other", "self")
+    floor = False
 
     def backward(self, g):
-        a, b = self.saved(g)
+        b, a = self.saved(g)
         q = a / b
         q = (ew.floor(q) if self.floor else ew.trunc(q)).detach()
         return g, -g * q
 
 
+class RemainderBackward1(FmodBackward1):
+    """d/da = 1; d/db = -(a / b rounded down)."""
+    rule = "self: grad; other: -grad * self.div(other, rounding_mode='floor')"
+    __slots__ = ()
+    floor = True
+
+
+FmodBackward0 = node("FmodBackward0", lambda g: g, rule="self: grad")
+RemainderBackward0 = node("RemainderBackward0", lambda g: g, rule="self: grad")
+
+
 def _modulo(a, b, floor):
     ta, tb, xa, xb = binary_operands(a, b)
     like = ta if ta is not None else tb
+    scalar_other = not isinstance(b, Tensor)
     ta = ta if ta is not None else as_tensor_operand(xa, like)
     tb = tb if tb is not None else as_tensor_operand(xb, like)
     xp = get_array_module(ta._data)
@@ -301,8 +595,10 @@ def _modulo(a, b, floor):
     fn = xp.remainder if floor else xp.fmod
     out = _quiet(fn, ta._data, tb._data)
     if integral:
-        return record(FmodBackward0, (), out)
-    return record(FmodBackward0, (ta, tb), out, attrs={"floor": floor})
+        return record(FmodBackward1, (), out)
+    if scalar_other:  # PyTorch's Scalar overload: one input, nothing saved
+        return record(RemainderBackward0 if floor else FmodBackward0, (ta,), out)
+    return record(RemainderBackward1 if floor else FmodBackward1, (ta, tb), out)
 
 
 def fmod(input, other) -> Tensor:
@@ -323,7 +619,7 @@ class SincBackward0(Node):
 
     __slots__ = ()
     on_tensors = True
-    saves = (0,)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -339,40 +635,20 @@ def sinc(input: Tensor) -> Tensor:
     return record(SincBackward0, (x,), _quiet(np.sinc, x._data))
 
 
-class InverseHyperbolicBackward(Node):
-    """asinh: 1/sqrt(x^2+1); acosh: 1/sqrt(x^2-1); atanh: 1/(1-x^2)."""
-    rule = (
-        "self: grad / sqrt(self**2 + 1) (asinh), / sqrt(self**2 - 1) (acosh), / (1 - self**2) "
-        "(atanh)"
-    )
-
-    __slots__ = ("kind",)
-    on_tensors = True
-    saves = (0,)
-
-    def backward(self, g):
-        (x,) = self.saved(g)
-        if self.kind == "asinh":
-            return (g / ew.sqrt(x * x + 1),)
-        if self.kind == "acosh":
-            return (g / ew.sqrt(x * x - 1),)
-        return (g / (1 - x * x),)
+def _inverse_hyperbolic(op, name, ufunc, formula, rule):
+    return unary(op, name, lambda input: _quiet(ufunc, _float(input)._data), formula,
+                 saves="self", rule=rule, module=__name__)
 
 
-def _inverse_hyperbolic(kind, ufunc):
-    def fn(input: Tensor) -> Tensor:
-        x = _float(input)
-        return record(InverseHyperbolicBackward, (x,), _quiet(ufunc, x._data),
-                      attrs={"kind": kind})
-
-    fn.__name__ = kind
-    fn.__doc__ = f"Elementwise {kind}."
-    return fn
-
-
-asinh = _inverse_hyperbolic("asinh", np.arcsinh)
-acosh = _inverse_hyperbolic("acosh", np.arccosh)
-atanh = _inverse_hyperbolic("atanh", np.arctanh)
+asinh, AsinhBackward0 = _inverse_hyperbolic(
+    "asinh", "AsinhBackward0", np.arcsinh, lambda g, x: g / dual.sqrt(x * x + 1),
+    "self: grad * (self.pow(2) + 1).rsqrt().conj()")
+acosh, AcoshBackward0 = _inverse_hyperbolic(
+    "acosh", "AcoshBackward0", np.arccosh, lambda g, x: g / dual.sqrt(x * x - 1),
+    "self: grad * (self.pow(2) - 1).rsqrt().conj()")
+atanh, AtanhBackward0 = _inverse_hyperbolic(
+    "atanh", "AtanhBackward0", np.arctanh, lambda g, x: g / (1 - x * x),
+    "self: grad * 1 / (1 - self.pow(2)).conj()")
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
 arcsin, arccos, arctan, arctan2 = ew.asin, ew.acos, ew.atan, atan2
 
@@ -381,7 +657,7 @@ class ErfcBackward0(Node):
     rule = "self: -grad * 2 / sqrt(pi) * exp(-self**2)"
     __slots__ = ()
     on_tensors = True
-    saves = (0,)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -397,13 +673,14 @@ def erfc(input: Tensor) -> Tensor:
 
 
 class ErfinvBackward0(Node):
-    rule = "self: grad * sqrt(pi) / 2 * exp(result**2)"
+    rule = "self: grad * sqrt(pi) / 2 * exp(erfinv(self)**2)"
     __slots__ = ()
     on_tensors = True
-    saves = (OUTPUT,)
+    saves = ("self",)
 
     def backward(self, g):
-        (y,) = self.saved(g)
+        (x,) = self.saved(g)
+        y = erfinv(x)
         return (g * (math.sqrt(math.pi) / 2) * ew.exp(y * y),)
 
 

@@ -233,15 +233,37 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
                   attrs={"hits": hits, "source_shape": source._data.shape})
 
 
+class FillBackward0(Node):
+    """``fill(self, number)``: the output does not depend on ``self``."""
+    rule = "self: zeros_like(grad)"
+    __slots__ = ()
+    inputs = ("self",)
+
+    def backward(self, g):
+        return (dual.zeros_like(g),)
+
+
+class FillBackward1(Node):
+    """``fill(self, value)`` with a 0-d tensor ``value``: every element is ``value``."""
+    rule = "self: zeros_like(grad); value: grad.sum()"
+    __slots__ = ()
+    inputs = ("self", "value")
+
+    def backward(self, g):
+        return dual.zeros_like(g), dual.sum(g)
+
+
 def fill(input: Tensor, value) -> Tensor:
     """A tensor of ``input``'s shape and dtype filled with ``value``."""
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value.dim()} dimensions.")
-    v = value.to(input.dtype) if isinstance(value, Tensor) else as_tensor_operand(
-        value, input).to(input.dtype)
-    everywhere = wrap(get_array_module(input._data).ones(tuple(input.shape), dtype=bool))
-    return ew.where(everywhere, v, input)
+    d = input._data
+    v = value._data if isinstance(value, Tensor) else as_tensor_operand(value, input)._data
+    out = get_array_module(d).full(d.shape, v, dtype=d.dtype)
+    if isinstance(value, Tensor):
+        return record(FillBackward1, (input, value), out)
+    return record(FillBackward0, (input,), out)
 
 
 def zero_(input: Tensor) -> Tensor:
@@ -274,13 +296,25 @@ def sum_to_size(input: Tensor, *size) -> Tensor:
 _frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
 
 
+class FrexpBackward0(Node):
+    """``mantissa = self / 2**exponent``; the exponent output has no gradient."""
+    rule = "self: grad / exponent.exp2()"
+    __slots__ = ()
+    saved_names = ("exponent",)
+
+    def backward(self, g):
+        (e,) = self.saved(g)
+        return (g / 2.0 ** dual.data(e),)
+
+
 def frexp(input: Tensor):
     """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``."""
     if not input.dtype.is_floating_point:
         raise RuntimeError("gradnb.frexp() only supports floating-point dtypes")
-    _, e = np.frexp(input._data)
+    mantissa, e = np.frexp(input._data)
     exponent = wrap(e.astype(np.int32))
-    return _frexp_result(input / ew.exp2(wrap(e.astype(input._data.dtype))), exponent)
+    # The exponent is an output outside the graph (an integer), saved per recording.
+    return _frexp_result(record(FrexpBackward0, (input,), mantissa, save=(exponent,)), exponent)
 
 
 def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
@@ -321,5 +355,6 @@ TENSOR_METHODS = {
     "resolve_neg": resolve_neg,
     "select_scatter": select_scatter, "slice_scatter": slice_scatter,
     "sum_to_size": sum_to_size, "unsafe_chunk": unsafe_chunk, "unsafe_split": unsafe_split,
-    "__rdiv__": reflected("__rdiv__", lambda self, other: other / self),
+    # PyTorch's ``__rdiv__`` is ``self.reciprocal() * other`` (MulBackward0)
+    "__rdiv__": reflected("__rdiv__", lambda self, other: self.reciprocal() * other),
 }

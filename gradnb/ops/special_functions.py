@@ -15,8 +15,9 @@ import math
 import numpy as np
 
 from .._core import dtype as _dtype
-from .._core.graph import OUTPUT, Node
+from .._core.graph import Node
 from .._core.record import record
+from . import arithmetic as ar
 from . import elementwise as ew
 from . import pointwise as pw
 from . import reductions as red
@@ -132,7 +133,8 @@ class PolygammaBackward0(Node):
     rule = "self: grad * polygamma(n + 1, self)"
     __slots__ = ("n",)
     on_tensors = True
-    saves = (0,)
+    inputs = ("self",)
+    saves = ("n", "self")
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -148,17 +150,29 @@ def polygamma(n: int, input: Tensor) -> Tensor:
     return record(PolygammaBackward0, (x,), out, attrs={"n": n})
 
 
+class DigammaBackward0(Node):
+    rule = "self: grad * polygamma(1, self)"
+    __slots__ = ()
+    on_tensors = True
+    saves = ("self",)
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (g * polygamma(1, x),)
+
+
 def digamma(input: Tensor) -> Tensor:
     """The logarithmic derivative of the gamma function (``-inf`` at 0, NaN at the negative
     integers)."""
-    return polygamma(0, input)
+    x = _float(input)
+    return record(DigammaBackward0, (x,), _polygamma_array(0, x._data).astype(x._data.dtype))
 
 
 class LgammaBackward0(Node):
     rule = "self: grad * digamma(self)"
     __slots__ = ()
     on_tensors = True
-    saves = (0,)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -172,16 +186,31 @@ def lgamma(input: Tensor) -> Tensor:
     return record(LgammaBackward0, (x,), out)
 
 
+class MvlgammaBackward0(Node):
+    rule = "self: mvlgamma_backward(grad, self, p): grad * sum_j digamma(self - j / 2)"
+    __slots__ = ("p",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("p", "self")
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        shifts = as_tensor_operand(np.arange(self.p, dtype=x._data.dtype) / 2, x)
+        return (g * red.sum(digamma(x.unsqueeze(-1) - shifts), -1),)
+
+
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The log of the multivariate gamma function of dimension ``p``."""
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = _float(input)
-    if x.numel() and not bool((x._data > (p - 1) / 2).all()):
+    d = x._data
+    if d.size and not bool((d > (p - 1) / 2).all()):
         raise RuntimeError(f"All elements must be greater than (p-1)/2 = {(p - 1) / 2}")
-    shifts = as_tensor_operand(np.arange(p, dtype=x._data.dtype) / 2, x)
-    terms = lgamma(x.unsqueeze(-1) - shifts)
-    return red.sum(terms, -1) + p * (p - 1) / 4 * math.log(math.pi)
+    shifts = np.arange(p, dtype=d.dtype) / 2
+    terms = _lgamma_array(d[..., None] - shifts).astype(d.dtype)
+    out = (terms.sum(-1) + p * (p - 1) / 4 * math.log(math.pi)).astype(d.dtype)
+    return record(MvlgammaBackward0, (x,), out, attrs={"p": p})
 
 
 # -- modified Bessel functions ----------------------------------------------------------------
@@ -226,59 +255,79 @@ def _bessel_series(order: int, x, scaled: bool):
         return total
 
 
-class BesselBackward(Node):
-    """i0' = i1; i0e' = i1e - sign(x) i0e; i1' = i0 - i1/x; i1e' = i0e - i1e (sign(x) + 1/x)
-    (both 1/2 at 0)."""
-    rule = "self: grad * the Bessel function's derivative (recurrence in the order)"
-
-    __slots__ = ("kind",)
+class I0Backward0(Node):
+    rule = "self: grad * at::special_i1(self)"
+    __slots__ = ()
     on_tensors = True
-    saves = (0, OUTPUT)
+    saves = ("self",)
+
+    def backward(self, g):
+        (x,) = self.saved(g)
+        return (g * i1(x),)
+
+
+class SpecialI0EBackward0(Node):
+    rule = "self: grad * (at::special_i1e(self) - self.sgn() * result)"
+    __slots__ = ()
+    on_tensors = True
+    saves = ("self", "result")
 
     def backward(self, g):
         x, y = self.saved(g)
-        if self.kind == "i0":
-            return (g * i1(x),)
-        if self.kind == "i0e":
-            return (g * (i1e(x) - ew.sign(x) * y),)
+        return (g * (i1e(x) - ew.sign(x) * y),)
+
+
+class SpecialI1Backward0(Node):
+    """i1' = i0 - i1 / x (1/2 at 0)."""
+    rule = "self: i1_backward(grad, self, result): grad * (i0(self) - result / self)"
+    __slots__ = ()
+    on_tensors = True
+    saves = ("self", "result")
+
+    def backward(self, g):
+        x, y = self.saved(g)
         safe = ew.where(x == 0, 1.0, x)
-        if self.kind == "i1":
-            d = i0(x) - y / safe
-        else:
-            d = i0e(x) - y * (ew.sign(x) + 1 / safe)
-        return (g * ew.where(x == 0, 0.5, d),)
+        return (g * ew.where(x == 0, 0.5, i0(x) - y / safe),)
 
 
-def _bessel(kind: str, order: int, scaled: bool):
+class SpecialI1EBackward0(Node):
+    """i1e' = i0e - i1e (sign(x) + 1/x) (1/2 at 0)."""
+    rule = "self: i1e_backward(grad, self, result): grad * (i0e(self) - result * (sgn(self) + 1 / self))"
+    __slots__ = ()
+    on_tensors = True
+    saves = ("self", "result")
+
+    def backward(self, g):
+        x, y = self.saved(g)
+        safe = ew.where(x == 0, 1.0, x)
+        return (g * ew.where(x == 0, 0.5, i0e(x) - y * (ew.sign(x) + 1 / safe)),)
+
+
+def _bessel(kind: str, order: int, scaled: bool, cls):
     def fn(input: Tensor) -> Tensor:
         x = _float(input)
-        out = _bessel_series(order, x._data, scaled).astype(x._data.dtype)
-        return record(BesselBackward, (x,), out, attrs={"kind": kind})
+        return record(cls, (x,), _bessel_series(order, x._data, scaled).astype(x._data.dtype))
 
     fn.__name__ = kind
     fn.__doc__ = f"The modified Bessel function ``{kind}``."
     return fn
 
 
-i0 = _bessel("i0", 0, False)
-i0e = _bessel("i0e", 0, True)
-i1 = _bessel("i1", 1, False)
-i1e = _bessel("i1e", 1, True)
+i0 = _bessel("i0", 0, False, I0Backward0)
+i0e = _bessel("i0e", 0, True, SpecialI0EBackward0)
+i1 = _bessel("i1", 1, False, SpecialI1Backward0)
+i1e = _bessel("i1e", 1, True, SpecialI1EBackward0)
 
 
 # -- gradnb.special compositions ----------------------------------------------------------------
-def xlog1py(input, other) -> Tensor:
-    """``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
-    x, y = pw._pair(input, other)
-    zero = (x == 0) & ~ew.isnan(y)
-    return ew.where(zero, 0.0, x * ew.log1p(ew.where(zero, 0.0, y)))
+xlog1py = pw.xlog1py
 
 
 class SpecialEntrBackward0(Node):
     rule = "self: -grad * (log(self) + 1)"
     __slots__ = ()
     on_tensors = True
-    saves = (0,)
+    saves = ("self",)
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -298,7 +347,9 @@ def entr(input: Tensor) -> Tensor:
 
 def ndtr(input: Tensor) -> Tensor:
     """The standard normal CDF."""
-    return 0.5 * pw.erfc(_float(input) * -math.sqrt(0.5))
+    # PyTorch's composition, node for node: mul.Scalar, erf, add.Scalar, mul.Scalar
+    return ar.mul_scalar(ar.add_scalar(ew.erf(ar.mul_scalar(_float(input), math.sqrt(0.5))), 1),
+                         0.5)
 
 
 class SpecialLogNdtrBackward0(Node):
@@ -308,7 +359,7 @@ class SpecialLogNdtrBackward0(Node):
 
     __slots__ = ()
     on_tensors = True
-    saves = (0, OUTPUT)
+    saves = ("self", "result")
 
     def backward(self, g):
         x, y = self.saved(g)
@@ -338,16 +389,31 @@ def log_ndtr(input: Tensor) -> Tensor:
     return record(SpecialLogNdtrBackward0, (x,), out)
 
 
+class SpecialNdtriBackward0(Node):
+    rule = "self: grad * sqrt(2 * pi) * (result.square() / 2).exp()"
+    __slots__ = ()
+    on_tensors = True
+    saves = ("result",)
+
+    def backward(self, g):
+        (y,) = self.saved(g)
+        return (g * math.sqrt(2 * math.pi) * ew.exp(y * y / 2),)
+
+
 def ndtri(input: Tensor) -> Tensor:
     """The inverse of the standard normal CDF."""
-    return math.sqrt(2.0) * pw.erfinv(2 * _float(input) - 1)
+    x = _float(input)
+    d = x._data
+    with np.errstate(all="ignore"):
+        out = math.sqrt(2.0) * pw._erfinv_array(2 * d.astype(np.float64) - 1) if d.size else d
+    return record(SpecialNdtriBackward0, (x,), np.asarray(out).astype(d.dtype))
 
 
-class ErfcxBackward0(Node):
+class SpecialErfcxBackward0(Node):
     rule = "self: grad * (2 * self * result - 2 / sqrt(pi))"
     __slots__ = ()
     on_tensors = True
-    saves = (0, OUTPUT)
+    saves = ("self", "result")
 
     def backward(self, g):
         x, y = self.saved(g)
@@ -376,7 +442,7 @@ def _erfcx_array(x):
 def erfcx(input: Tensor) -> Tensor:
     """The scaled complementary error function ``exp(x**2) * erfc(x)``."""
     x = _float(input)
-    return record(ErfcxBackward0, (x,), _erfcx_array(x._data).astype(x._data.dtype))
+    return record(SpecialErfcxBackward0, (x,), _erfcx_array(x._data).astype(x._data.dtype))
 
 
 TENSOR_METHODS = {
