@@ -415,8 +415,9 @@ _FILLED = re.compile(r"(\w+?)_(sym_sizes|sym_numel|sym_strides|scalar_type|dim)$
 def _compile_saves(cls) -> None:
     """Turn a class's ``saves`` (PyTorch's names) into what ``record`` and the readers use."""
     saves = cls.saves
+    cls._prepare = None  # (not a parent's: this class says again what it saves)
     if not all(isinstance(name, str) for name in saves):  # old style: positions, Output
-        cls._save_spec = saves
+        cls._save_spec = tuple(saves)
         return
     spec, tensors, attrs, fills = [], [], dict(cls.saved_attrs), []
     for name in saves:
@@ -443,7 +444,20 @@ def _compile_saves(cls) -> None:
     when = [(tensors.index(name), tuple(cls.inputs.index(i) for i in needers))
             for name, needers in cls.saved_when.items()]
     if fills or when:
-        cls._prepare = staticmethod(functools.partial(_prepare, tuple(fills), tuple(when), spec))
+        prepare = functools.partial(_prepare, tuple(fills), tuple(when), spec)
+        cls._prepare = staticmethod(prepare)
+        cls._save_spec = PreparedSpec(spec, prepare)
+
+
+class PreparedSpec(tuple):
+    """The ``_save_spec`` of a class that has a ``_prepare``: the same tuple, carrying the
+    function. ``record`` reads one attribute per recording, ``_save_spec``, and calls ``prepare``
+    only when it is not a plain tuple (most classes need nothing done per recording)."""
+
+    def __new__(cls, spec: tuple, prepare):
+        self = super().__new__(cls, spec)
+        self.prepare = prepare
+        return self
 
 
 def _prepare(fills, when, spec, node, inputs) -> tuple:

@@ -21,17 +21,23 @@ from __future__ import annotations
 import numpy as np
 
 from . import events
+from .events import observers as _observers
 from .grad_mode import grad_off_threads as _grad_off_threads
 from .grad_mode import state as _grad_state
-from .graph import link
+from .grad_mode import inference_threads as _inference_threads
+from .graph import _ZERO_NRS, accumulator, link
+from .graph import _sequence as _sequence
 from .graph import save as keep_saved
+from .graph import switches as _switches
 from .tensor import Tensor
 from .views import refresh, share_memory
 
 __all__ = ["record", "would_record", "wrap"]
 
 _make = Tensor._make
+_new = object.__new__
 _ndarray = np.ndarray
+_ZERO_NRS1, _ZERO_NRS2 = _ZERO_NRS[1], _ZERO_NRS[2]
 
 
 def wrap(data, node=None) -> Tensor:
@@ -57,52 +63,114 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
       None for outputs outside the graph) onto the node: in-place writes and custom Functions.
     - ``ctx``: the node itself, made before the forward ran (a custom Function's ``ctx``).
     """
-    if not _grad_off_threads[0] or _grad_state.enabled:
+    # One pass over the inputs decides whether to record, brings stale views up to date and
+    # finds each input's producer (``graph.link``'s work, inlined here for one and two inputs,
+    # nearly every op): it runs once per op.
+    if _grad_off_threads[0] and not _grad_state.enabled:
+        on = False
+    else:
         n = len(inputs)
-        if n == 1:
-            a = inputs[0]
-            on = a is not None and a._requires_grad
-        elif n == 2:
+        if n == 2:
             a, b = inputs
             on = (a is not None and a._requires_grad) or (b is not None and b._requires_grad)
+        elif n == 1:
+            a = inputs[0]
+            on = a is not None and a._requires_grad
         else:  # (a loop, not ``any()`` over a generator: addmm records here every layer)
             on = False
             for t in inputs:
                 if t is not None and t._requires_grad:
                     on = True
                     break
-    else:
-        on = False
     if not on:
         if into is not None:
             return into
         if type(data) is _ndarray and not cls.is_view:  # the common case, without a call
             return _make(data)
         return _outputs(cls, inputs, data, None)
-    for t in inputs:  # only views carry a version to compare; everything else skips fast
-        if t is not None and t._grad_fn_version is not None \
-                and t._grad_fn_version != t._version[0]:
-            refresh(t)
-    node = object.__new__(cls) if ctx is None else ctx
-    link(node, inputs)
+    node = _new(cls) if ctx is None else ctx
+    if n == 2:
+        # Only views carry a version to compare; everything else skips fast.
+        if a is not None and a._grad_fn_version is not None \
+                and a._grad_fn_version != a._version[0]:
+            refresh(a)
+        if b is not None and b._grad_fn_version is not None \
+                and b._grad_fn_version != b._version[0]:
+            refresh(b)
+        if a is not None and a._requires_grad:
+            fa = a._grad_fn
+            if fa is None:
+                fa, ra = accumulator(a), 0
+            else:
+                ra = a._output_nr
+        else:
+            fa, ra = None, 0
+        if b is not None and b._requires_grad:
+            fb = b._grad_fn
+            if fb is None:
+                fb, rb = accumulator(b), 0
+            else:
+                rb = b._output_nr
+        else:
+            fb, rb = None, 0
+        node._next = (fa, fb)
+        node._next_nr = (ra, rb) if ra or rb else _ZERO_NRS2
+        node._seq = next(_sequence)
+        if _switches.anomaly is not None:
+            _switches.anomaly(node)
+    elif n == 1:
+        if a._grad_fn_version is not None and a._grad_fn_version != a._version[0]:
+            refresh(a)
+        fa = a._grad_fn
+        if fa is None:
+            node._next = (accumulator(a),)
+            node._next_nr = _ZERO_NRS1
+        else:
+            node._next = (fa,)
+            node._next_nr = (a._output_nr,) if a._output_nr else _ZERO_NRS1
+        node._seq = next(_sequence)
+        if _switches.anomaly is not None:
+            _switches.anomaly(node)
+    else:
+        for t in inputs:
+            if t is not None and t._grad_fn_version is not None \
+                    and t._grad_fn_version != t._version[0]:
+                refresh(t)
+        link(node, inputs)
     if attrs is not None:
         for name, value in attrs.items():
             setattr(node, name, value)
     if into is not None:
+        node._saved = ()  # (``into`` points at the node now, even if saving fails)
         outputs = _rebase(into, node)
-    elif type(data) is _ndarray and not cls.is_view:  # the common case, without a call
+    elif type(data) is _ndarray and not cls.is_view:  # the common case: ``_make``, inlined
         node._shape = data.shape
         node._dtype = data.dtype
-        outputs = _make(data, True, node)
+        outputs = _new(Tensor)
+        outputs._data = data
+        outputs._requires_grad = True
+        outputs._grad_fn = node
+        outputs._output_nr = 0
+        outputs._version = [0]
+        if _inference_threads[0] and _grad_state.inference:
+            outputs._inference = True
     else:
         outputs = _outputs(cls, inputs, data, node)
     if save is None:
-        spec = cls._save_spec if cls._prepare is None else cls._prepare(node, inputs)
+        # A class that reads something off its inputs per recording keeps its ``_prepare`` in
+        # a tuple subclass (``graph.PreparedSpec``): one attribute read for every class.
+        spec = cls._save_spec
+        if spec.__class__ is not tuple:
+            spec = spec.prepare(node, inputs)
+    elif save.__class__ is tuple:
+        spec = save
     else:
-        spec = save if save.__class__ is tuple else save()
+        spec = save()
     if spec:
         keep_saved(node, spec, inputs, outputs, operands)
-    if events.observers:
+    else:
+        node._saved = ()
+    if _observers:
         events.emit("op_recorded", node, tuple(t for t in outputs if t is not None)
                     if type(outputs) is tuple else (outputs,))
     return outputs

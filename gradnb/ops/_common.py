@@ -122,10 +122,22 @@ def binary_operands(a, b, broadcast: bool = True):
         xa = a._data
         if type(b) is Tensor:
             xb = b._data
-            if broadcast and xa.shape != xb.shape:
-                check_broadcast(xa.shape, xb.shape)
-            if xa.dtype is xb.dtype and type(xa) is type(xb):
-                return a, b, xa, xb
+            sa, sb = xa.shape, xb.shape
+            # (a 0-d operand, ``x * gradnb.tensor(0.9)``, always broadcasts: no check)
+            if broadcast and sa != sb and sa and sb:
+                check_broadcast(sa, sb)
+            if type(xa) is type(xb):
+                if xa.dtype is xb.dtype:
+                    return a, b, xa, xb
+                # One 0-d operand of a category no higher than the other's: the other's dtype
+                # wins (PyTorch: float64[n] * float32 0-d and float32[n] * float64 0-d both
+                # keep the dimensioned tensor's dtype).
+                if sa and not sb and _CATEGORY.get(xb.dtype.kind, 9) <= _CATEGORY.get(
+                        xa.dtype.kind, -1):
+                    return a, b, xa, xb.astype(xa.dtype)
+                if sb and not sa and _CATEGORY.get(xa.dtype.kind, 9) <= _CATEGORY.get(
+                        xb.dtype.kind, -1):
+                    return a, b, xa.astype(xb.dtype), xb
         elif type(b) is float and xa.dtype.kind == "f":
             return a, None, xa, b
     a_t = isinstance(a, Tensor)
