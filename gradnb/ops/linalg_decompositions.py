@@ -26,6 +26,7 @@ from . import reductions as red
 from ._args import scalar_type_name, wrap_dim
 from ._common import Tensor, wrap
 from .creation import eye, zeros, zeros_like
+from .lapack import getrf
 from .shape import cat, stack
 
 __all__ = [
@@ -118,14 +119,13 @@ def _lu_tensors(A: Tensor, transposed: bool = False) -> tuple:
     """PyTorch's ``LU`` and ``pivots`` of ``A`` (of ``A.mT`` when ``transposed``: the
     determinants factor the transpose), what ``_linalg_det``/``_linalg_slogdet``/
     ``_linalg_solve_ex`` also return and save for backward."""
-    from .linalg_lu import _getrf
     a = A._data
     if transposed:
         a = np.swapaxes(a, -1, -2)
     if a.size == 0:  # (getrf's batch loop cannot reshape an empty batch)
         k = min(a.shape[-2:])
         return wrap(a.copy()), wrap(np.zeros(a.shape[:-2] + (k,), dtype=np.int32))
-    lu_, pivots, _ = _getrf(a)
+    lu_, pivots, _ = getrf(a)
     return wrap(lu_), wrap(pivots)
 
 

@@ -19,7 +19,6 @@ from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record
 from . import dual
-from . import elementwise as ew
 from . import indexing as ix
 from . import reductions as red
 from . import shape as sh
