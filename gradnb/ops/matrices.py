@@ -7,13 +7,14 @@ rest are compositions of differentiable gradnb ops (so every order of derivative
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record
-from . import elementwise as ew
 from . import linalg as la
 from . import reductions as red
 from . import shape as sh
@@ -135,25 +136,48 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     return diag_embed(input.reshape(-1), offset)
 
 
-def _triangle(input: Tensor, diagonal: int, upper: bool, name: str) -> Tensor:
-    if input.dim() < 2:
+class TrilBackward0(Node):
+    """Gradient of ``tril``: the lower triangle of ``g``."""
+    rule = "self: grad.tril(diagonal)"
+    __slots__ = ("diagonal",)
+    fit_grads = False  # the rule returns the input's shape itself
+    saved_attrs: ClassVar[dict] = {"diagonal": "diagonal_shown"}
+    diagonal_shown = sh.torch_int_view("diagonal")
+
+    def backward(self, g):
+        if isinstance(g, Tensor):
+            return (tril(g, self.diagonal),)
+        return (get_array_module(g).tril(g, self.diagonal),)
+
+
+class TriuBackward0(TrilBackward0):
+    """Gradient of ``triu``: the upper triangle of ``g``."""
+    rule = "self: grad.triu(diagonal)"
+    __slots__ = ()
+
+    def backward(self, g):
+        if isinstance(g, Tensor):
+            return (triu(g, self.diagonal),)
+        return (get_array_module(g).triu(g, self.diagonal),)
+
+
+def _triangle(input: Tensor, diagonal: int, cls, name: str) -> Tensor:
+    data = input._data
+    if data.ndim < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-    n, m = input.shape[-2:]
-    keep = np.tri(n, m, diagonal - 1, dtype=bool) if upper else np.tri(n, m, diagonal, dtype=bool)
-    if upper:
-        keep = ~keep
-    mask = get_array_module(input._data).asarray(keep)
-    return ew.where(mask, input, 0)
+    xp = get_array_module(data)
+    out = xp.tril(data, diagonal) if cls is TrilBackward0 else xp.triu(data, diagonal)
+    return record(cls, (input,), out, attrs={"diagonal": diagonal})
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle (on and below the ``diagonal``); zeros above."""
-    return _triangle(input, diagonal, False, "tril")
+    return _triangle(input, diagonal, TrilBackward0, "tril")
 
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle (on and above the ``diagonal``); zeros below."""
-    return _triangle(input, diagonal, True, "triu")
+    return _triangle(input, diagonal, TriuBackward0, "triu")
 
 
 def block_diag(*tensors: Tensor) -> Tensor:

@@ -201,13 +201,13 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 
 
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
-    """``chunk`` (gradnb's views are always safe)."""
-    return sh.chunk(input, chunks, dim)
+    """``chunk`` (gradnb's views are always safe), recorded as PyTorch records it."""
+    return sh.chunk(input, chunks, dim, _unsafe=True)
 
 
 def unsafe_split(input: Tensor, split_size, dim: int = 0) -> tuple:
-    """``split`` (gradnb's views are always safe)."""
-    return sh.split(input, split_size, dim)
+    """``split`` (gradnb's views are always safe), recorded as PyTorch records it."""
+    return sh.split(input, split_size, dim, _unsafe=True)
 
 
 TENSOR_METHODS = {
