@@ -14,6 +14,7 @@ higher-order gradients come free.
 from __future__ import annotations
 
 import operator
+from typing import ClassVar
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from ._args import check_value_fits, scalar_type_name
 from ._common import Tensor
 from ._out import OUT_DTYPE_EXPECTED, accepts_out
 from .creation import zeros
-from .shape import SliceBackward0, UnsqueezeBackward0, expand
+from .shape import SliceBackward0, UnsqueezeBackward0, expand, torch_int_view
 
 __all__ = [
     "gather",
@@ -221,8 +222,12 @@ def _check_mask(mask, shape, dim: int) -> None:
 
 
 class SelectBackward0(Node):
-    rule = "self: zeros with grad written at the index"
-    __slots__ = ("in_shape", "key")
+    rule = "self: select_backward_symint(grad, self_sym_sizes, dim, index)"
+    __slots__ = ("dim", "in_shape", "index", "key")
+    saved_attrs: ClassVar[dict] = {"dim": "dim_shown", "index": "index_shown",
+                                   "self_sym_sizes": "in_shape"}
+    dim_shown = torch_int_view("dim")
+    index_shown = torch_int_view("index")
     is_view = True
     fit_grads = False  # the rule returns the input's shape itself
 
@@ -235,13 +240,14 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     data = input._data
     if data.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    dim = _wrap_dim(dim, data.ndim)
-    size = data.shape[dim]
+    axis = _wrap_dim(dim, data.ndim)
+    size = data.shape[axis]
     index = operator.index(index)
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
-    key = (slice(None),) * dim + (index % size, Ellipsis)
-    return record(SelectBackward0, (input,), data[key], attrs={"in_shape": data.shape, "key": key})
+        raise IndexError(f"index {index} is out of bounds for dimension {axis} with size {size}")
+    key = (slice(None),) * axis + (index % size, Ellipsis)
+    return record(SelectBackward0, (input,), data[key],
+                  attrs={"in_shape": data.shape, "key": key, "dim": dim, "index": index})
 
 
 def _slice(input: Tensor, dim: int, item: slice) -> Tensor:

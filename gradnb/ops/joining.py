@@ -201,14 +201,27 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     if d0 % input.dim() == d1 % input.dim():
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
                            f"dim1 = {d1}")
-    k %= 4
-    if k == 1:
-        return input.flip(d1).transpose(d0, d1)
-    if k == 2:
-        return input.flip(d0, d1)
-    if k == 3:
-        return input.flip(d0).transpose(d0, d1)
-    return input.clone()
+    data = input._data
+    out = get_array_module(data).rot90(data, k % 4, (d0 % data.ndim, d1 % data.ndim)).copy()
+    return record(Rot90Backward0, (input,), out, attrs={"k": k, "dims": tuple(dims)})
+
+
+class Rot90Backward0(Node):
+    """Gradient of ``rot90``: ``g`` rotated back."""
+    rule = "self: grad.rot90(-k, dims)"
+
+    __slots__ = ("dims", "k")
+    fit_grads = False  # the rule returns the input's shape itself
+    saved_attrs: ClassVar[dict] = {"dims": "dims_shown", "k": "k_shown"}
+    dims_shown = sh.torch_int_view("dims")
+    k_shown = sh.torch_int_view("k")
+
+    def backward(self, g):
+        if isinstance(g, Tensor):
+            return (rot90(g, -self.k, self.dims),)
+        ndim = g.ndim
+        axes = (self.dims[0] % ndim, self.dims[1] % ndim)
+        return (get_array_module(g).rot90(g, -self.k % 4, axes).copy(),)
 
 
 def flipud(input: Tensor) -> Tensor:
@@ -325,52 +338,9 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
 
 
 # -- the ``*_copy`` forms of views: the view's node, as PyTorch names it (``ViewBackward0_copy``) --
-_COPY_CLASSES: dict = {}
-
-
-def _copy_class(cls):
-    """The node class of the copying form of the view recorded by ``cls``: same saves and rule,
-    named ``<name>_copy`` as PyTorch names it, and not a view."""
-    copy = _COPY_CLASSES.get(cls)
-    if copy is None:
-        name = (cls.torch_name or cls.__name__) + "_copy"
-        copy = type(name, (cls,), {"__slots__": (), "__doc__": f"Gradient of ``{name}``.",
-                                   "is_view": False, "torch_name": name, "rule": cls.rule})
-        _COPY_CLASSES[cls] = copy
-    return copy
-
-
-def _node_attrs(node) -> dict:
-    """The values a view node keeps (its slots and instance attributes), to give its copy."""
-    attrs = {}
-    for klass in type(node).__mro__:
-        if klass is Node:
-            break
-        for name in klass.__dict__.get("__slots__", ()):
-            if name != "num_outputs" and hasattr(node, name):
-                attrs[name] = getattr(node, name)
-    attrs.update((k, v) for k, v in vars(node).items() if not k.startswith("_"))
-    return attrs
-
-
-def _copied(input: Tensor, out, cls=None, attrs=None):
-    """What the view op returned for ``input`` (a tensor or a tuple), as new memory, recorded by
-    the view node's ``_copy`` twin (or ``cls``) with the view node's values and ``attrs``."""
-    outs = out if isinstance(out, tuple) else (out,)
-    data = tuple(o._data.copy() for o in outs)
-    node = outs[0]._grad_fn if outs else None
-    if node is None:  # nothing recorded: plain copies
-        return tuple(wrap(d) for d in data) if isinstance(out, tuple) else wrap(data[0])
-    kept = _node_attrs(node)
-    if attrs:
-        kept.update(attrs)
-    return record(cls or _copy_class(type(node)), (input,),
-                  data if isinstance(out, tuple) else data[0], attrs=kept)
-
-
 def _copy_of(view, name: str):
     def fn(input, *args, **kwargs):
-        return _copied(input, view(input, *args, **kwargs))
+        return sh.copied_view(input, view(input, *args, **kwargs))
 
     fn.__name__ = f"{name}_copy"
     fn.__doc__ = f"``{name}``, as a copy instead of a view."
@@ -402,7 +372,7 @@ class NarrowCopyBackward0(sh.Sliced):
 
 def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """``narrow``, as a copy instead of a view."""
-    return _copied(input, sh.narrow(input, dim, start, length), NarrowCopyBackward0,
+    return sh.copied_view(input, sh.narrow(input, dim, start, length), NarrowCopyBackward0,
                    {"start": start, "length": length})
 
 

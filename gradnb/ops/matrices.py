@@ -52,9 +52,21 @@ def _diagonal_index(shape, offset, dim1, dim2):
     return rows, cols
 
 
-class DiagonalBackward0(Node):
-    rule = "self: zeros with grad written on the diagonal"
-    __slots__ = ("dims", "offset", "shape")
+class _OnDiagonal(Node):
+    """A node that keeps ``offset``, ``dim1`` and ``dim2`` as given (PyTorch saves them so) and
+    their wrapped pair ``dims``."""
+    __slots__ = ("dim1", "dim2", "dims", "offset")
+    saved_attrs: ClassVar[dict] = {"dim1": "dim1_shown", "dim2": "dim2_shown",
+                                   "offset": "offset_shown"}
+    dim1_shown = sh.torch_int_view("dim1")
+    dim2_shown = sh.torch_int_view("dim2")
+    offset_shown = sh.torch_int_view("offset")
+
+
+class DiagonalBackward0(_OnDiagonal):
+    rule = "self: diagonal_backward_symint(grad, self_sym_sizes, offset, dim1, dim2)"
+    __slots__ = ("shape",)
+    saved_attrs: ClassVar[dict] = {**_OnDiagonal.saved_attrs, "self_sym_sizes": "shape"}
     on_tensors = True
 
     def backward(self, g):
@@ -70,18 +82,20 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     out = get_array_module(input._data).diagonal(input._data, offset, d1, d2).copy()
     return record(DiagonalBackward0, (input,), out,
-                  attrs={"offset": offset, "dims": (d1, d2), "shape": tuple(input.shape)})
+                  attrs={"offset": offset, "dims": (d1, d2), "dim1": dim1, "dim2": dim2,
+                         "shape": tuple(input.shape)})
 
 
 def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """``diagonal`` as a new tensor that shares no memory with ``input``."""
-    return diagonal(input, offset, dim1, dim2).clone()
+    return sh.copied_view(input, diagonal(input, offset, dim1, dim2))
 
 
-class DiagonalScatterBackward0(Node):
+class DiagonalScatterBackward0(_OnDiagonal):
     rule = "self: grad with the diagonal zeroed; src: grad's diagonal"
-    __slots__ = ("dims", "offset")
+    __slots__ = ()
     on_tensors = True
+    inputs = ("self", "src")
 
     def backward(self, g):
         src_shape = diagonal(g, self.offset, *self.dims).shape
@@ -105,7 +119,17 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
                            f"= {list(src.shape)}, slice size = {list(expected)}")
     moved = xp.moveaxis(out, (d1, d2), (-2, -1))
     moved[..., rows, cols] = src._data.astype(out.dtype, copy=False)
-    return record(DiagonalScatterBackward0, (input, src), out, attrs={"offset": offset, "dims": (d1, d2)})
+    return record(DiagonalScatterBackward0, (input, src), out,
+                  attrs={"offset": offset, "dims": (d1, d2), "dim1": dim1, "dim2": dim2})
+
+
+class DiagEmbedBackward0(_OnDiagonal):
+    rule = "self: grad.diagonal(offset, dim1, dim2)"
+    __slots__ = ()
+    on_tensors = True
+
+    def backward(self, g):
+        return (diagonal(g, self.offset, *self.dims),)
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -118,8 +142,12 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     shape = list(input.shape[:-1])
     for d in sorted((d1, d2)):
         shape.insert(d, n)
-    base = zeros(shape, dtype=input.dtype, device=input.device)
-    return diagonal_scatter(base, input, offset, d1, d2)
+    data = input._data
+    out = get_array_module(data).zeros(shape, dtype=data.dtype)
+    rows, cols = _diagonal_index(out.shape, offset, d1, d2)
+    get_array_module(data).moveaxis(out, (d1, d2), (-2, -1))[..., rows, cols] = data
+    return record(DiagEmbedBackward0, (input,), out,
+                  attrs={"offset": offset, "dims": (d1, d2), "dim1": dim1, "dim2": dim2})
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
@@ -127,7 +155,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     if input.dim() == 1:
         return diag_embed(input, diagonal)
     if input.dim() == 2:
-        return globals()["diagonal"](input, diagonal)
+        return diagonal_copy(input, diagonal)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
 
 
@@ -204,12 +232,13 @@ def block_diag(*tensors: Tensor) -> Tensor:
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product."""
     nd = max(input.dim(), other.dim())
-    a = input.reshape((1,) * (nd - input.dim()) + tuple(input.shape))
-    b = other.reshape((1,) * (nd - other.dim()) + tuple(other.shape))
-    a_shape = [s for n in a.shape for s in (n, 1)]
-    b_shape = [s for n in b.shape for s in (1, n)]
-    out = a.reshape(a_shape) * b.reshape(b_shape)
-    return out.reshape([x * y for x, y in zip(a.shape, b.shape)])
+    a = (1,) * (nd - input.dim()) + tuple(input.shape)
+    b = (1,) * (nd - other.dim()) + tuple(other.shape)
+    a_shape = [s for n in a for s in (n, 1)]
+    b_shape = [s for n in b for s in (1, n)]
+    # as PyTorch: every reshape an ``_unsafe_view``
+    out = sh.unsafe_view(input, a_shape) * sh.unsafe_view(other, b_shape)
+    return sh.unsafe_view(out, [x * y for x, y in zip(a, b)])
 
 
 # -- fused products ----------------------------------------------------------------------------

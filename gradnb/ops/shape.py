@@ -144,9 +144,19 @@ def reshape(input: Tensor, *shape) -> Tensor:
         cls = ViewBackward0
     elif shares_memory(out, data):
         cls = ReshapeAliasBackward0
-    else:
+    else:  # as PyTorch: ``_unsafe_view(self.clone(contiguous), shape)``, two nodes
+        input = clone(input)
+        out = input._data.reshape(shape)
         cls = UnsafeViewBackward0
     return record(cls, (input,), out, attrs={"in_shape": data.shape})
+
+
+def unsafe_view(input: Tensor, shape) -> Tensor:
+    """``input`` reshaped, recorded as PyTorch's ``_unsafe_view`` (``UnsafeViewBackward0``):
+    what its composite ops (``kron``, ``matmul``) record where they reshape a fresh result."""
+    data = input._data
+    return record(UnsafeViewBackward0, (input,), data.reshape(infer_shape(shape, data.size)),
+                  attrs={"in_shape": data.shape})
 
 
 def view(input: Tensor, *shape) -> Tensor:
@@ -297,6 +307,50 @@ def expand(input: Tensor, *sizes) -> Tensor:
     xp = dual.xp_of(data)
     out = xp.broadcast_to(data, tuple(target))
     return record(ExpandBackward0, (input,), out, attrs={"in_shape": data.shape})
+
+
+# -- the ``*_copy`` forms of views: the view's node, as PyTorch names it (``ViewBackward0_copy``) --
+_COPY_CLASSES: dict = {}
+
+
+def _copy_class(cls):
+    """The node class of the copying form of the view recorded by ``cls``: same saves and rule,
+    named ``<name>_copy`` as PyTorch names it, and not a view."""
+    copy = _COPY_CLASSES.get(cls)
+    if copy is None:
+        name = (cls.torch_name or cls.__name__) + "_copy"
+        copy = type(name, (cls,), {"__slots__": (), "__doc__": f"Gradient of ``{name}``.",
+                                   "is_view": False, "torch_name": name, "rule": cls.rule})
+        _COPY_CLASSES[cls] = copy
+    return copy
+
+
+def _node_attrs(node) -> dict:
+    """The values a view node keeps (its slots and instance attributes), to give its copy."""
+    attrs = {}
+    for klass in type(node).__mro__:
+        if klass is Node:
+            break
+        for name in klass.__dict__.get("__slots__", ()):
+            if name != "num_outputs" and hasattr(node, name):
+                attrs[name] = getattr(node, name)
+    attrs.update((k, v) for k, v in vars(node).items() if not k.startswith("_"))
+    return attrs
+
+
+def copied_view(input: Tensor, out, cls=None, attrs=None):
+    """What the view op returned for ``input`` (a tensor or a tuple), as new memory, recorded by
+    the view node's ``_copy`` twin (or ``cls``) with the view node's values and ``attrs``."""
+    outs = out if isinstance(out, tuple) else (out,)
+    data = tuple(o._data.copy() for o in outs)
+    node = outs[0]._grad_fn if outs else None
+    if node is None:  # nothing recorded: plain copies
+        return tuple(wrap(d) for d in data) if isinstance(out, tuple) else wrap(data[0])
+    kept = _node_attrs(node)
+    if attrs:
+        kept.update(attrs)
+    return record(cls or _copy_class(type(node)), (input,),
+                  data if isinstance(out, tuple) else data[0], attrs=kept)
 
 
 # -- helpers for rules that run on arrays and on tensors -------------------------------------------

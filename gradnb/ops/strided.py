@@ -10,6 +10,8 @@ reads the input's entries back from it, so storage the input does not cover gets
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from .._core.backend import get_array_module
@@ -18,6 +20,7 @@ from .._core.record import record
 from .._core.views import positions_in_base
 from . import indexing as ix
 from ._common import Tensor
+from .shape import copied_view
 
 __all__ = ["as_strided", "as_strided_copy", "as_strided_scatter"]
 
@@ -75,7 +78,10 @@ class AsStridedStorageBackward(Node):
     )
 
     torch_name = "AsStridedBackward0"
-    __slots__ = ("input_positions", "output_positions", "storage_size")
+    __slots__ = ("input_positions", "output_positions", "size", "storage_offset", "storage_size",
+                 "stride")
+    saved_attrs: ClassVar[dict] = {"size": "size", "storage_offset": "storage_offset",
+                                   "stride": "stride"}
     is_view = True
     fit_grads = False  # the rule returns the input's shape itself
 
@@ -96,14 +102,15 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
     out = xp.lib.stride_tricks.as_strided(flat[offset:] if flat.size else flat, shape=size,
                                           strides=tuple(s * data.itemsize for s in stride))
     return record(AsStridedStorageBackward, (input,), out,
-                  attrs={"storage_size": flat.size,
+                  attrs={"storage_size": flat.size, "size": size, "stride": stride,
+                         "storage_offset": storage_offset,
                          "output_positions": _positions(xp, size, stride, offset),
                          "input_positions": input_positions})
 
 
 def as_strided_copy(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
     """``as_strided`` as a new tensor that shares no memory with ``input``."""
-    return as_strided(input, size, stride, storage_offset).clone()
+    return copied_view(input, as_strided(input, size, stride, storage_offset))
 
 
 def as_strided_scatter(input: Tensor, src: Tensor, size, stride,
