@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import collections
 import itertools
+from typing import ClassVar
 
 import numpy as np
 
 from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record
-from . import dual
 from . import elementwise as ew
 from . import indexing as ix
 from . import reductions as red
@@ -44,14 +44,37 @@ class RegionScatterBackward(Node):
         return _region_scatter(g, zeros_like(part), self.key), part
 
 
-def _region_scatter(input: Tensor, src: Tensor, key) -> Tensor:
+class SelectScatterBackward0(RegionScatterBackward):
+    rule = "self: grad.select_scatter(zeros_like(src), dim, index); src: grad.select(dim, index)"
+    __slots__ = ("dim", "index")
+    inputs = ("self", "src")
+    saved_attrs: ClassVar[dict] = {"dim": "dim_shown", "index": "index_shown"}
+    dim_shown = sh.torch_int_view("dim")
+    index_shown = sh.torch_int_view("index")
+
+
+class SliceScatterBackward0(RegionScatterBackward):
+    rule = ("self: slice_scatter_symint(grad, zeros_like(src), dim, start, end, step); "
+            "src: grad.slice_symint(dim, start, end, step)")
+    __slots__ = ("dim", "end", "start", "step")
+    inputs = ("self", "src")
+    saved_attrs: ClassVar[dict] = {"dim": "dim_shown", "end": "end_shown",
+                                   "start": "start_shown", "step": "step_shown"}
+    dim_shown = sh.torch_int_view("dim")
+    end_shown = sh.torch_int_view("end")
+    start_shown = sh.torch_int_view("start")
+    step_shown = sh.torch_int_view("step")
+
+
+def _region_scatter(input: Tensor, src: Tensor, key, cls=RegionScatterBackward,
+                    attrs=None) -> Tensor:
     out = input._data.copy()
     region = out[key]
     if tuple(region.shape) != tuple(src.shape):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(region.shape)}")
     out[key] = src._data
-    return record(RegionScatterBackward, (input, src), out, attrs={"key": key})
+    return record(cls, (input, src), out, attrs={"key": key, **(attrs or {})})
 
 
 def _key(ndim: int, dim: int, index) -> tuple:
@@ -65,13 +88,16 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     if not -n <= index < n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(input.shape)} at dimension {dim}")
-    return _region_scatter(input, src, _key(input.dim(), dim, index))
+    return _region_scatter(input, src, _key(input.dim(), dim, index), SelectScatterBackward0,
+                           {"dim": dim, "index": index})
 
 
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start=None, end=None,
                   step: int = 1) -> Tensor:
     """A copy of ``input`` with ``src`` written at ``start:end:step`` of ``dim``."""
-    return _region_scatter(input, src, _key(input.dim(), dim, slice(start, end, step)))
+    return _region_scatter(input, src, _key(input.dim(), dim, slice(start, end, step)),
+                           SliceScatterBackward0,
+                           {"dim": dim, "start": start, "end": end, "step": step})
 
 
 def _dim_mask(input: Tensor, dim: int, index: Tensor):
@@ -160,7 +186,16 @@ def sum_to_size(input: Tensor, *size) -> Tensor:
     if not ok:
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size "
                            f"{{{list(input.shape)}}}.")
-    return dual.sum_to(input, size)
+    # as PyTorch's ``sum_to``: a full sum to a 0-d size; else one keepdim sum over the dims to
+    # reduce, then a view dropping the leading ones (no node at all when there is nothing to do)
+    if not size:
+        return red.sum(input)
+    shape = tuple(input.shape)
+    lead = len(shape) - len(size)
+    dims = list(range(lead)) + [i for i in range(lead, len(shape))
+                                if size[i - lead] == 1 and shape[i] != 1]
+    out = red.sum(input, dims, keepdim=True) if dims else input
+    return out.view(size) if lead > 0 else out
 
 
 _frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])

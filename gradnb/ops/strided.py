@@ -18,8 +18,9 @@ from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record
 from .._core.views import positions_in_base
+from . import dual
 from . import indexing as ix
-from ._common import Tensor
+from ._common import Tensor, wrap
 from .shape import copied_view
 
 __all__ = ["as_strided", "as_strided_copy", "as_strided_scatter"]
@@ -124,9 +125,34 @@ def as_strided_scatter(input: Tensor, src: Tensor, size, stride,
     if tuple(src.shape) != size:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(size)}")
-    positions = _positions(get_array_module(data), size, stride, offset).reshape(-1)
-    flat = ix.index_put(input.reshape(-1), (positions,), src.reshape(-1).to(input.dtype))
-    return flat.reshape(data.shape)
+    xp = get_array_module(data)
+    positions = _positions(xp, size, stride, offset).reshape(-1)
+    out = xp.array(data, order="C")
+    out.reshape(-1)[positions] = src._data.reshape(-1)  # (a view: ``out`` is row-major)
+    return record(AsStridedScatterBackward0, (input, src), out,
+                  attrs={"positions": positions, "size": size, "stride": stride,
+                         "storage_offset": storage_offset})
+
+
+class AsStridedScatterBackward0(Node):
+    """Gradient of ``as_strided_scatter``: ``self`` gets ``g`` with the written positions zeroed,
+    ``src`` reads ``g`` at them."""
+    rule = ("self: grad with the positions src was written to zeroed; "
+            "src: grad.as_strided(size, stride, storage_offset)")
+    __slots__ = ("positions", "size", "storage_offset", "stride")
+    inputs = ("self", "src")
+    saved_attrs: ClassVar[dict] = {"size": "size", "storage_offset": "storage_offset",
+                                   "stride": "stride"}
+
+    def backward(self, g):
+        keep = dual.xp_of(g).ones(tuple(g.shape), dtype=bool)
+        keep.reshape(-1)[self.positions] = False
+        flat = dual.reshape(g, (-1,))
+        if isinstance(g, Tensor):
+            picked = ix.index_select(flat, 0, wrap(self.positions))
+        else:
+            picked = flat[self.positions]
+        return dual.where(keep, g, 0), dual.reshape(picked, self.size)
 
 
 TENSOR_METHODS = {"as_strided": as_strided, "as_strided_scatter": as_strided_scatter}
