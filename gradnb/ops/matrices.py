@@ -11,10 +11,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._core import dtype as _dtype
 from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record
+from . import dual
 from . import linalg as la
 from . import reductions as red
 from . import shape as sh
@@ -218,15 +218,32 @@ def block_diag(*tensors: Tensor) -> Tensor:
         blocks.append(t.reshape(1, -1) if t.dim() < 2 else t)
     if not blocks:
         return zeros(1, 0)
-    dtype = _dtype.as_dtype(sh._promoted_dtype(blocks))
-    width = sum(b.shape[1] for b in blocks)
-    rows, left = [], 0
+    dtype = sh._promoted_dtype(blocks)
+    out = get_array_module(blocks[0]._data).zeros(
+        (sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)), dtype=dtype)
+    spans, top, left = [], 0, 0
     for b in blocks:
         r, c = b.shape
-        parts = [zeros(r, left, dtype=dtype), b.to(dtype), zeros(r, width - left - c, dtype=dtype)]
-        rows.append(sh.cat(parts, 1))
-        left += c
-    return sh.cat(rows, 0)
+        out[top:top + r, left:left + c] = b._data
+        spans.append((top, top + r, left, left + c))
+        top, left = top + r, left + c
+    return record(BlockDiagBackward0, tuple(tensors), out, attrs={"spans": tuple(spans)})
+
+
+class BlockDiagBackward0(Node):
+    """Gradient of ``block_diag``: each input gets its block of ``g``."""
+    rule = "tensors: block_diag_backward(grad, tensors_args_sizes, tensors_args_scalar_types)"
+    __slots__ = ("spans",)
+
+    def backward(self, g):
+        grads = []
+        for i, (r0, r1, c0, c1) in enumerate(self.spans):
+            if not self.needs(i):
+                grads.append(None)
+                continue
+            shape, _ = self.input_metadata(i)
+            grads.append(dual.reshape(g[r0:r1, c0:c1], shape))
+        return tuple(grads)
 
 
 def kron(input: Tensor, other: Tensor) -> Tensor:

@@ -10,7 +10,6 @@ its derivative reads and writes that key again); the others compose ``where``, `
 from __future__ import annotations
 
 import collections
-import itertools
 from typing import ClassVar
 
 import numpy as np
@@ -25,6 +24,7 @@ from . import shape as sh
 from ._args import reflected, scalar_type_name
 from ._common import Tensor, as_tensor_operand, wrap
 from .creation import zeros_like
+from .joining import meshgrid
 
 __all__ = [
     "combinations", "fill", "frexp", "index_copy", "index_fill",
@@ -226,13 +226,18 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     """All length-``r`` combinations of the elements of a 1-D tensor, as rows."""
     if input.dim() != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
-    n = input.shape[0]
-    pick = (itertools.combinations_with_replacement if with_replacement
-            else itertools.combinations)(range(n), r)
-    idx = np.array(list(pick), dtype=np.int64).reshape(-1, r)
     if r == 0:
         return input[:0]
-    return ix.index_select(input, 0, wrap(idx.reshape(-1))).reshape(-1, r)
+    # as PyTorch: an r-fold meshgrid of the input, each grid masked to the increasing (or, with
+    # replacement, non-decreasing) index tuples, the picks stacked as columns
+    n = input.shape[0]
+    index = np.indices((n,) * r)
+    keep = np.ones((n,) * r, dtype=bool)
+    for i in range(r - 1):
+        keep &= index[i] <= index[i + 1] if with_replacement else index[i] < index[i + 1]
+    mask = wrap(get_array_module(input._data).asarray(keep))
+    grids = meshgrid(*([input] * r), indexing="ij")
+    return sh.stack([ix.masked_select(g, mask) for g in grids], 1)
 
 
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
