@@ -253,12 +253,21 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 def _slice(input: Tensor, dim: int, item: slice) -> Tensor:
     data = input._data
     key = (slice(None),) * dim + (slice(*item.indices(data.shape[dim])),)
-    return record(SliceBackward0, (input,), data[key], attrs={"in_shape": data.shape, "key": key})
+    # start/end/step as PyTorch saves them: as written, an open end as 0 / INT64_MAX
+    return record(SliceBackward0, (input,), data[key],
+                  attrs={"in_shape": data.shape, "key": key, "dim": dim,
+                         "start": 0 if item.start is None else operator.index(item.start),
+                         "end": _INT64_MAX if item.stop is None else operator.index(item.stop),
+                         "step": 1 if item.step is None else operator.index(item.step)})
+
+
+_INT64_MAX = (1 << 63) - 1
 
 
 def _unsqueeze(input: Tensor, dim: int) -> Tensor:
     data = input._data
-    return record(UnsqueezeBackward0, (input,), data[(slice(None),) * dim + (None,)], attrs={"in_shape": data.shape})
+    return record(UnsqueezeBackward0, (input,), data[(slice(None),) * dim + (None,)],
+                  attrs={"in_shape": data.shape, "dim": dim})
 
 
 class AliasBackward0(Node):
