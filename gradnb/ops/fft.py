@@ -32,6 +32,7 @@ from ._args import wrap_dim
 from ._common import Tensor
 from .complex import conj, conj_physical, real
 from .creation import tensor
+from .padding import _constant_pad as constant_pad
 from .shape import cat
 
 __all__ = [
@@ -63,24 +64,6 @@ def _scale_of(normalization: int, n: int) -> float:
     return 1.0 / n if normalization == _BY_N else 1.0 / math.sqrt(n)
 
 
-class ConstantPadNdBackward0(Node):
-    """Gradient of a zero padding at the ends of some dims (``resize_fft_input``): the grad
-    without the padding."""
-    inputs = ("self",)
-    saves = ("pad",)
-    rule = "self: constant_pad_nd_backward(grad, pad)"
-    __slots__ = ("pad",)
-    on_tensors = True
-
-    def backward(self, g):
-        pad = self.pad
-        for i in range(len(pad) // 2):
-            if pad[2 * i + 1]:
-                dim = g.ndim - 1 - i
-                g = g.narrow(dim, 0, g.shape[dim] - pad[2 * i + 1])
-        return (g,)
-
-
 def _resize(x: Tensor, dims, sizes) -> Tensor:
     """PyTorch's ``resize_fft_input``: ``x`` trimmed (a slice per dim) or zero-padded (one pad
     over all dims) at the end of each of ``dims`` to ``sizes``."""
@@ -93,11 +76,7 @@ def _resize(x: Tensor, dims, sizes) -> Tensor:
             x = x.narrow(d, 0, n)
     if not any(pad):
         return x
-    data = x._data
-    out = get_array_module(data).zeros([s + pad[len(pad) - 2 * d - 1]
-                                        for d, s in enumerate(data.shape)], dtype=data.dtype)
-    out[tuple(slice(0, s) for s in data.shape)] = data
-    return record(ConstantPadNdBackward0, (x,), out, attrs={"pad": tuple(pad)})
+    return constant_pad(x, pad, 0)
 
 
 class FftC2CBackward0(Node):

@@ -9,10 +9,15 @@ index_select), so their gradients of every order come from those.
 from __future__ import annotations
 
 import itertools
+from typing import ClassVar
 
 import numpy as np
 
 from .._core.backend import get_array_module
+from .._core.graph import Node
+from .._core.record import record
+from .._core.tensor import _wrap_dim
+from . import dual
 from . import indexing as ix
 from . import shape as sh
 from ._args import check_nonempty_list, type_name
@@ -43,7 +48,7 @@ def _atleast_one(n: int, t: Tensor) -> Tensor:
         return t.reshape(1, 1) if d == 0 else t.unsqueeze(0)
     if d == 2:
         return t.unsqueeze(-1)
-    return t.reshape(1, -1, 1)
+    return t.unsqueeze(0).unsqueeze(-1) if d == 1 else t.reshape(1, 1, 1)
 
 
 def _atleast(n, tensors):
@@ -169,16 +174,19 @@ def broadcast_tensors(*tensors) -> tuple:
 
 def meshgrid(*tensors, indexing: str = "ij") -> tuple:
     """Coordinate grids from 1-D (or 0-d) tensors; ``indexing='xy'`` swaps the first two."""
-    tensors = [t.reshape(-1) for t in _each(tensors)]
+    tensors = list(_each(tensors))
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"gradnb.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
                            f"received: {indexing}")
-    shape = [t.shape[0] for t in tensors]
     n = len(tensors)
-    grids = [t.reshape([-1 if i == k else 1 for i in range(n)]).expand(*shape)
+    swap = indexing == "xy" and n >= 2  # as PyTorch: the first two inputs swapped, then back
+    if swap:
+        tensors[0], tensors[1] = tensors[1], tensors[0]
+    shape = [t.numel() for t in tensors]
+    grids = [t.view([-1 if i == k else 1 for i in range(n)]).expand(*shape)
              for k, t in enumerate(tensors)]
-    if indexing == "xy" and n >= 2:  # the first two dimensions swapped
-        grids = [g.transpose(0, 1) for g in grids]
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
     return tuple(grids)
 
 
@@ -193,14 +201,27 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     if d0 % input.dim() == d1 % input.dim():
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
                            f"dim1 = {d1}")
-    k %= 4
-    if k == 1:
-        return input.flip(d1).transpose(d0, d1)
-    if k == 2:
-        return input.flip(d0, d1)
-    if k == 3:
-        return input.flip(d0).transpose(d0, d1)
-    return input.clone()
+    data = input._data
+    out = get_array_module(data).rot90(data, k % 4, (d0 % data.ndim, d1 % data.ndim)).copy()
+    return record(Rot90Backward0, (input,), out, attrs={"k": k, "dims": tuple(dims)})
+
+
+class Rot90Backward0(Node):
+    """Gradient of ``rot90``: ``g`` rotated back."""
+    rule = "self: grad.rot90(-k, dims)"
+
+    __slots__ = ("dims", "k")
+    fit_grads = False  # the rule returns the input's shape itself
+    saved_attrs: ClassVar[dict] = {"dims": "dims_shown", "k": "k_shown"}
+    dims_shown = sh.torch_int_view("dims")
+    k_shown = sh.torch_int_view("k")
+
+    def backward(self, g):
+        if isinstance(g, Tensor):
+            return (rot90(g, -self.k, self.dims),)
+        ndim = g.ndim
+        axes = (self.dims[0] % ndim, self.dims[1] % ndim)
+        return (get_array_module(g).rot90(g, -self.k % 4, axes).copy(),)
 
 
 def flipud(input: Tensor) -> Tensor:
@@ -238,25 +259,55 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) ->
     return x
 
 
+def _windows(data, dimension: int, size: int, step: int):
+    """``data``'s windows as a strided view (``unfold``'s forward): dim ``dimension`` becomes the
+    window count, a last dim of ``size`` is added. A 0-d array counts as one of shape (1,)."""
+    xp = get_array_module(data)
+    if data.ndim == 0:
+        return xp.lib.stride_tricks.as_strided(data.reshape(1), (size,), (data.itemsize,))
+    count = (data.shape[dimension] - size) // step + 1
+    shape = data.shape[:dimension] + (count,) + data.shape[dimension + 1:] + (size,)
+    stride = data.strides[dimension]
+    strides = (data.strides[:dimension] + (stride * step,) + data.strides[dimension + 1:]
+               + (stride,))
+    return xp.lib.stride_tricks.as_strided(data, shape, strides)
+
+
+class UnfoldBackward0(Node):
+    """Gradient of ``unfold``: each window's gradient added back where the window reads (entries
+    in several windows get every contribution)."""
+    rule = "self: unfold_backward_symint(grad, self_sym_sizes, dimension, size, step)"
+
+    __slots__ = ("axis", "dimension", "in_shape", "size", "step")
+    fit_grads = False  # the rule returns the input's shape itself
+    saved_attrs: ClassVar[dict] = {"dimension": "dimension_shown", "self_sym_sizes": "in_shape",
+                                   "size": "size", "step": "step"}
+    dimension_shown = sh.torch_int_view("dimension")
+
+    def backward(self, g):
+        numel = int(np.prod(self.in_shape))
+        xp = get_array_module(g._data if isinstance(g, Tensor) else g)
+        where = xp.arange(numel, dtype=np.int64).reshape(self.in_shape)
+        where = _windows(where, self.axis, self.size, self.step).reshape(-1)
+        flat = ix.scatter_into_zeros((numel,), (where,), dual.reshape(g, (-1,)))
+        return (dual.reshape(flat, self.in_shape),)
+
+
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
-    """All windows of ``size`` elements, ``step`` apart, along ``dimension`` (a new last dim)."""
-    nd = max(input.dim(), 1)
-    d = dimension % nd
-    x = input.reshape(1) if input.dim() == 0 else input
-    length = x.shape[d]
+    """All windows of ``size`` elements, ``step`` apart, along ``dimension`` (a new last dim).
+    PyTorch returns a view; gradnb a copy (a NumPy strided view is no view its version counter
+    could follow, so an in-place write to it would go unseen)."""
+    data = input._data
+    d = _wrap_dim(dimension, max(data.ndim, 1))
+    length = data.shape[d] if data.ndim else 1
     if size > length:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is "
                            f"{size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    starts = np.arange(0, length - size + 1, step)
-    idx = (starts[:, None] + np.arange(size)[None, :]).reshape(-1)
-    index = wrap(get_array_module(x._data).asarray(idx, dtype=np.int64))
-    picked = ix.index_select(x, d, index)
-    shape = list(x.shape)
-    shape[d:d + 1] = [len(starts), size]
-    out = picked.reshape(shape).movedim(d + 1, -1)
-    return out.reshape(size) if input.dim() == 0 else out
+    return record(UnfoldBackward0, (input,), _windows(data, d, size, step).copy(),
+                  attrs={"axis": d, "dimension": dimension, "in_shape": data.shape,
+                         "size": size, "step": step})
 
 
 @accepts_out("take")
@@ -288,31 +339,43 @@ def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None
     return ix.index_select(x, d, wrap(idx.astype(np.int64)))
 
 
-def _copy_of(view):
+# -- the ``*_copy`` forms of views: the view's node, as PyTorch names it (``ViewBackward0_copy``) --
+def _copy_of(view, name: str):
     def fn(input, *args, **kwargs):
-        out = view(input, *args, **kwargs)
-        if isinstance(out, tuple):
-            return tuple(t.clone() for t in out)
-        return out.clone()
+        return sh.copied_view(input, view(input, *args, **kwargs))
 
-    fn.__name__ = f"{view.__name__}_copy"
-    fn.__doc__ = f"``{view.__name__}``, as a copy instead of a view."
+    fn.__name__ = f"{name}_copy"
+    fn.__doc__ = f"``{name}``, as a copy instead of a view."
     return fn
 
 
-view_copy = _copy_of(lambda input, *shape: input.view(*shape))
-view_copy.__name__ = "view_copy"
-unsqueeze_copy = _copy_of(sh.unsqueeze)
-squeeze_copy = _copy_of(sh.squeeze)
-t_copy = _copy_of(sh.t)
-transpose_copy = _copy_of(sh.transpose)
-permute_copy = _copy_of(sh.permute)
-expand_copy = _copy_of(lambda input, size, *, implicit=False: input.expand(*size))
-narrow_copy = _copy_of(sh.narrow)
-unbind_copy = _copy_of(sh.unbind)
-unfold_copy = _copy_of(unfold)
-split_with_sizes_copy = _copy_of(split_with_sizes)
-alias_copy = _copy_of(lambda input: input)
+view_copy = _copy_of(lambda input, *shape: input.view(*shape), "view")
+unsqueeze_copy = _copy_of(sh.unsqueeze, "unsqueeze")
+squeeze_copy = _copy_of(sh.squeeze, "squeeze")
+t_copy = _copy_of(sh.t, "t")
+transpose_copy = _copy_of(sh.transpose, "transpose")
+permute_copy = _copy_of(sh.permute, "permute")
+expand_copy = _copy_of(lambda input, size, *, implicit=False: input.expand(*size), "expand")
+unbind_copy = _copy_of(sh.unbind, "unbind")
+unfold_copy = _copy_of(unfold, "unfold")
+split_with_sizes_copy = _copy_of(split_with_sizes, "split_with_sizes")
+alias_copy = _copy_of(ix.alias, "alias")
+
+
+class NarrowCopyBackward0(sh.Sliced):
+    """Gradient of ``narrow_copy``: ``g`` written back into zeros at the narrowed range."""
+    rule = "self: grad written into zeros at [start, start + length) along dim"
+
+    __slots__ = ("dim", "length", "start")
+    is_view = False
+    saved_attrs: ClassVar[dict] = {"dim": "dim_shown", "length": "length",
+                                   "self_sym_sizes": "in_shape", "start": "start_shown"}
+
+
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``narrow``, as a copy instead of a view."""
+    return sh.copied_view(input, sh.narrow(input, dim, start, length), NarrowCopyBackward0,
+                   {"start": start, "length": length})
 
 
 def _gradient_dims(input: Tensor, spacing, dim):

@@ -11,7 +11,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._core import dtype as _dtype
 from .._core.backend import get_array_module
 from .._core.grad_mode import no_grad
 from .._core.graph import Node
@@ -55,9 +54,21 @@ def _diagonal_index(shape, offset, dim1, dim2):
     return rows, cols
 
 
-class DiagonalBackward0(Node):
-    rule = "self: zeros with grad written on the diagonal"
-    __slots__ = ("dims", "offset", "shape")
+class _OnDiagonal(Node):
+    """A node that keeps ``offset``, ``dim1`` and ``dim2`` as given (PyTorch saves them so) and
+    their wrapped pair ``dims``."""
+    __slots__ = ("dim1", "dim2", "dims", "offset")
+    saved_attrs: ClassVar[dict] = {"dim1": "dim1_shown", "dim2": "dim2_shown",
+                                   "offset": "offset_shown"}
+    dim1_shown = sh.torch_int_view("dim1")
+    dim2_shown = sh.torch_int_view("dim2")
+    offset_shown = sh.torch_int_view("offset")
+
+
+class DiagonalBackward0(_OnDiagonal):
+    rule = "self: diagonal_backward_symint(grad, self_sym_sizes, offset, dim1, dim2)"
+    __slots__ = ("shape",)
+    saved_attrs: ClassVar[dict] = {**_OnDiagonal.saved_attrs, "self_sym_sizes": "shape"}
     on_tensors = True
 
     def backward(self, g):
@@ -73,18 +84,20 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     out = get_array_module(input._data).diagonal(input._data, offset, d1, d2).copy()
     return record(DiagonalBackward0, (input,), out,
-                  attrs={"offset": offset, "dims": (d1, d2), "shape": tuple(input.shape)})
+                  attrs={"offset": offset, "dims": (d1, d2), "dim1": dim1, "dim2": dim2,
+                         "shape": tuple(input.shape)})
 
 
 def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """``diagonal`` as a new tensor that shares no memory with ``input``."""
-    return diagonal(input, offset, dim1, dim2).clone()
+    return sh.copied_view(input, diagonal(input, offset, dim1, dim2))
 
 
-class DiagonalScatterBackward0(Node):
+class DiagonalScatterBackward0(_OnDiagonal):
     rule = "self: grad with the diagonal zeroed; src: grad's diagonal"
-    __slots__ = ("dims", "offset")
+    __slots__ = ()
     on_tensors = True
+    inputs = ("self", "src")
 
     def backward(self, g):
         src_shape = diagonal(g, self.offset, *self.dims).shape
@@ -108,7 +121,17 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
                            f"= {list(src.shape)}, slice size = {list(expected)}")
     moved = xp.moveaxis(out, (d1, d2), (-2, -1))
     moved[..., rows, cols] = src._data.astype(out.dtype, copy=False)
-    return record(DiagonalScatterBackward0, (input, src), out, attrs={"offset": offset, "dims": (d1, d2)})
+    return record(DiagonalScatterBackward0, (input, src), out,
+                  attrs={"offset": offset, "dims": (d1, d2), "dim1": dim1, "dim2": dim2})
+
+
+class DiagEmbedBackward0(_OnDiagonal):
+    rule = "self: grad.diagonal(offset, dim1, dim2)"
+    __slots__ = ()
+    on_tensors = True
+
+    def backward(self, g):
+        return (diagonal(g, self.offset, *self.dims),)
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -121,8 +144,12 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     shape = list(input.shape[:-1])
     for d in sorted((d1, d2)):
         shape.insert(d, n)
-    base = zeros(shape, dtype=input.dtype, device=input.device)
-    return diagonal_scatter(base, input, offset, d1, d2)
+    data = input._data
+    out = get_array_module(data).zeros(shape, dtype=data.dtype)
+    rows, cols = _diagonal_index(out.shape, offset, d1, d2)
+    get_array_module(data).moveaxis(out, (d1, d2), (-2, -1))[..., rows, cols] = data
+    return record(DiagEmbedBackward0, (input,), out,
+                  attrs={"offset": offset, "dims": (d1, d2), "dim1": dim1, "dim2": dim2})
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
@@ -130,7 +157,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     if input.dim() == 1:
         return diag_embed(input, diagonal)
     if input.dim() == 2:
-        return globals()["diagonal"](input, diagonal)
+        return diagonal_copy(input, diagonal)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
 
 
@@ -139,47 +166,48 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     return diag_embed(input.reshape(-1), offset)
 
 
-def _triangle(input: Tensor, diagonal: int, upper: bool, name: str) -> Tensor:
+class TrilBackward0(Node):
+    """Gradient of ``tril``: the lower triangle of ``g``."""
+    rule = "self: grad.tril(diagonal)"
+    __slots__ = ("diagonal",)
+    fit_grads = False  # the rule returns the input's shape itself
+    saved_attrs: ClassVar[dict] = {"diagonal": "diagonal_shown"}
+    diagonal_shown = sh.torch_int_view("diagonal")
+
+    def backward(self, g):
+        if isinstance(g, Tensor):
+            return (tril(g, self.diagonal),)
+        return (get_array_module(g).tril(g, self.diagonal),)
+
+
+class TriuBackward0(TrilBackward0):
+    """Gradient of ``triu``: the upper triangle of ``g``."""
+    rule = "self: grad.triu(diagonal)"
+    __slots__ = ()
+
+    def backward(self, g):
+        if isinstance(g, Tensor):
+            return (triu(g, self.diagonal),)
+        return (get_array_module(g).triu(g, self.diagonal),)
+
+
+def _triangle(input: Tensor, diagonal: int, cls, name: str) -> Tensor:
     data = input._data
     if data.ndim < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
     xp = get_array_module(data)
-    if upper:
-        return record(TriuBackward0, (input,), xp.triu(data, diagonal),
-                      attrs={"diagonal": diagonal})
-    return record(TrilBackward0, (input,), xp.tril(data, diagonal), attrs={"diagonal": diagonal})
-
-
-class TrilBackward0(Node):
-    rule = "self: grad.tril(diagonal)"
-    __slots__ = ("diagonal",)
-    on_tensors = True
-    inputs = ("self",)
-    saves = ("diagonal",)
-
-    def backward(self, g):
-        return (tril(g, self.diagonal),)
-
-
-class TriuBackward0(Node):
-    rule = "self: grad.triu(diagonal)"
-    __slots__ = ("diagonal",)
-    on_tensors = True
-    inputs = ("self",)
-    saves = ("diagonal",)
-
-    def backward(self, g):
-        return (triu(g, self.diagonal),)
+    out = xp.tril(data, diagonal) if cls is TrilBackward0 else xp.triu(data, diagonal)
+    return record(cls, (input,), out, attrs={"diagonal": diagonal})
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle (on and below the ``diagonal``); zeros above."""
-    return _triangle(input, diagonal, False, "tril")
+    return _triangle(input, diagonal, TrilBackward0, "tril")
 
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle (on and above the ``diagonal``); zeros below."""
-    return _triangle(input, diagonal, True, "triu")
+    return _triangle(input, diagonal, TriuBackward0, "triu")
 
 
 def block_diag(*tensors: Tensor) -> Tensor:
@@ -192,26 +220,44 @@ def block_diag(*tensors: Tensor) -> Tensor:
         blocks.append(t.reshape(1, -1) if t.dim() < 2 else t)
     if not blocks:
         return zeros(1, 0)
-    dtype = _dtype.as_dtype(sh._promoted_dtype(blocks))
-    width = sum(b.shape[1] for b in blocks)
-    rows, left = [], 0
+    dtype = sh._promoted_dtype(blocks)
+    out = get_array_module(blocks[0]._data).zeros(
+        (sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)), dtype=dtype)
+    spans, top, left = [], 0, 0
     for b in blocks:
         r, c = b.shape
-        parts = [zeros(r, left, dtype=dtype), b.to(dtype), zeros(r, width - left - c, dtype=dtype)]
-        rows.append(sh.cat(parts, 1))
-        left += c
-    return sh.cat(rows, 0)
+        out[top:top + r, left:left + c] = b._data
+        spans.append((top, top + r, left, left + c))
+        top, left = top + r, left + c
+    return record(BlockDiagBackward0, tuple(tensors), out, attrs={"spans": tuple(spans)})
+
+
+class BlockDiagBackward0(Node):
+    """Gradient of ``block_diag``: each input gets its block of ``g``."""
+    rule = "tensors: block_diag_backward(grad, tensors_args_sizes, tensors_args_scalar_types)"
+    __slots__ = ("spans",)
+
+    def backward(self, g):
+        grads = []
+        for i, (r0, r1, c0, c1) in enumerate(self.spans):
+            if not self.needs(i):
+                grads.append(None)
+                continue
+            shape, _ = self.input_metadata(i)
+            grads.append(dual.reshape(g[r0:r1, c0:c1], shape))
+        return tuple(grads)
 
 
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product."""
     nd = max(input.dim(), other.dim())
-    a = input.reshape((1,) * (nd - input.dim()) + tuple(input.shape))
-    b = other.reshape((1,) * (nd - other.dim()) + tuple(other.shape))
-    a_shape = [s for n in a.shape for s in (n, 1)]
-    b_shape = [s for n in b.shape for s in (1, n)]
-    out = a.reshape(a_shape) * b.reshape(b_shape)
-    return out.reshape([x * y for x, y in zip(a.shape, b.shape)])
+    a = (1,) * (nd - input.dim()) + tuple(input.shape)
+    b = (1,) * (nd - other.dim()) + tuple(other.shape)
+    a_shape = [s for n in a for s in (n, 1)]
+    b_shape = [s for n in b for s in (1, n)]
+    # as PyTorch: every reshape an ``_unsafe_view``
+    out = sh.unsafe_view(input, a_shape) * sh.unsafe_view(other, b_shape)
+    return sh.unsafe_view(out, [x * y for x, y in zip(a, b)])
 
 
 # -- fused products ----------------------------------------------------------------------------

@@ -10,7 +10,6 @@ its derivative reads and writes that key again); the others compose ``where``, `
 from __future__ import annotations
 
 import collections
-import itertools
 from typing import ClassVar
 
 import numpy as np
@@ -25,6 +24,7 @@ from . import shape as sh
 from ._args import reflected, scalar_type_name
 from ._common import Tensor, as_tensor_operand, wrap
 from .creation import zeros_like
+from .joining import meshgrid
 
 __all__ = [
     "combinations", "fill", "frexp", "index_copy", "index_fill",
@@ -289,7 +289,16 @@ def sum_to_size(input: Tensor, *size) -> Tensor:
     if not ok:
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size "
                            f"{{{list(input.shape)}}}.")
-    return dual.sum_to(input, size)
+    # as PyTorch's ``sum_to``: a full sum to a 0-d size; else one keepdim sum over the dims to
+    # reduce, then a view dropping the leading ones (no node at all when there is nothing to do)
+    if not size:
+        return red.sum(input)
+    shape = tuple(input.shape)
+    lead = len(shape) - len(size)
+    dims = list(range(lead)) + [i for i in range(lead, len(shape))
+                                if size[i - lead] == 1 and shape[i] != 1]
+    out = red.sum(input, dims, keepdim=True) if dims else input
+    return out.view(size) if lead > 0 else out
 
 
 _frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
@@ -328,23 +337,28 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     """All length-``r`` combinations of the elements of a 1-D tensor, as rows."""
     if input.dim() != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
-    n = input.shape[0]
-    pick = (itertools.combinations_with_replacement if with_replacement
-            else itertools.combinations)(range(n), r)
-    idx = np.array(list(pick), dtype=np.int64).reshape(-1, r)
     if r == 0:
         return input[:0]
-    return ix.index_select(input, 0, wrap(idx.reshape(-1))).reshape(-1, r)
+    # as PyTorch: an r-fold meshgrid of the input, each grid masked to the increasing (or, with
+    # replacement, non-decreasing) index tuples, the picks stacked as columns
+    n = input.shape[0]
+    index = np.indices((n,) * r)
+    keep = np.ones((n,) * r, dtype=bool)
+    for i in range(r - 1):
+        keep &= index[i] <= index[i + 1] if with_replacement else index[i] < index[i + 1]
+    mask = wrap(get_array_module(input._data).asarray(keep))
+    grids = meshgrid(*([input] * r), indexing="ij")
+    return sh.stack([ix.masked_select(g, mask) for g in grids], 1)
 
 
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
-    """``chunk`` (gradnb's views are always safe)."""
-    return sh.chunk(input, chunks, dim)
+    """``chunk`` (gradnb's views are always safe), recorded as PyTorch records it."""
+    return sh.chunk(input, chunks, dim, _unsafe=True)
 
 
 def unsafe_split(input: Tensor, split_size, dim: int = 0) -> tuple:
-    """``split`` (gradnb's views are always safe)."""
-    return sh.split(input, split_size, dim)
+    """``split`` (gradnb's views are always safe), recorded as PyTorch records it."""
+    return sh.split(input, split_size, dim, _unsafe=True)
 
 
 TENSOR_METHODS = {

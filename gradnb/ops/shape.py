@@ -76,8 +76,28 @@ def infer_shape(shape, numel: int):
     return shape
 
 
-class ViewBackward0(Node):
-    """Gradient of a view that changed the shape: reshape ``g`` back."""
+_UINT64 = (1 << 64) - 1
+
+
+def shown_as_torch(value):
+    """An int (or a tuple of ints) as PyTorch's ``grad_fn._saved_<name>`` shows a saved int64:
+    a negative one as its unsigned 64-bit pattern (``dim=-1`` shows 18446744073709551615)."""
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return value & _UINT64
+    return tuple(v & _UINT64 for v in value)
+
+
+def torch_int_view(attr: str) -> property:
+    """A read-only property showing the node's ``attr`` as PyTorch shows it (``shown_as_torch``):
+    what a ``saved_attrs`` entry points at, so the forward keeps the value as the caller gave it
+    and pays nothing for the display."""
+    return property(lambda node: shown_as_torch(getattr(node, attr, None)))
+
+
+class _Reshaped(Node):
+    """A view whose gradient is ``g`` reshaped back to the input's shape ``in_shape``."""
     rule = "self: grad.reshape(self's shape)"
 
     __slots__ = ("in_shape",)
@@ -88,16 +108,24 @@ class ViewBackward0(Node):
         return (dual.reshape(g, self.in_shape),)
 
 
+class ViewBackward0(_Reshaped):
+    """Gradient of a view that changed the shape: reshape ``g`` back."""
+    rule = "self: grad.reshape_symint(self_sym_sizes)"
+
+    __slots__ = ()
+    saved_attrs: ClassVar[dict] = {"self_sym_sizes": "in_shape"}
+
+
 class UnsafeViewBackward0(ViewBackward0):
     """Gradient of a ``reshape`` that had to copy."""
-    rule = "self: grad.reshape(self's shape)"
+    rule = "self: grad.reshape_symint(self_sym_sizes)"
 
     __slots__ = ()
 
 
 class ReshapeAliasBackward0(ViewBackward0):
     """Gradient of a ``reshape`` of a non-contiguous tensor that could still be a view."""
-    rule = "self: grad.reshape(self's shape)"
+    rule = "self: grad.reshape_symint(self_sym_sizes)"
 
     __slots__ = ()
 
@@ -116,9 +144,19 @@ def reshape(input: Tensor, *shape) -> Tensor:
         cls = ViewBackward0
     elif shares_memory(out, data):
         cls = ReshapeAliasBackward0
-    else:
+    else:  # as PyTorch: ``_unsafe_view(self.clone(contiguous), shape)``, two nodes
+        input = clone(input)
+        out = input._data.reshape(shape)
         cls = UnsafeViewBackward0
     return record(cls, (input,), out, attrs={"in_shape": data.shape})
+
+
+def unsafe_view(input: Tensor, shape) -> Tensor:
+    """``input`` reshaped, recorded as PyTorch's ``_unsafe_view`` (``UnsafeViewBackward0``):
+    what its composite ops (``kron``, ``matmul``) record where they reshape a fresh result."""
+    data = input._data
+    return record(UnsafeViewBackward0, (input,), data.reshape(infer_shape(shape, data.size)),
+                  attrs={"in_shape": data.shape})
 
 
 def view(input: Tensor, *shape) -> Tensor:
@@ -136,14 +174,20 @@ def view(input: Tensor, *shape) -> Tensor:
 
 class PermuteBackward0(Node):
     """Gradient of ``permute``: the inverse permutation of ``g``."""
-    rule = "self: grad permuted back (inverse permutation)"
+    rule = "self: permute_backwards(grad, dims)"
 
-    __slots__ = ("inverse",)
+    __slots__ = ("dims",)
     is_view = True
     fit_grads = False  # the rule returns the input's shape itself
+    saved_attrs: ClassVar[dict] = {"dims": "dims_shown"}
+    dims_shown = torch_int_view("dims")
 
     def backward(self, g):
-        return (dual.permute(g, self.inverse),)
+        n = len(self.dims)
+        inverse = [0] * n
+        for i, d in enumerate(self.dims):
+            inverse[d % n] = i
+        return (dual.permute(g, tuple(inverse)),)
 
 
 def permute(input: Tensor, *dims) -> Tensor:
@@ -160,34 +204,37 @@ def permute(input: Tensor, *dims) -> Tensor:
     axes = tuple(_wrap_dim(d, ndim) for d in dims)
     if len(set(axes)) != len(axes):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    inverse = [0] * ndim
-    for i, a in enumerate(axes):
-        inverse[a] = i
-    return record(PermuteBackward0, (input,), input._data.transpose(axes), attrs={"inverse": tuple(inverse)})
+    return record(PermuteBackward0, (input,), input._data.transpose(axes),
+                  attrs={"dims": tuple(dims)})
 
 
 class TransposeBackward0(Node):
     """Gradient of ``transpose``: swap the same two dims of ``g``."""
     rule = "self: grad.transpose(dim0, dim1)"
 
-    __slots__ = ("d0", "d1")
+    # dims as the caller gave them (PyTorch saves them unwrapped); 1-d and 0-d inputs swap
+    # nothing, so their gradient passes through
+    __slots__ = ("dim0", "dim1")
     is_view = True
     fit_grads = False  # the rule returns the input's shape itself
-    saved_attrs: ClassVar[dict] = {"dim0": "d0", "dim1": "d1"}
+    saved_attrs: ClassVar[dict] = {"dim0": "dim0_shown", "dim1": "dim1_shown"}
+    dim0_shown = torch_int_view("dim0")
+    dim1_shown = torch_int_view("dim1")
 
     def backward(self, g):
+        if len(g.shape) < 2:
+            return (g,)
         if isinstance(g, Tensor):
-            return (g.transpose(self.d0, self.d1),)
-        return (g.swapaxes(self.d0, self.d1),)
+            return (g.transpose(self.dim0, self.dim1),)
+        return (g.swapaxes(self.dim0, self.dim1),)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two dimensions (a view)."""
     ndim = input._data.ndim
     d0, d1 = _wrap_dim(dim0, ndim), _wrap_dim(dim1, ndim)
-    if ndim < 2:
-        return record(TransposeBackward0, (input,), input._data.view(), attrs={"d0": 0, "d1": 0})
-    return record(TransposeBackward0, (input,), input._data.swapaxes(d0, d1), attrs={"d0": d0, "d1": d1})
+    out = input._data.view() if ndim < 2 else input._data.swapaxes(d0, d1)
+    return record(TransposeBackward0, (input,), out, attrs={"dim0": dim0, "dim1": dim1})
 
 
 class TBackward0(Node):
@@ -219,9 +266,10 @@ def T(input: Tensor) -> Tensor:
 
 class ExpandBackward0(Node):
     """Gradient of ``expand``: sum ``g`` over the broadcast dims."""
-    rule = "self: grad summed over the expanded dims"
+    rule = "self: at::sum_to(grad, self_sym_sizes)"
 
     __slots__ = ("in_shape",)
+    saved_attrs: ClassVar[dict] = {"self_sym_sizes": "in_shape"}
     is_view = True
     fit_grads = False  # the rule returns the input's shape itself
 
@@ -259,6 +307,50 @@ def expand(input: Tensor, *sizes) -> Tensor:
     xp = dual.xp_of(data)
     out = xp.broadcast_to(data, tuple(target))
     return record(ExpandBackward0, (input,), out, attrs={"in_shape": data.shape})
+
+
+# -- the ``*_copy`` forms of views: the view's node, as PyTorch names it (``ViewBackward0_copy``) --
+_COPY_CLASSES: dict = {}
+
+
+def _copy_class(cls):
+    """The node class of the copying form of the view recorded by ``cls``: same saves and rule,
+    named ``<name>_copy`` as PyTorch names it, and not a view."""
+    copy = _COPY_CLASSES.get(cls)
+    if copy is None:
+        name = (cls.torch_name or cls.__name__) + "_copy"
+        copy = type(name, (cls,), {"__slots__": (), "__doc__": f"Gradient of ``{name}``.",
+                                   "is_view": False, "torch_name": name, "rule": cls.rule})
+        _COPY_CLASSES[cls] = copy
+    return copy
+
+
+def _node_attrs(node) -> dict:
+    """The values a view node keeps (its slots and instance attributes), to give its copy."""
+    attrs = {}
+    for klass in type(node).__mro__:
+        if klass is Node:
+            break
+        for name in klass.__dict__.get("__slots__", ()):
+            if name != "num_outputs" and hasattr(node, name):
+                attrs[name] = getattr(node, name)
+    attrs.update((k, v) for k, v in vars(node).items() if not k.startswith("_"))
+    return attrs
+
+
+def copied_view(input: Tensor, out, cls=None, attrs=None):
+    """What the view op returned for ``input`` (a tensor or a tuple), as new memory, recorded by
+    the view node's ``_copy`` twin (or ``cls``) with the view node's values and ``attrs``."""
+    outs = out if isinstance(out, tuple) else (out,)
+    data = tuple(o._data.copy() for o in outs)
+    node = outs[0]._grad_fn if outs else None
+    if node is None:  # nothing recorded: plain copies
+        return tuple(wrap(d) for d in data) if isinstance(out, tuple) else wrap(data[0])
+    kept = _node_attrs(node)
+    if attrs:
+        kept.update(attrs)
+    return record(cls or _copy_class(type(node)), (input,),
+                  data if isinstance(out, tuple) else data[0], attrs=kept)
 
 
 # -- helpers for rules that run on arrays and on tensors -------------------------------------------
@@ -307,32 +399,37 @@ def _unique_axes(dims, ndim: int) -> tuple:
 
 
 # -- squeeze, unsqueeze, flatten, unflatten --------------------------------------------------------
-class SqueezeBackward0(ViewBackward0):
+class SqueezeBackward0(_Reshaped):
     """Gradient of ``squeeze()``: reshape back."""
-    rule = "self: grad.reshape(self's shape)"
+    rule = "self: unsqueeze_to(grad, self_sym_sizes)"
 
     __slots__ = ()
+    saved_attrs: ClassVar[dict] = {"self_sym_sizes": "in_shape"}
 
 
-class SqueezeBackward1(ViewBackward0):
+class SqueezeBackward1(_Reshaped):
     """Gradient of ``squeeze(dim)``."""
-    rule = "self: grad.unsqueeze(dim)"
+    rule = "self: unsqueeze_to(grad, dim, self_sym_sizes)"
 
-    __slots__ = ()
+    __slots__ = ("dim",)
+    saved_attrs: ClassVar[dict] = {"dim": "dim_shown", "self_sym_sizes": "in_shape"}
+    dim_shown = torch_int_view("dim")
 
 
-class SqueezeBackward2(ViewBackward0):
+class SqueezeBackward2(SqueezeBackward1):
     """Gradient of ``squeeze(dims)``."""
-    rule = "self: grad unsqueezed on the squeezed dims"
+    rule = "self: unsqueeze_to(grad, dim, self_sym_sizes)"
 
     __slots__ = ()
 
 
-class UnsqueezeBackward0(ViewBackward0):
+class UnsqueezeBackward0(_Reshaped):
     """Gradient of ``unsqueeze``: reshape back."""
     rule = "self: grad.squeeze(dim)"
 
-    __slots__ = ()
+    __slots__ = ("dim",)
+    saved_attrs: ClassVar[dict] = {"dim": "dim_shown"}
+    dim_shown = torch_int_view("dim")
 
 
 def squeeze(input: Tensor, dim=None) -> Tensor:
@@ -344,13 +441,15 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
     """
     data = input._data
     if dim is None:
-        cls, axes = SqueezeBackward0, tuple(range(data.ndim))
-    elif isinstance(dim, int):
+        shape = tuple(n for n in data.shape if n != 1)
+        return record(SqueezeBackward0, (input,), data.reshape(shape),
+                      attrs={"in_shape": data.shape})
+    if isinstance(dim, int):
         cls, axes = SqueezeBackward1, _unique_axes((dim,), data.ndim)
     else:
-        cls, axes = SqueezeBackward2, _unique_axes(dim, data.ndim)
+        cls, axes, dim = SqueezeBackward2, _unique_axes(dim, data.ndim), tuple(dim)
     shape = tuple(n for i, n in enumerate(data.shape) if not (i in axes and n == 1))
-    return record(cls, (input,), data.reshape(shape), attrs={"in_shape": data.shape})
+    return record(cls, (input,), data.reshape(shape), attrs={"in_shape": data.shape, "dim": dim})
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
@@ -358,7 +457,8 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     data = input._data
     axis = _wrap_dim(dim, data.ndim + 1)
     shape = data.shape[:axis] + (1,) + data.shape[axis:]
-    return record(UnsqueezeBackward0, (input,), data.reshape(shape), attrs={"in_shape": data.shape})
+    return record(UnsqueezeBackward0, (input,), data.reshape(shape),
+                  attrs={"in_shape": data.shape, "dim": dim})
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -406,9 +506,11 @@ def _promoted_dtype(tensors):
 
 class CatBackward0(Node):
     """Gradient of ``cat``: each input gets its own slice of ``g``."""
-    rule = "each input: its slice of grad along dim"
+    rule = "tensors: cat_tensors_backward(grad, tensors_args_sizes, tensors_args_scalar_types, dim)"
 
-    __slots__ = ("axis", "spans")
+    __slots__ = ("axis", "dim", "spans")
+    saved_attrs: ClassVar[dict] = {"dim": "dim_shown"}
+    dim_shown = torch_int_view("dim")
 
     def backward(self, g):
         grads = []
@@ -470,7 +572,8 @@ def cat(tensors, dim: int = 0) -> Tensor:
             continue
         spans.append((start, t._data.shape[axis]))
         start += t._data.shape[axis]
-    return record(CatBackward0, tuple(tensors), out, attrs={"axis": axis, "spans": tuple(spans)})
+    return record(CatBackward0, tuple(tensors), out,
+                  attrs={"axis": axis, "dim": dim, "spans": tuple(spans)})
 
 
 concat = cat
@@ -479,9 +582,11 @@ concatenate = cat
 
 class StackBackward0(Node):
     """Gradient of ``stack``: input ``i`` gets slice ``i`` of ``g`` along the new dim."""
-    rule = "each input: grad.select(dim, i)"
+    rule = "tensors: stack_tensors_backward(grad, dim, tensors_args_scalar_types)"
 
-    __slots__ = ("axis",)
+    __slots__ = ("axis", "dim")
+    saved_attrs: ClassVar[dict] = {"dim": "dim_shown"}
+    dim_shown = torch_int_view("dim")
 
     def backward(self, g):
         return tuple(_on(_select, g, self.axis, i) if self.needs(i) else None
@@ -508,17 +613,18 @@ def stack(tensors, dim: int = 0) -> Tensor:
     dtype = _promoted_dtype(tensors)
     out = get_array_module(ref).stack([t._data.astype(dtype, copy=False) for t in tensors],
                                       axis=axis)
-    return record(StackBackward0, tuple(tensors), out, attrs={"axis": axis})
+    return record(StackBackward0, tuple(tensors), out, attrs={"axis": axis, "dim": dim})
 
 
 # -- split, chunk, unbind: one node, several outputs ----------------------------------------------
-class SplitBackward0(Node):
+class _Split(Node):
     """Gradient of ``split``/``chunk``: the pieces' gradients joined back (zeros for pieces that
     got none)."""
     rule = "self: the pieces' grads concatenated (zeros for unused pieces)"
 
-    __slots__ = ("axis", "in_shape", "num_outputs", "sizes")
+    __slots__ = ("axis", "dim", "in_shape", "num_outputs", "sizes", "split_size")
     is_view = True
+    dim_shown = torch_int_view("dim")
     fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, *grads):
@@ -533,9 +639,34 @@ class SplitBackward0(Node):
         return (_concat_grads(pieces, self.axis),)
 
 
-class SplitWithSizesBackward0(SplitBackward0):
+class SplitBackward0(_Split):
+    """Gradient of ``split`` by one size (and of ``chunk``)."""
+    rule = "self: split_backward(grads, split_size, dim, self_sym_sizes, self.options())"
+
+    __slots__ = ()
+    saved_attrs: ClassVar[dict] = {"dim": "dim_shown", "self_sym_sizes": "in_shape",
+                                   "split_size": "split_size"}
+
+
+class SplitWithSizesBackward0(_Split):
     """Gradient of ``split`` with a list of sizes."""
-    rule = "self: the pieces' grads concatenated (zeros for unused pieces)"
+    rule = "self: split_with_sizes_backward(grads, split_sizes, dim, self_sym_sizes, self.options())"
+
+    __slots__ = ()
+    saved_attrs: ClassVar[dict] = {"dim": "dim_shown", "self_sym_sizes": "in_shape",
+                                   "split_sizes": "sizes"}
+
+
+class UnsafeSplitBackward0(SplitBackward0):
+    """Gradient of ``unsafe_split`` (and ``unsafe_chunk``)."""
+    rule = "self: split_backward(grads, split_size, dim, self_sym_sizes, self.options())"
+
+    __slots__ = ()
+
+
+class UnsafeSplitWithSizesBackward0(SplitWithSizesBackward0):
+    """Gradient of ``unsafe_split_with_sizes``."""
+    rule = "self: split_with_sizes_backward(grads, split_sizes, dim, self_sym_sizes, self.options())"
 
     __slots__ = ()
 
@@ -550,9 +681,10 @@ def _split_sizes(size: int, split_size: int) -> list:
     return [split_size] * (count - 1) + [size - split_size * (count - 1)]
 
 
-def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0, *, _unsafe: bool = False
+          ) -> tuple:
     """Split into pieces of ``split_size`` along ``dim`` (the last may be smaller), or into pieces
-    of the listed sizes; the pieces are views."""
+    of the listed sizes; the pieces are views. (``_unsafe``: recorded as ``unsafe_split``.)"""
     data = tensor._data
     if data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
@@ -562,9 +694,11 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     axis = _wrap_dim(dim, data.ndim)
     size = data.shape[axis]
     if isinstance(split_size_or_sections, int):
-        cls, sizes = SplitBackward0, _split_sizes(size, split_size_or_sections)
+        cls = UnsafeSplitBackward0 if _unsafe else SplitBackward0
+        sizes = _split_sizes(size, split_size_or_sections)
     else:
-        cls, sizes = SplitWithSizesBackward0, [int(s) for s in split_size_or_sections]
+        cls = UnsafeSplitWithSizesBackward0 if _unsafe else SplitWithSizesBackward0
+        sizes = [int(s) for s in split_size_or_sections]
         if any(s < 0 for s in sizes):
             raise RuntimeError("split_with_sizes expects split_sizes have only non-negative "
                                f"entries, but got split_sizes={sizes}")
@@ -576,10 +710,12 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     for s in sizes:
         outs.append(data[(slice(None),) * axis + (slice(start, start + s),)])
         start += s
-    return record(cls, (tensor,), tuple(outs), attrs={"axis": axis, "in_shape": data.shape, "sizes": tuple(sizes)})
+    return record(cls, (tensor,), tuple(outs),
+                  attrs={"axis": axis, "dim": dim, "in_shape": data.shape, "sizes": tuple(sizes),
+                         "split_size": split_size_or_sections})
 
 
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+def chunk(input: Tensor, chunks: int, dim: int = 0, *, _unsafe: bool = False) -> tuple:
     """Split into ``chunks`` nearly equal views along ``dim`` (fewer when it does not divide)."""
     data = input._data
     if data.ndim == 0:
@@ -588,15 +724,17 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     size = data.shape[_wrap_dim(dim, data.ndim)]
     if size == 0:  # PyTorch still returns ``chunks`` (empty) pieces here
-        return split(input, [0] * chunks, dim)
-    return split(input, math.ceil(size / chunks), dim)
+        return split(input, [0] * chunks, dim, _unsafe=_unsafe)
+    return split(input, math.ceil(size / chunks), dim, _unsafe=_unsafe)
 
 
 class UnbindBackward0(Node):
     """Gradient of ``unbind``: the slices' gradients stacked back (zeros where none came)."""
-    rule = "self: the pieces' grads stacked along dim"
+    rule = "self: unbind_backward(grads, dim)"
 
-    __slots__ = ("axis", "in_shape", "num_outputs")
+    __slots__ = ("axis", "dim", "in_shape", "num_outputs")
+    saved_attrs: ClassVar[dict] = {"dim": "dim_shown"}
+    dim_shown = torch_int_view("dim")
     is_view = True
     fit_grads = False  # the rule returns the input's shape itself
 
@@ -618,18 +756,23 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     # a slice then squeeze, not data[i]: NumPy returns a copied scalar for one element of 1-D
     outs = [data[(slice(None),) * axis + (slice(i, i + 1),)].squeeze(axis)
             for i in range(data.shape[axis])]
-    return record(UnbindBackward0, (input,), tuple(outs), attrs={"axis": axis, "in_shape": data.shape})
+    return record(UnbindBackward0, (input,), tuple(outs),
+                  attrs={"axis": axis, "dim": dim, "in_shape": data.shape})
 
 
 # -- narrow, contiguous -------------------------------------------------------------------------------
-class SliceBackward0(Node):
-    """Gradient of a slice (``narrow``, ``t[a:b:c]``): ``g`` written back at the slice's ``key``
-    among zeros of the input's shape."""
+class Sliced(Node):
+    """A node whose gradient is ``g`` written back at the basic-index ``key`` among zeros of the
+    input's shape ``in_shape`` (slices, ``narrow_copy``)."""
     rule = "self: zeros with grad written into the slice"
 
     __slots__ = ("in_shape", "key")
     is_view = True
     fit_grads = False  # the rule returns the input's shape itself
+    dim_shown = torch_int_view("dim")
+    end_shown = torch_int_view("end")
+    start_shown = torch_int_view("start")
+    step_shown = torch_int_view("step")
 
     def backward(self, g):
         if isinstance(g, Tensor):  # under create_graph: recorded, so differentiable again
@@ -637,6 +780,17 @@ class SliceBackward0(Node):
         out = get_array_module(g).zeros(self.in_shape, dtype=g.dtype)
         out[self.key] = g
         return (out,)
+
+
+class SliceBackward0(Sliced):
+    """Gradient of a slice (``narrow``, ``t[a:b:c]``)."""
+    rule = "self: slice_backward_wrapper(grad, self_sym_sizes, dim, start, end, step)"
+
+    # ``dim``, ``start``, ``end``, ``step`` as PyTorch saves them (``key`` is what backward reads)
+    __slots__ = ("dim", "end", "start", "step")
+    saved_attrs: ClassVar[dict] = {"dim": "dim_shown", "end": "end_shown",
+                                   "self_sym_sizes": "in_shape", "start": "start_shown",
+                                   "step": "step_shown"}
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
@@ -659,7 +813,9 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     key = (slice(None),) * axis + (slice(start, start + length),)
-    return record(SliceBackward0, (input,), data[key], attrs={"in_shape": data.shape, "key": key})
+    return record(SliceBackward0, (input,), data[key],
+                  attrs={"in_shape": data.shape, "key": key, "dim": dim, "start": start,
+                         "end": start + length, "step": 1})
 
 
 def contiguous(input: Tensor, memory_format=None) -> Tensor:
@@ -672,9 +828,11 @@ def contiguous(input: Tensor, memory_format=None) -> Tensor:
 # -- repeat, tile, flip, roll, movedim -----------------------------------------------------------------
 class RepeatBackward0(Node):
     """Gradient of ``repeat``: the copies' gradients summed into one."""
-    rule = "self: grad summed over the repeats"
+    rule = "self: repeat_backward(grad, repeats, self_sym_sizes)"
 
     __slots__ = ("in_shape", "repeats")
+    saved_attrs: ClassVar[dict] = {"repeats": "repeats_shown", "self_sym_sizes": "in_shape"}
+    repeats_shown = torch_int_view("repeats")
     fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
@@ -715,7 +873,9 @@ class FlipBackward0(Node):
     """Gradient of ``flip``: flip ``g`` back."""
     rule = "self: grad.flip(dims)"
 
-    __slots__ = ("axes",)
+    __slots__ = ("axes", "dims")
+    saved_attrs: ClassVar[dict] = {"dims": "dims_shown"}
+    dims_shown = torch_int_view("dims")
     fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
@@ -733,14 +893,17 @@ def flip(input: Tensor, *dims, **kwargs) -> Tensor:
     if not data.ndim:
         _unique_axes(_dims_arg(dims), 0)  # still validated: a 0-d tensor accepts dims 0 and -1
     out = get_array_module(data).flip(data, axes).copy() if axes else data.copy()
-    return record(FlipBackward0, (input,), out, attrs={"axes": axes})
+    return record(FlipBackward0, (input,), out, attrs={"axes": axes, "dims": _dims_arg(dims)})
 
 
 class RollBackward0(Node):
     """Gradient of ``roll``: roll ``g`` back."""
-    rule = "self: grad rolled back by -shifts"
+    rule = "self: grad.roll_symint(fmap(reverse_list_symint(shifts), [](c10::SymInt i){return -i;}), reverse_list(dims))"
 
-    __slots__ = ("axes", "shifts")
+    __slots__ = ("axes", "dims", "shifts")
+    saved_attrs: ClassVar[dict] = {"dims": "dims_shown", "shifts": "shifts_shown"}
+    dims_shown = torch_int_view("dims")
+    shifts_shown = torch_int_view("shifts")
     fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
@@ -764,9 +927,10 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         wrapped = tuple(_wrap_dim(d, data.ndim) for d in dims)
         if data.ndim == 0:
             raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
-        dims = wrapped
-        out = xp.roll(data, shifts, dims)
-    return record(RollBackward0, (input,), out, attrs={"shifts": shifts, "axes": dims or None})
+        out = xp.roll(data, shifts, wrapped)
+        return record(RollBackward0, (input,), out,
+                      attrs={"shifts": shifts, "axes": wrapped, "dims": dims})
+    return record(RollBackward0, (input,), out, attrs={"shifts": shifts, "axes": None, "dims": dims})
 
 
 def movedim(input: Tensor, source, destination) -> Tensor:

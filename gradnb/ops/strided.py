@@ -10,14 +10,18 @@ reads the input's entries back from it, so storage the input does not cover gets
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record
 from .._core.views import positions_in_base
+from . import dual
 from . import indexing as ix
-from ._common import Tensor
+from ._common import Tensor, wrap
+from .shape import copied_view
 
 __all__ = ["as_strided", "as_strided_copy", "as_strided_scatter"]
 
@@ -75,7 +79,10 @@ class AsStridedStorageBackward(Node):
     )
 
     torch_name = "AsStridedBackward0"
-    __slots__ = ("input_positions", "output_positions", "storage_size")
+    __slots__ = ("input_positions", "output_positions", "size", "storage_offset", "storage_size",
+                 "stride")
+    saved_attrs: ClassVar[dict] = {"size": "size", "storage_offset": "storage_offset",
+                                   "stride": "stride"}
     is_view = True
     fit_grads = False  # the rule returns the input's shape itself
 
@@ -96,14 +103,15 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
     out = xp.lib.stride_tricks.as_strided(flat[offset:] if flat.size else flat, shape=size,
                                           strides=tuple(s * data.itemsize for s in stride))
     return record(AsStridedStorageBackward, (input,), out,
-                  attrs={"storage_size": flat.size,
+                  attrs={"storage_size": flat.size, "size": size, "stride": stride,
+                         "storage_offset": storage_offset,
                          "output_positions": _positions(xp, size, stride, offset),
                          "input_positions": input_positions})
 
 
 def as_strided_copy(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
     """``as_strided`` as a new tensor that shares no memory with ``input``."""
-    return as_strided(input, size, stride, storage_offset).clone()
+    return copied_view(input, as_strided(input, size, stride, storage_offset))
 
 
 def as_strided_scatter(input: Tensor, src: Tensor, size, stride,
@@ -117,9 +125,34 @@ def as_strided_scatter(input: Tensor, src: Tensor, size, stride,
     if tuple(src.shape) != size:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(size)}")
-    positions = _positions(get_array_module(data), size, stride, offset).reshape(-1)
-    flat = ix.index_put(input.reshape(-1), (positions,), src.reshape(-1).to(input.dtype))
-    return flat.reshape(data.shape)
+    xp = get_array_module(data)
+    positions = _positions(xp, size, stride, offset).reshape(-1)
+    out = xp.array(data, order="C")
+    out.reshape(-1)[positions] = src._data.reshape(-1)  # (a view: ``out`` is row-major)
+    return record(AsStridedScatterBackward0, (input, src), out,
+                  attrs={"positions": positions, "size": size, "stride": stride,
+                         "storage_offset": storage_offset})
+
+
+class AsStridedScatterBackward0(Node):
+    """Gradient of ``as_strided_scatter``: ``self`` gets ``g`` with the written positions zeroed,
+    ``src`` reads ``g`` at them."""
+    rule = ("self: grad with the positions src was written to zeroed; "
+            "src: grad.as_strided(size, stride, storage_offset)")
+    __slots__ = ("positions", "size", "storage_offset", "stride")
+    inputs = ("self", "src")
+    saved_attrs: ClassVar[dict] = {"size": "size", "storage_offset": "storage_offset",
+                                   "stride": "stride"}
+
+    def backward(self, g):
+        keep = dual.xp_of(g).ones(tuple(g.shape), dtype=bool)
+        keep.reshape(-1)[self.positions] = False
+        flat = dual.reshape(g, (-1,))
+        if isinstance(g, Tensor):
+            picked = ix.index_select(flat, 0, wrap(self.positions))
+        else:
+            picked = flat[self.positions]
+        return dual.where(keep, g, 0), dual.reshape(picked, self.size)
 
 
 TENSOR_METHODS = {"as_strided": as_strided, "as_strided_scatter": as_strided_scatter}
