@@ -127,9 +127,15 @@ class Node:
       ``_sym_strides``, ``_scalar_type`` and ``_dim`` are read from that input when the op
       records; any other name (``dim``, ``keepdim``) is a plain value the op passes in
       ``record(attrs=...)`` (kept under the attribute ``saved_attrs`` maps it to, else its own
-      name). ``self.saved(g)`` gives the tensors back in this order; ``grad_fn._saved_<name>``
+      name). A tensor the op saves that is neither a differentiable input nor an output
+      (gather's ``index``, max_pool's ``indices``) is named in ``computed`` too: the op passes
+      it as a tensor in ``record(attrs=...)`` and it is saved, versioned and packed like an
+      input, in its place in ``saves``. ``self.saved(g)`` gives the tensors back in this order; ``grad_fn._saved_<name>``
       shows each of them. (Old style, still read: positions, ``OUTPUT``, ``const(v)``, with
       ``saved_names`` beside them; a recording may pass its own spec in ``record(save=...)``.)
+    - ``unsigned``: the plain int values (``dim``, ``shifts``) PyTorch shows as unsigned 64-bit
+      numbers, as its ``int64_t`` attributes print (``-1`` shows as ``18446744073709551615``);
+      the op keeps the value as the caller gave it.
     - ``rule``: the chain rule in one line, as derivatives.yaml writes it (the step player shows
       it); ``why_nonfinite`` / ``fix_nonfinite`` / ``why_zero``: how this node can make a NaN or
       an all-zero gradient, and the fix, in words (``%why`` says them).
@@ -173,6 +179,8 @@ class Node:
     # values a node keeps as attributes: PyTorch's name -> the attribute (``{"dim": "dim"}``).
     saved_names: ClassVar[tuple] = ()
     saved_attrs: ClassVar[dict] = {}
+    computed: ClassVar[tuple] = ()
+    unsigned: ClassVar[tuple] = ()
     inputs: ClassVar[tuple] = ("self", "other")
     outputs: ClassVar[tuple] = ("result",)
     rule: ClassVar[str | None] = None
@@ -399,7 +407,8 @@ class Node:
         # its slow path for every attribute read, and the engine reads node attributes on
         # every op.
         super().__init_subclass__(**kwargs)
-        if any(k in cls.__dict__ for k in ("saves", "inputs", "outputs", "saved_when")):
+        if any(k in cls.__dict__ for k in ("saves", "inputs", "outputs", "saved_when",
+                                            "computed")):
             _compile_saves(cls)
         for name in cls.saved_names:
             _add_saved_reader(cls, "_saved_" + name)
@@ -432,6 +441,9 @@ def _compile_saves(cls) -> None:
         elif result:
             spec.append(Output(int(result.group(1) or 0)))
             tensors.append(name)
+        elif name in cls.computed:
+            spec.append(None)  # the op's tensor, put in its place per recording
+            tensors.append(name)
         elif filled and filled.group(1) in cls.inputs:
             fills.append((name, cls.inputs.index(filled.group(1)), filled.group(2)))
             attrs.setdefault(name, name)
@@ -443,8 +455,9 @@ def _compile_saves(cls) -> None:
     cls.saved_attrs = attrs
     when = [(tensors.index(name), tuple(cls.inputs.index(i) for i in needers))
             for name, needers in cls.saved_when.items()]
-    if fills or when:
-        prepare = functools.partial(_prepare, tuple(fills), tuple(when), spec)
+    computed = tuple((tensors.index(name), name) for name in saves if name in cls.computed)
+    if fills or when or computed:
+        prepare = functools.partial(_prepare, tuple(fills), tuple(when), computed, spec)
         cls._prepare = staticmethod(prepare)
         cls._save_spec = PreparedSpec(spec, prepare)
 
@@ -460,13 +473,18 @@ class PreparedSpec(tuple):
         return self
 
 
-def _prepare(fills, when, spec, node, inputs) -> tuple:
+def _prepare(fills, when, computed, spec, node, inputs) -> tuple:
     """The spec to save for this recording, after reading what the class reads off its inputs.
     """
     if fills:
         _fill(node, fills, inputs)
-    if when:
+    if when or computed:
         spec = list(spec)
+        # The op's own tensors: moved from the attributes ``record`` set into the saved
+        # entries (so the node holds each once, and a later in-place edit is caught).
+        attrs = node.__dict__
+        for index, name in computed:
+            spec[index] = attrs.pop(name, None)
         nxt = node._next
         for index, needers in when:
             if all(nxt[i] is None for i in needers):
@@ -489,10 +507,20 @@ def _fill(node, fills, inputs) -> None:
         elif kind == "dim":
             value = data.ndim
         elif kind == "sym_strides":
-            value = tuple(st // data.itemsize for st in data.strides)
+            # An empty tensor has PyTorch's contiguous strides; NumPy gives it zeros.
+            value = tuple(st // data.itemsize for st in data.strides) if data.size else \
+                _contiguous_strides(data.shape)
         else:
             value = t.dtype
         setattr(node, name, value)
+
+
+def _contiguous_strides(shape) -> tuple:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
 
 
 def _add_saved_reader(cls, attr: str) -> None:

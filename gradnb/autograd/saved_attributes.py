@@ -53,8 +53,22 @@ def saved_attribute(node, attr: str):
         return value if value is None or isinstance(value, Tensor) else tensor(value)
     if name in cls.saved_attrs and not raw:
         value = getattr(node, cls.saved_attrs[name])
+        if name in cls.unsigned:
+            return _unsigned(value)
         return tuple(value) if isinstance(value, (tuple, list)) else value
     raise AttributeError(f"'{cls.__name__}' object has no attribute '{attr}'")
+
+
+_UINT64 = 1 << 64
+
+
+def _unsigned(value):
+    """An int64 value as PyTorch's ``_saved_*`` shows it: read as unsigned (-1 as 2**64 - 1)."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value % _UINT64
+    return tuple(int(v) % _UINT64 for v in value)
 
 
 graph.saved_attribute_reader = saved_attribute

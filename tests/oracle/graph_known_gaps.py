@@ -187,12 +187,10 @@ GRAPH_GAPS = {
     "nn.functional.triplet_margin_with_distance_loss": (
         "0/7 samples: node 1: torch ClampMinBackward0, gradnb ClampBackward1"
     ),
-    "mm": "1/3 samples: MmBackward0._saved_self_sym_strides: 5 in torch, 0 in gradnb",
     "ormqr": "0/8 samples: node 0: torch OrmqrBackward0, gradnb SubBackward0",
     "__rmatmul__": "3/8 samples: SqueezeBackward4: 1 next_functions in torch, 2 in gradnb",
     "slice": "missing op: gradnb has no slice",
     "einsum": "0/8 samples: node 0: torch SumBackward1, gradnb EinsumBackward",
-    "svd": "6/8 samples: MmBackward0._saved_mat2_sym_strides: 1 in torch, 0 in gradnb",
     "svd_lowrank": "4/8 samples: UnsafeViewBackward0: 1 next_functions in torch, 2 in gradnb",
     "pca_lowrank": "4/8 samples: UnsafeViewBackward0: 1 next_functions in torch, 2 in gradnb",
     "bfloat16": "missing op: gradnb has no bfloat16",
@@ -280,7 +278,6 @@ GRAPH_GAPS = {
     "linalg.pinv.singular": (
         "2/8 samples: MmBackward0._saved_mat2_sym_strides: 3 in torch, 0 in gradnb"
     ),
-    "linalg.svd": "6/8 samples: MmBackward0._saved_mat2_sym_strides: 1 in torch, 0 in gradnb",
     "linalg.svdvals": (
         "implementation-defined: eigenvectors/singular vectors differ from torch's by a sign or phase (another LAPACK routine); LinalgSvdBackward0._saved_U: values differ"
     ),
