@@ -247,6 +247,27 @@ true_divide = div
 divide = div
 
 
+class DivBackward1(Node):
+    """``div(Tensor, Scalar)`` as PyTorch's composites call it (``x / 2`` from Python is
+    DivBackward0)."""
+    rule = "self: grad / other"
+    why_nonfinite = "division by 0: grad / other"
+    __slots__ = ("other",)
+    inputs = ("self",)
+    saves = ("other",)
+
+    def backward(self, g):
+        return (g / dual.conj(self.other),)
+
+
+def div_scalar(input: Tensor, other) -> Tensor:
+    """``input / other`` recorded as PyTorch's ``div.Scalar`` (DivBackward1)."""
+    _, _, a, b = binary_operands(input, other)
+    if _is_integral(a) and _is_integral(b):
+        a = a.astype(_dtype.get_default_dtype().np)
+    return record(DivBackward1, (input,), _quotient(a, b), attrs={"other": other})
+
+
 def _is_integral(x) -> bool:
     if type(x) is float:  # the common divisor, without a failing getattr
         return False
