@@ -399,7 +399,8 @@ class Node:
 
     def __repr__(self) -> str:
         # As Python prints any object, and PyTorch its nodes: the name and the address.
-        return f"<{self.name()} object at {id(self):#x}>"
+        # (Without a C++ namespace: a leaf's node prints as ``<AccumulateGrad object ...>``.)
+        return f"<{self.name().rpartition('::')[2]} object at {id(self):#x}>"
 
     def __init_subclass__(cls, **kwargs) -> None:
         # PyTorch's ``grad_fn._saved_<name>`` and ``_raw_saved_<name>``, one property per name
@@ -551,6 +552,11 @@ class AccumulateGrad(Node):
 
     def backward(self, grad):
         return ()
+
+    def name(self) -> str:
+        """As PyTorch names its C++ node (``torch::autograd::AccumulateGrad``), in gradnb's
+        namespace."""
+        return "gradnb::autograd::AccumulateGrad"
 
 
 class _Switches:

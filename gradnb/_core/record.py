@@ -23,10 +23,9 @@ import numpy as np
 from . import events
 from .events import observers as _observers
 from .grad_mode import grad_off_threads as _grad_off_threads
-from .grad_mode import state as _grad_state
 from .grad_mode import inference_threads as _inference_threads
-from .graph import _ZERO_NRS, accumulator, link
-from .graph import _sequence as _sequence
+from .grad_mode import state as _grad_state
+from .graph import _ZERO_NRS, _sequence, accumulator, link
 from .graph import save as keep_saved
 from .graph import switches as _switches
 from .tensor import Tensor

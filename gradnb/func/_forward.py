@@ -41,12 +41,18 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
         output, aux = _split_aux(func(*tree_unflatten(duals, p_spec)), has_aux, "jvp")
         out_leaves, out_spec = tree_flatten(output)
         pairs = [_unpack_tangent(o) for o in out_leaves]
-    outer = any(isinstance(p, Tensor) and p.requires_grad for p in p_leaves)
-    primal_out = _map_finish(tree_unflatten([p for p, _ in pairs], out_spec), outer)
+    # An output keeps its graph to whatever required grad outside the transform (a module's
+    # parameters): PyTorch hands it back as an alias of the inner result.
+    primal_out = tree_unflatten([_outer_alias(p) for p, _ in pairs], out_spec)
     tangent_out = tree_unflatten([t for _, t in pairs], out_spec)
     if has_aux:
+        outer = any(isinstance(p, Tensor) and p.requires_grad for p in p_leaves)
         return primal_out, tangent_out, _map_finish(aux, outer)
     return primal_out, tangent_out
+
+
+def _outer_alias(primal):
+    return ops.indexing.alias(primal) if primal.requires_grad else primal
 
 
 def _basis(x: Tensor, k: int) -> Tensor:

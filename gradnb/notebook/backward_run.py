@@ -15,7 +15,7 @@ import numpy as np
 from gradnb._core.tensor import Tensor
 from gradnb.autograd.memory import BackwardReport
 from gradnb.autograd.trace import Trace, snapshot
-from gradnb.notebook.explain.notes import rule_of
+from gradnb.notebook.explain.notes import rule_of, short_name
 from gradnb.notebook.explain.watcher import watcher
 from gradnb.notebook.formatting import format_shape, format_values, host_array
 
@@ -67,7 +67,7 @@ class _Recorder:
                         for nxt, _ in node.next_functions)
         rule = rule_of(node) if self.keep_steps else ""
         reductions = _reductions(node, grad_inputs) if self.keep_steps else ()
-        self.run.steps.append(Step(trace.key_of(node), node.name(), incoming, outgoing, targets,
+        self.run.steps.append(Step(trace.key_of(node), short_name(node), incoming, outgoing, targets,
                                    rule, reductions))
 
     def grad_accumulated(self, tensor, grad, accumulated) -> None:

@@ -383,7 +383,7 @@ def pow(input, exponent) -> Tensor:
             and a.dtype.kind in "iu" and b < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     with silent():  # 0 ** -1, (-1) ** 0.5: inf and NaN, silently
-        out = a ** b
+        out = _int_power(a, b)
     if tb is None:
         return record(PowBackward0, (ta,), out, attrs={"exponent": b})
     return record(PowBackward1, (ta, tb), out, operands=(a, b))
@@ -409,8 +409,23 @@ def rpow(input: Tensor, base) -> Tensor:
     # At base 0, PyTorch's gradient is 0 (the limit of 0 ** x * log(0) for x > 0).
     log_base = math.log(base) if base > 0 else (0.0 if base == 0 else float("nan"))
     with silent():
-        out = a ** b
+        out = _int_power(a, b)
     return record(PowBackward2, (tb,), out, attrs={"log_base": log_base})
+
+
+def _int_power(a, b):
+    """``a ** b``; integers to negative integer tensor powers as PyTorch computes them (NumPy
+    refuses them): 1 stays 1, -1 alternates in sign, every other base gives 0."""
+    if hasattr(b, "dtype") and b.dtype.kind in "iu" and _is_integral(a) \
+            and not isinstance(a, bool) and b.dtype.kind != "b":
+        xp = get_array_module(b)
+        negative = b < 0
+        if negative.any():
+            a = xp.asarray(a)
+            inverse = xp.where(a == 1, 1, xp.where(a == -1, xp.where(b % 2 == 0, 1, -1), 0))
+            out = a ** xp.where(negative, 0, b)
+            return xp.where(negative, inverse, out).astype(out.dtype, copy=False)
+    return a ** b
 
 
 class ReciprocalBackward0(Node):

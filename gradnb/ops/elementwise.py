@@ -423,7 +423,12 @@ def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
         out = xp.minimum(out, max)
     if min is not None and max is not None and min > max:
         out = xp.where(xp.isnan(d), d, max) if d.dtype.kind in "fc" else xp.full_like(d, max)
-    out = out.astype(d.dtype, copy=False) if d.dtype.kind == "f" else out
+    if d.dtype.kind == "f":
+        out = out.astype(d.dtype, copy=False)
+    elif d.dtype.kind in "iu" and (type(min) is float or type(max) is float):
+        # An integer tensor with a float bound becomes the default float dtype, as PyTorch
+        # promotes (NumPy would give float64).
+        out = out.astype(_dtype.get_default_dtype().np, copy=False)
     return record(_cls, (input,), out, attrs={"lo": min, "hi": max})
 
 

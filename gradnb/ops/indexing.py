@@ -772,6 +772,8 @@ def index_select(input: Tensor, dim: int, index) -> Tensor:
     xp = get_array_module(data)
     raw_dim = dim
     dim = _wrap_dim(dim, data.ndim)
+    if data.ndim and data.shape[dim] == 0 and getattr(index, "numel", lambda: 1)():
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     arr = _vector_index(index, "index_select", xp, data.shape[dim] if data.ndim else 1)
     key = _dim_key(data, dim, arr)
     return record(IndexSelectBackward0, (input,), data[key], save=(_as_saved(index, arr),),

@@ -493,7 +493,10 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
         return _overwrite(CopyBackwards, s, new, src,
                           attrs={"src_device": device_of(src._data) if moved else None})
 
-    return apply_inplace(self, compute, (src,))
+    # An integer or bool destination cannot carry a gradient: a grad-requiring source is
+    # copied without recording (PyTorch's result does not require grad).
+    differentiable = self._data.dtype.kind in "fc"
+    return apply_inplace(self, compute, (src,) if differentiable else ())
 
 
 def _size_mismatch(a, b) -> str:

@@ -10,9 +10,11 @@ ops (through ``_on`` for raw arrays), so they are differentiable again under ``c
 from __future__ import annotations
 
 import math
+import warnings
 from typing import ClassVar
 
 from .._core.backend import get_array_module
+from .._core.dtype import legacy_type_name
 from .._core.graph import Node
 from .._core.record import record, wrap
 from .._core.tensor import Size, _wrap_dim
@@ -284,7 +286,8 @@ def expand(input: Tensor, *sizes) -> Tensor:
     data = input._data
     if len(sizes) < data.ndim:
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{{list(data.shape)}}}, size={list(sizes)}): the number of "
+            f"expand(gradnb.{legacy_type_name(data.dtype)}{{{list(data.shape)}}}, "
+            f"size={list(sizes)}): the number of "
             "sizes provided "
             f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
             f"({data.ndim})"
@@ -305,7 +308,13 @@ def expand(input: Tensor, *sizes) -> Tensor:
             )
         target.append(s)
     xp = dual.xp_of(data)
-    out = xp.broadcast_to(data, tuple(target))
+    target = tuple(target)
+    if data.size and math.prod(target) == data.size:
+        # Nothing repeats (only leading 1s are added): a plain view, writable as PyTorch's is,
+        # where NumPy's broadcast_to would be read-only.
+        out = data[(None,) * lead]
+    else:
+        out = xp.broadcast_to(data, target)
     return record(ExpandBackward0, (input,), out, attrs={"in_shape": data.shape})
 
 
@@ -499,8 +508,11 @@ def _promoted_dtype(tensors):
     """PyTorch's result dtype over several dimensioned tensors."""
     dtype = tensors[0]._data.dtype
     for t in tensors[1:]:
-        probe = wrap(get_array_module(t._data).empty((1,), dtype=dtype))
-        dtype = result_type(probe, t)
+        # Both as 1-element tensors: a 0-d input counts fully here (stack of float32 and
+        # float64 scalars is float64), not as the lower-priority scalar of binary ops.
+        xp = get_array_module(t._data)
+        dtype = result_type(wrap(xp.empty((1,), dtype=dtype)),
+                            wrap(xp.empty((1,), dtype=t._data.dtype)))
     return dtype
 
 
@@ -947,10 +959,26 @@ def movedim(input: Tensor, source, destination) -> Tensor:
     for name, given, wrapped in (("source", source, src), ("destination", destination, dst)):
         if len(set(wrapped)) != len(wrapped):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given)})")
+    if ndim == 0:  # PyTorch returns an alias of a 0-d tensor (there is nothing to permute)
+        from .indexing import alias
+        return alias(input)
     order = [d for d in range(ndim) if d not in src]
     for d, s in sorted(zip(dst, src, strict=True)):
         order.insert(d, s)
     return permute(input, order)
+
+
+def _mT(self: Tensor) -> Tensor:
+    """The last two dimensions swapped (a batch of matrices transposed)."""
+    ndim = self._data.ndim
+    if ndim == 1:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           "Got 1-D tensor.")
+    if ndim == 0:
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=2)
+        return self
+    return transpose(self, -2, -1)
 
 
 moveaxis = movedim
@@ -961,7 +989,7 @@ swapdims = transpose
 TENSOR_METHODS = {
     "reshape": reshape, "view": view, "permute": permute, "transpose": transpose,
     "swapaxes": transpose, "swapdims": transpose, "t": t, "expand": expand,
-    "T": property(T), "mT": property(lambda self: transpose(self, -2, -1)),
+    "T": property(T), "mT": property(_mT),
     "expand_as": lambda self, other: expand(self, other.shape),
     "reshape_as": lambda self, other: reshape(self, other.shape),
     "view_as": lambda self, other: view(self, other.shape),

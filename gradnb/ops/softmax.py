@@ -9,7 +9,6 @@ so logits of any magnitude give finite results; each derivative reads only the s
 from __future__ import annotations
 
 import warnings
-from typing import ClassVar
 
 import numpy as np
 
@@ -18,6 +17,7 @@ from .._core.graph import Node
 from .._core.record import record
 from .._core.tensor import _wrap_dim
 from . import dual
+from ._args import scalar_type_name
 from ._common import Tensor
 
 __all__ = ["log_softmax", "softmax"]
@@ -40,16 +40,20 @@ class _SavesDim(Node):
     __slots__ = ("dim",)
     inputs = ("self",)
     saves = ("dim", "result")
-    saved_attrs: ClassVar[dict] = {"dim": "shown_dim"}
-
-    @property
-    def shown_dim(self) -> int:
-        return self.dim % (1 << 64)
+    unsigned = ("dim",)
 
 
-def _as_float(input: Tensor, dtype):
+def _as_float(input: Tensor, dtype, name: str, dim):
+    """The input in ``dtype`` when given; an integer or bool input is refused, as PyTorch's CPU
+    kernels refuse it (named for the kernel that would run: the last dim has its own)."""
     if dtype is not None:
         return input.to(dtype=dtype)
+    if input._data.dtype.kind in "iub":
+        ndim = input._data.ndim
+        last = ndim <= 1 or (type(dim) is int and dim in (-1, ndim - 1))
+        kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{scalar_type_name(input._data.dtype)}'")
     return input
 
 
@@ -79,7 +83,7 @@ class SoftmaxBackward0(_SavesDim):
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, computed as ``exp(x - max x)`` so logits of any
     magnitude give finite probabilities."""
-    input = _as_float(input, dtype)
+    input = _as_float(input, dtype, "softmax", dim)
     dim = _softmax_dim("softmax", dim, input.ndim)
     x = input._data
     e = get_array_module(x).exp(_shifted(x, dim))
@@ -106,7 +110,7 @@ class LogSoftmaxBackward0(_SavesDim):
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``x - logsumexp(x)`` along ``dim``, shifted by the maximum so it never overflows."""
-    input = _as_float(input, dtype)
+    input = _as_float(input, dtype, "log_softmax", dim)
     x = input._data
     if type(dim) is not int or not 0 <= dim < x.ndim:  # (a valid dim skips the checks)
         dim = _softmax_dim("log_softmax", dim, x.ndim)

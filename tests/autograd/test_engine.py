@@ -222,7 +222,8 @@ def test_grad_fn_names_and_next_functions():
     mul_fn, _ = y.grad_fn.next_functions[0]
     assert mul_fn.name() == "MulBackward0"
     names = [n.name() for n, _ in mul_fn.next_functions]
-    assert names == ["AccumulateGrad", "AccumulateGrad"]
+    assert names == ["gradnb::autograd::AccumulateGrad"] * 2  # torch's, in gradnb's namespace
+    assert repr(mul_fn.next_functions[0][0]).startswith("<AccumulateGrad object at 0x")
     assert mul_fn.next_functions[0][0].variable is w
     assert y.grad_fn.next_functions[1] == (None, 0)
 

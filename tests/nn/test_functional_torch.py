@@ -39,7 +39,10 @@ def test_linear_and_its_graph():
     check(F.linear(gx, gw, gb), TF.linear(tx, tw, tb), [gx, gw, gb], [tx, tw, tb])
     out = F.linear(gx, gw, gb)
     names = [fn.name() for fn, _ in out.grad_fn.next_functions]
-    assert names == ["AccumulateGrad", "AccumulateGrad", "TBackward0"]
+    assert names == ["gradnb::autograd::AccumulateGrad", "gradnb::autograd::AccumulateGrad",
+                     "TBackward0"]
+    torch_names = [fn.name() for fn, _ in TF.linear(tx, tw, tb).grad_fn.next_functions]
+    assert [n.replace("torch::", "gradnb::") for n in torch_names] == names
 
 
 def test_linear_batched_input():

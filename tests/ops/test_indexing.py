@@ -184,7 +184,7 @@ def _outcome(fn):
     try:
         fn()
     except Exception as exc:  # noqa: BLE001 - the type is part of what is compared
-        return type(exc).__name__, str(exc)
+        return type(exc).__name__, str(exc).replace("torch.", "gradnb.")
     return None
 
 

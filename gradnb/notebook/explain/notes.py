@@ -22,7 +22,7 @@ import pkgutil
 
 from gradnb.autograd.graph import Node
 
-__all__ = ["CUSTOM_FUNCTION_RULE", "NOTES", "gradnb_class", "note_of", "rule_of"]
+__all__ = ["CUSTOM_FUNCTION_RULE", "NOTES", "gradnb_class", "note_of", "rule_of", "short_name"]
 
 #: The notes a node class may declare (None where it has nothing to say).
 NOTES = ("rule", "why_nonfinite", "fix_nonfinite", "why_zero")
@@ -34,6 +34,13 @@ CUSTOM_FUNCTION_RULE = "your Function's backward(ctx, grad)"
 # The packages that define node classes beyond those ``import gradnb`` loads (nn.functional's,
 # checkpoint's): imported once, when the first torch node is looked up.
 _NODE_PACKAGES = ("gradnb.ops", "gradnb.nn.functional", "gradnb.autograd", "gradnb.utils")
+
+
+def short_name(node) -> str:
+    """The node's name as the views show it: without a C++ namespace (``name()`` of a leaf's
+    node is ``gradnb::autograd::AccumulateGrad``, torch's ``torch::autograd::AccumulateGrad``;
+    both show as ``AccumulateGrad``)."""
+    return node.name().rpartition("::")[2]
 
 
 def rule_of(node) -> str:

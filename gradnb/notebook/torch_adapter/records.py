@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gradnb.autograd.trace import Edge, LeafRecord, OpRecord, SavedRecord, Trace
+from gradnb.notebook.explain.notes import short_name
 from gradnb.notebook.tensors import dtype_name, itemsize
 
 __all__ = [
@@ -167,7 +168,7 @@ class TorchTrace(Trace):
         shapes, device = _output_meta(node)
         shape, dtype = shapes[0] if shapes else ((), "")
         key = self._next_key()
-        record = TorchLeafRecord(key, shape, dtype, True, _no_node, node.name(), device)
+        record = TorchLeafRecord(key, shape, dtype, True, _no_node, short_name(node), device)
         self._records[key] = record
         self.leaves.append(record)
         self._stamp(node, key)
