@@ -1,6 +1,8 @@
 """interpolate's nodes (gradnb/nn/functional/resample.py): PyTorch's node per mode and rank with
 its saved values, its node for the gradient's gradient, and infs and NaNs reaching exactly the
-outputs and gradients they reach in PyTorch's kernels (zero-weighted neighbours included)."""
+outputs and gradients they reach in PyTorch's kernels (zero-weighted neighbours included).
+Antialiased bicubic weights agree with PyTorch's to rounding only: a weight PyTorch rounds to
+1e-14 may be 0 here, so an inf gradient there gives NaN where PyTorch gives inf."""
 
 from __future__ import annotations
 
@@ -22,6 +24,9 @@ CASES = [
     ("bicubic", (2, 3, 5, 4), {"size": (8, 3)}),
     ("bicubic", (2, 3, 5, 4), {"size": (5, 4), "align_corners": True}),
     ("trilinear", (1, 2, 3, 4, 5), {"size": (6, 4, 2)}),
+    ("bilinear", (2, 3, 9, 4), {"size": (4, 7), "antialias": True}),
+    ("bilinear", (2, 3, 9, 8), {"scale_factor": 0.4, "antialias": True, "align_corners": True}),
+    ("bicubic", (2, 3, 9, 4), {"size": (9, 2), "antialias": True}),
 ]
 
 
@@ -74,3 +79,10 @@ def test_second_order_is_the_interpolation_again():
     assert gg.grad_fn.name() == "UpsampleBicubic2DBackward0"
     expected = F.interpolate(v, scale_factor=1.5, mode="bicubic")
     np.testing.assert_allclose(gg.detach().numpy(), expected.detach().numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize(("mode", "shape"), [("nearest", (1, 1, 4, 4)), ("bilinear", (1, 1, 4))])
+def test_antialias_needs_bilinear_or_bicubic_on_4d(mode, shape):
+    with pytest.raises(ValueError, match="Anti-alias option is restricted"):
+        F.interpolate(gradnb.ones(*shape), size=(2, 2)[: len(shape) - 2], mode=mode,
+                      antialias=True)

@@ -106,7 +106,11 @@ def _out_sizes(input: Tensor, n: int, size, scale_factor):
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:
-    """Resize the spatial dims of ``(N, C, *spatial)`` to ``size`` or by ``scale_factor``."""
+    """Resize the spatial dims of ``(N, C, *spatial)`` to ``size`` or by ``scale_factor``.
+
+    ``antialias`` (bilinear and bicubic, 4-D input): when shrinking, each output averages its
+    whole footprint (PIL's filters) instead of reading its nearest samples.
+    """
     n = input.ndim - 2
     if n < 1:
         raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
@@ -115,11 +119,12 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported by gradnb")
     outs, scales = _out_sizes(input, n, size, scale_factor)
     if recompute_scale_factor:
         scales = (None,) * n
+    if antialias and not (mode in ("bilinear", "bicubic") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes "
+                         "and requires a 4-D tensor as input")
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[n - 1](input, outs)
     if mode not in ("nearest", "nearest-exact"):
@@ -133,16 +138,19 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
                                       f"{expected + 2}D input")
         align_corners = bool(align_corners)
+        if antialias:
+            mode += "-aa"
     return _upsample(input, _Resampling(mode, tuple(input.shape[-n:]), outs, scales,
                                         align_corners, input._data.dtype))
 
 
 # -- interpolate's nodes: one per mode and rank, as PyTorch's ----------------------------------
 # Along each spatial dim, output ``o`` reads a few input samples ("taps"): tap ``j`` is an index
-# array and a weight array over the outputs (nearest: one tap, no weight). The forward sums the
-# weighted gathers, the last dim first (PyTorch's kernels sum the innermost dim inside); the
-# gradient adds each output's gradient back onto the samples it read (``add.at``), so an inf or
-# NaN reaches exactly the places it reaches in PyTorch's kernels.
+# array, a weight array (nearest: None) and a mask of the outputs that read it (None: all; an
+# antialiased window is shorter at the edges) over the outputs. The forward sums the weighted
+# gathers, the last dim first (PyTorch's kernels sum the innermost dim inside); the gradient adds
+# each output's gradient back onto the samples it read (``add.at``), so an inf or NaN reaches
+# exactly the places it reaches in PyTorch's kernels.
 
 _SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"),
                 3: ("scales_d", "scales_h", "scales_w")}
@@ -158,19 +166,26 @@ def _resample(data, taps):
         shape = [1] * data.ndim
         shape[axis] = -1
         out = None
-        for index, weight in taps[k]:
-            term = xp.take(data, xp.asarray(index), axis=axis)
-            if weight is not None:
-                with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is NaN, as in PyTorch
-                    term = term * xp.asarray(weight, dtype=data.dtype).reshape(shape)
-            out = term if out is None else _add(out, term)
+        for index, weight, valid in taps[k]:
+            term = _weighted(xp.take(data, xp.asarray(index), axis=axis), weight, valid, shape)
+            if out is None:
+                out = term
+            else:
+                with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is NaN, as in PyTorch
+                    out = out + term
         data = out
     return data
 
 
-def _add(a, b):
-    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is NaN, as in PyTorch
-        return a + b
+def _weighted(values, weight, valid, shape):
+    """``values`` times ``weight`` along one axis (``shape``: -1 there), zero where not ``valid``."""
+    xp = get_array_module(values)
+    if weight is not None:
+        with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is NaN, as in PyTorch
+            values = values * xp.asarray(weight, dtype=values.dtype).reshape(shape)
+    if valid is not None:
+        values = xp.where(xp.asarray(valid).reshape(shape), values, 0)
+    return values
 
 
 def _resample_adjoint(g, taps, in_shape):
@@ -182,10 +197,8 @@ def _resample_adjoint(g, taps, in_shape):
         axis = g.ndim - n + k
         shape = [1] * g.ndim
         shape[axis] = -1
-        with np.errstate(invalid="ignore", over="ignore"):
-            terms = [g if weight is None else g * xp.asarray(weight, dtype=g.dtype).reshape(shape)
-                     for _, weight in taps[k]]
-        index = np.concatenate([index for index, _ in taps[k]])
+        terms = [_weighted(g, weight, valid, shape) for _, weight, valid in taps[k]]
+        index = np.concatenate([tap[0] for tap in taps[k]])
         sizes = list(g.shape)
         sizes[axis] = in_shape[axis]
         g = scatter_into_zeros(sizes, (slice(None),) * axis + (xp.asarray(index),),
@@ -217,9 +230,9 @@ def _source_index(size: int, out: int, align_corners: bool, scale, ftype, cubic:
 def _linear_taps(size: int, out: int, align_corners: bool, scale, ftype) -> tuple:
     if size == out:  # PyTorch copies: weights 1 and 0 on the same sample
         o = np.arange(out)
-        return (o, np.ones(out, ftype)), (o, np.zeros(out, ftype))
+        return (o, np.ones(out, ftype), None), (o, np.zeros(out, ftype), None)
     i0, lam = _source_index(size, out, align_corners, scale, ftype, cubic=False)
-    return (i0, ftype(1) - lam), (i0 + (i0 < size - 1), lam)
+    return (i0, ftype(1) - lam, None), (i0 + (i0 < size - 1), lam, None)
 
 
 def _cubic_taps(size: int, out: int, align_corners: bool, scale, ftype) -> tuple:
@@ -234,7 +247,7 @@ def _cubic_taps(size: int, out: int, align_corners: bool, scale, ftype) -> tuple
         return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
 
     weights = (far(t + 1), near(t), near(1 - t), far(2 - t))
-    return tuple((np.clip(base + j - 1, 0, size - 1), w) for j, w in enumerate(weights))
+    return tuple((np.clip(base + j - 1, 0, size - 1), w, None) for j, w in enumerate(weights))
 
 
 def _nearest_taps(size: int, out: int, scale, exact: bool) -> tuple:
@@ -244,7 +257,41 @@ def _nearest_taps(size: int, out: int, scale, exact: bool) -> tuple:
         else np.float32(size) / np.float32(out)
     o = np.arange(out, dtype=np.float32)
     src = np.floor((o + np.float32(0.5)) * ratio) if exact else np.floor(o * ratio)
-    return ((np.minimum(src.astype(np.int64), size - 1), None),)
+    return ((np.minimum(src.astype(np.int64), size - 1), None, None),)
+
+
+def _antialias_taps(size: int, out: int, align_corners: bool, scale, ftype, cubic: bool):
+    """PyTorch's antialiased windows (as PIL's): output ``o`` averages the inputs within
+    ``support`` of its center ``ratio (o + 0.5)`` through a triangle (bilinear) or a cubic with
+    ``a = -0.5`` (bicubic) stretched by ``ratio`` when downsampling, normalised to sum to 1.
+    Each step rounds where PyTorch's kernel does (some steps run in double precision)."""
+    ratio = _source_scale(size, out, align_corners, scale, ftype)
+    half = 2.0 if cubic else 1.0
+    support = ftype(half * float(ratio) if ratio >= 1 else half)
+    inv = ftype(1.0 / float(ratio) if ratio >= 1 else 1.0)
+    width = int(np.ceil(support)) * 2 + 1
+    center = (float(ratio) * (np.arange(out) + 0.5)).astype(ftype)
+    low = np.maximum((center - support + 0.5).astype(np.int64), 0)
+    count = np.clip(np.minimum((center + support + 0.5).astype(np.int64), size) - low, 0, width)
+    j = np.arange(width)[:, None]
+    offset = (j + low).astype(ftype) - center
+    x = np.abs((offset.astype(np.float64) + 0.5) * float(inv)).astype(ftype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if cubic:
+            a = ftype(-0.5)
+            w = np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
+                         np.where(x < 2, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, 0))
+        else:
+            w = np.where(x < 1, 1 - x, 0)
+    valid = j < count
+    w = np.where(valid, w, 0).astype(ftype)
+    total = np.add.accumulate(w, axis=0)[-1] if width else np.zeros(out, ftype)
+    w = np.where(total != 0, w / np.where(total != 0, total, 1), w).astype(ftype)
+    return tuple((np.minimum(low + k, size - 1), w[k], valid[k]) for k in range(width))
+
+
+def _identity_taps(size: int) -> tuple:
+    return ((np.arange(size), None, None),)
 
 
 class _Resampling:
@@ -260,15 +307,24 @@ class _Resampling:
         if mode in ("nearest", "nearest-exact"):
             self.taps = tuple(_nearest_taps(s, o, f, mode == "nearest-exact")
                               for s, o, f in zip(sizes, outs, scales))
+        elif mode.endswith("-aa"):
+            cubic = mode == "bicubic-aa"
+            self.adjoint_taps = tuple(_antialias_taps(s, o, align_corners, f, ftype, cubic)
+                                      for s, o, f in zip(sizes, outs, scales))
+            # The forward leaves a dim whose size does not change as it is (the gradient still
+            # goes through its one-sample windows).
+            self.taps = tuple(_identity_taps(s) if s == o else t
+                              for s, o, t in zip(sizes, outs, self.adjoint_taps))
         else:
             make = _cubic_taps if mode == "bicubic" else _linear_taps
             self.taps = tuple(make(s, o, align_corners, f, ftype)
                               for s, o, f in zip(sizes, outs, scales))
-        self.adjoint_taps = self.taps
+        if not mode.endswith("-aa"):
+            self.adjoint_taps = self.taps
         if mode == "bicubic" and sizes == outs:
             # PyTorch's bicubic backward copies the gradient when no size changes (its forward
             # still reads the zero-weighted neighbours, so an inf there gives NaN).
-            self.adjoint_taps = tuple(((np.arange(s), None),) for s in sizes)
+            self.adjoint_taps = tuple(_identity_taps(s) for s in sizes)
         self.attrs = {"plan": self, "output_size": outs,
                       **dict(zip(_SCALE_NAMES[len(sizes)], scales))}
         if align_corners is not None:
@@ -337,6 +393,9 @@ _NODES = {
     ("bilinear", 2): _declare("UpsampleBilinear2D", "upsample_bilinear2d", 2, align=True),
     ("bicubic", 2): _declare("UpsampleBicubic2D", "upsample_bicubic2d", 2, align=True),
     ("trilinear", 3): _declare("UpsampleTrilinear3D", "upsample_trilinear3d", 3, align=True),
+    ("bilinear-aa", 2): _declare("UpsampleBilinear2DAa", "_upsample_bilinear2d_aa", 2,
+                                 align=True),
+    ("bicubic-aa", 2): _declare("UpsampleBicubic2DAa", "_upsample_bicubic2d_aa", 2, align=True),
 }
 
 
