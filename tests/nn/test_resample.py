@@ -86,3 +86,18 @@ def test_antialias_needs_bilinear_or_bicubic_on_4d(mode, shape):
     with pytest.raises(ValueError, match="Anti-alias option is restricted"):
         F.interpolate(gradnb.ones(*shape), size=(2, 2)[: len(shape) - 2], mode=mode,
                       antialias=True)
+
+
+def test_graph_is_freed_by_reference_counting():
+    import gc
+    import weakref
+
+    x = gradnb.randn(1, 2, 4, 4, requires_grad=True)
+    gc.disable()
+    try:
+        y = F.interpolate(x, scale_factor=2, mode="bilinear")
+        node = weakref.ref(y.grad_fn)
+        del y
+        assert node() is None
+    finally:
+        gc.enable()

@@ -145,12 +145,12 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
 
 
 # -- interpolate's nodes: one per mode and rank, as PyTorch's ----------------------------------
-# Along each spatial dim, output ``o`` reads a few input samples ("taps"): tap ``j`` is an index
-# array, a weight array (nearest: None) and a mask of the outputs that read it (None: all; an
-# antialiased window is shorter at the edges) over the outputs. The forward sums the weighted
-# gathers, the last dim first (PyTorch's kernels sum the innermost dim inside); the gradient adds
-# each output's gradient back onto the samples it read (``add.at``), so an inf or NaN reaches
-# exactly the places it reaches in PyTorch's kernels.
+# Along each spatial dim, output ``o`` reads a few input samples ("taps"): tap ``j`` is three
+# arrays over the outputs, the index each reads, its weight (nearest: None) and whether it reads
+# at all (None: all do; an antialiased window is shorter at the edges). The forward sums the
+# weighted gathers, the last dim first (PyTorch's kernels sum the innermost dim inside); the
+# gradient adds each output's gradient back onto the samples it read (``add.at``), so an inf or
+# NaN reaches exactly the places it reaches in PyTorch's kernels.
 
 _SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"),
                 3: ("scales_d", "scales_h", "scales_w")}
@@ -171,14 +171,14 @@ def _resample(data, taps):
             if out is None:
                 out = term
             else:
-                with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is NaN, as in PyTorch
+                with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: NaN (PyTorch)
                     out = out + term
         data = out
     return data
 
 
 def _weighted(values, weight, valid, shape):
-    """``values`` times ``weight`` along one axis (``shape``: -1 there), zero where not ``valid``."""
+    """``values`` times ``weight`` along one axis (``shape``: -1 there), 0 where not ``valid``."""
     xp = get_array_module(values)
     if weight is not None:
         with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is NaN, as in PyTorch
@@ -298,15 +298,16 @@ class _Resampling:
     """One interpolation: its taps along each spatial dim (and those its gradient adds back
     through), its two node classes and the values they show (``output_size``, ``scales_h``...)."""
 
-    __slots__ = ("adjoint_taps", "attrs", "backward_node", "node", "taps")
+    __slots__ = ("adjoint_taps", "backward_node", "node", "shown", "taps")
 
     def __init__(self, mode: str, sizes: tuple, outs: tuple, scales: tuple, align_corners,
                  dtype) -> None:
         self.node, self.backward_node = _NODES[mode, len(sizes)]
         ftype = np.float64 if dtype == np.float64 else np.float32
         if mode in ("nearest", "nearest-exact"):
-            self.taps = tuple(_nearest_taps(s, o, f, mode == "nearest-exact")
-                              for s, o, f in zip(sizes, outs, scales))
+            exact = mode == "nearest-exact"
+            self.taps = self.adjoint_taps = tuple(_nearest_taps(s, o, f, exact)
+                                                  for s, o, f in zip(sizes, outs, scales))
         elif mode.endswith("-aa"):
             cubic = mode == "bicubic-aa"
             self.adjoint_taps = tuple(_antialias_taps(s, o, align_corners, f, ftype, cubic)
@@ -317,27 +318,27 @@ class _Resampling:
                               for s, o, t in zip(sizes, outs, self.adjoint_taps))
         else:
             make = _cubic_taps if mode == "bicubic" else _linear_taps
-            self.taps = tuple(make(s, o, align_corners, f, ftype)
-                              for s, o, f in zip(sizes, outs, scales))
-        if not mode.endswith("-aa"):
-            self.adjoint_taps = self.taps
-        if mode == "bicubic" and sizes == outs:
-            # PyTorch's bicubic backward copies the gradient when no size changes (its forward
-            # still reads the zero-weighted neighbours, so an inf there gives NaN).
-            self.adjoint_taps = tuple(_identity_taps(s) for s in sizes)
-        self.attrs = {"plan": self, "output_size": outs,
+            self.taps = self.adjoint_taps = tuple(make(s, o, align_corners, f, ftype)
+                                                  for s, o, f in zip(sizes, outs, scales))
+            if mode == "bicubic" and sizes == outs:
+                # PyTorch's bicubic backward copies the gradient when no size changes (its
+                # forward still reads the zero-weighted neighbours: an inf there gives NaN).
+                self.adjoint_taps = tuple(_identity_taps(s) for s in sizes)
+        self.shown = {"output_size": outs,
                       **dict(zip(_SCALE_NAMES[len(sizes)], scales))}
         if align_corners is not None:
-            self.attrs["align_corners"] = align_corners
+            self.shown["align_corners"] = align_corners
 
 
 def _upsample(input: Tensor, plan: _Resampling) -> Tensor:
-    return record(plan.node, (input,), _resample(input._data, plan.taps), attrs=plan.attrs)
+    return record(plan.node, (input,), _resample(input._data, plan.taps),
+                  attrs={"plan": plan, **plan.shown})
 
 
 def _upsample_backward(grad: Tensor, plan: _Resampling, in_shape: tuple) -> Tensor:
     return record(plan.backward_node, (grad,),
-                  _resample_adjoint(grad._data, plan.adjoint_taps, in_shape), attrs=plan.attrs)
+                  _resample_adjoint(grad._data, plan.adjoint_taps, in_shape),
+                  attrs={"plan": plan, **plan.shown})
 
 
 class _UpsampleBackward(Node):
