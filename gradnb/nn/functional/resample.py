@@ -2,9 +2,10 @@
 ``interpolate`` (nearest, nearest-exact, linear, bilinear, trilinear, bicubic, area) with its old
 names ``upsample*``, ``pixel_shuffle`` and ``channel_shuffle``.
 
-Non-constant padding and nearest interpolation gather along each dim with ``index_select``
-(whose gradient adds back onto the source positions); linear and cubic interpolation are the
-separable matrices of ``separable.py``.
+Non-constant padding gathers along each dim with ``index_select`` (whose gradient adds back
+onto the source positions). Interpolation records PyTorch's node for its mode and rank
+(``UpsampleBilinear2DBackward0``...): along each spatial dim every output reads a few weighted
+input samples, and the gradient adds them back.
 """
 
 from __future__ import annotations
@@ -13,15 +14,15 @@ import warnings
 
 import numpy as np
 
+from ..._core.backend import get_array_module
 from ..._core.grad_mode import no_grad
 from ..._core.graph import Node
 from ..._core.record import record
 from ..._core.tensor import Tensor
 from ...ops.creation import tensor as _tensor
-from ...ops.indexing import index_select
+from ...ops.indexing import index_select, scatter_into_zeros
 from ...ops.padding import _constant_pad, constant_pad_nd
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
-from .separable import apply_along, interp_matrix, nearest_index
 
 __all__ = ["channel_shuffle", "constant_pad_nd", "interpolate", "pad", "pixel_shuffle",
            "pixel_unshuffle", "upsample", "upsample_bilinear", "upsample_nearest"]
@@ -105,7 +106,11 @@ def _out_sizes(input: Tensor, n: int, size, scale_factor):
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:
-    """Resize the spatial dims of ``(N, C, *spatial)`` to ``size`` or by ``scale_factor``."""
+    """Resize the spatial dims of ``(N, C, *spatial)`` to ``size`` or by ``scale_factor``.
+
+    ``antialias`` (bilinear and bicubic, 4-D input): when shrinking, each output averages its
+    whole footprint (PIL's filters) instead of reading its nearest samples.
+    """
     n = input.ndim - 2
     if n < 1:
         raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
@@ -114,32 +119,285 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported by gradnb")
     outs, scales = _out_sizes(input, n, size, scale_factor)
     if recompute_scale_factor:
         scales = (None,) * n
-    sizes = tuple(input.shape[-n:])
-    if mode in ("nearest", "nearest-exact"):
-        x = input
-        for i, (s, o, f) in enumerate(zip(sizes, outs, scales)):
-            x = _gather(x, input.ndim - n + i, nearest_index(s, o, f, mode == "nearest-exact"))
-        return x
+    if antialias and not (mode in ("bilinear", "bicubic") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes "
+                         "and requires a 4-D tensor as input")
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[n - 1](input, outs)
-    expected = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}.get(mode)
-    if expected is None:
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
-                                  f"(got {input.ndim}D) for the modes: nearest | linear | "
-                                  f"bilinear | bicubic | trilinear | area | nearest-exact (got "
-                                  f"{mode})")
-    if expected != n:
-        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
-                                  f"{expected + 2}D input")
-    kind = "cubic" if mode == "bicubic" else "linear"
-    mats = [interp_matrix(s, o, kind, bool(align_corners), f)
-            for s, o, f in zip(sizes, outs, scales)]
-    return apply_along(input, mats)
+    if mode not in ("nearest", "nearest-exact"):
+        expected = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}.get(mode)
+        if expected is None:
+            raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
+                                      f"(got {input.ndim}D) for the modes: nearest | linear | "
+                                      f"bilinear | bicubic | trilinear | area | nearest-exact "
+                                      f"(got {mode})")
+        if expected != n:
+            raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
+                                      f"{expected + 2}D input")
+        align_corners = bool(align_corners)
+        if antialias:
+            mode += "-aa"
+    return _upsample(input, _Resampling(mode, tuple(input.shape[-n:]), outs, scales,
+                                        align_corners, input._data.dtype))
+
+
+# -- interpolate's nodes: one per mode and rank, as PyTorch's ----------------------------------
+# Along each spatial dim, output ``o`` reads a few input samples ("taps"): tap ``j`` is three
+# arrays over the outputs, the index each reads, its weight (nearest: None) and whether it reads
+# at all (None: all do; an antialiased window is shorter at the edges). The forward sums the
+# weighted gathers, the last dim first (PyTorch's kernels sum the innermost dim inside); the
+# gradient adds each output's gradient back onto the samples it read (``add.at``), so an inf or
+# NaN reaches exactly the places it reaches in PyTorch's kernels.
+
+_SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"),
+                3: ("scales_d", "scales_h", "scales_w")}
+_CUBIC_A = -0.75
+
+
+def _resample(data, taps):
+    """``data``'s last ``len(taps)`` dims read through ``taps``."""
+    xp = get_array_module(data)
+    n = len(taps)
+    for k in reversed(range(n)):
+        axis = data.ndim - n + k
+        shape = [1] * data.ndim
+        shape[axis] = -1
+        out = None
+        for index, weight, valid in taps[k]:
+            term = _weighted(xp.take(data, xp.asarray(index), axis=axis), weight, valid, shape)
+            if out is None:
+                out = term
+            else:
+                with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: NaN (PyTorch)
+                    out = out + term
+        data = out
+    return data
+
+
+def _weighted(values, weight, valid, shape):
+    """``values`` times ``weight`` along one axis (``shape``: -1 there), 0 where not ``valid``."""
+    xp = get_array_module(values)
+    if weight is not None:
+        with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is NaN, as in PyTorch
+            values = values * xp.asarray(weight, dtype=values.dtype).reshape(shape)
+    if valid is not None:
+        values = xp.where(xp.asarray(valid).reshape(shape), values, 0)
+    return values
+
+
+def _resample_adjoint(g, taps, in_shape):
+    """The gradient of :func:`_resample` at an input of shape ``in_shape``: each tap's weighted
+    ``g`` added back at its indices (all taps of a dim in one ``add.at``)."""
+    xp = get_array_module(g)
+    n = len(taps)
+    for k in range(n):
+        axis = g.ndim - n + k
+        shape = [1] * g.ndim
+        shape[axis] = -1
+        terms = [_weighted(g, weight, valid, shape) for _, weight, valid in taps[k]]
+        index = np.concatenate([tap[0] for tap in taps[k]])
+        sizes = list(g.shape)
+        sizes[axis] = in_shape[axis]
+        g = scatter_into_zeros(sizes, (slice(None),) * axis + (xp.asarray(index),),
+                               xp.concatenate(terms, axis=axis))
+    return g
+
+
+def _source_scale(size: int, out: int, align_corners: bool, scale, ftype):
+    """PyTorch's ``area_pixel_compute_scale`` in its accumulate type ``ftype``."""
+    if align_corners:
+        return ftype(size - 1) / ftype(out - 1) if out > 1 else ftype(0)
+    if scale is not None and scale > 0:
+        return ftype(1.0 / scale)
+    return ftype(size) / ftype(out)
+
+
+def _source_index(size: int, out: int, align_corners: bool, scale, ftype, cubic: bool):
+    """PyTorch's ``area_pixel_compute_source_index`` of every output: the (fractional) input
+    position, its floor (at most ``size - 1``) and the fraction past it, in ``[0, 1]``."""
+    ratio = _source_scale(size, out, align_corners, scale, ftype)
+    o = np.arange(out, dtype=ftype)
+    src = ratio * o if align_corners else ratio * (o + ftype(0.5)) - ftype(0.5)
+    if not cubic:
+        src = np.maximum(src, ftype(0))
+    base = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    return base, np.clip(src - base.astype(ftype), ftype(0), ftype(1))
+
+
+def _linear_taps(size: int, out: int, align_corners: bool, scale, ftype) -> tuple:
+    if size == out:  # PyTorch copies: weights 1 and 0 on the same sample
+        o = np.arange(out)
+        return (o, np.ones(out, ftype), None), (o, np.zeros(out, ftype), None)
+    i0, lam = _source_index(size, out, align_corners, scale, ftype, cubic=False)
+    return (i0, ftype(1) - lam, None), (i0 + (i0 < size - 1), lam, None)
+
+
+def _cubic_taps(size: int, out: int, align_corners: bool, scale, ftype) -> tuple:
+    """Four taps, clamped at the edges, with Keys' cubic weights (``a = -0.75``)."""
+    base, t = _source_index(size, out, align_corners, scale, ftype, cubic=True)
+    a = ftype(_CUBIC_A)
+
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    weights = (far(t + 1), near(t), near(1 - t), far(2 - t))
+    return tuple((np.clip(base + j - 1, 0, size - 1), w, None) for j, w in enumerate(weights))
+
+
+def _nearest_taps(size: int, out: int, scale, exact: bool) -> tuple:
+    """``floor(o * s)`` (nearest) or ``floor((o + 0.5) * s)`` (nearest-exact), in float32 as
+    PyTorch computes them."""
+    ratio = np.float32(1.0 / scale) if scale is not None and scale > 0 \
+        else np.float32(size) / np.float32(out)
+    o = np.arange(out, dtype=np.float32)
+    src = np.floor((o + np.float32(0.5)) * ratio) if exact else np.floor(o * ratio)
+    return ((np.minimum(src.astype(np.int64), size - 1), None, None),)
+
+
+def _antialias_taps(size: int, out: int, align_corners: bool, scale, ftype, cubic: bool):
+    """PyTorch's antialiased windows (as PIL's): output ``o`` averages the inputs within
+    ``support`` of its center ``ratio (o + 0.5)`` through a triangle (bilinear) or a cubic with
+    ``a = -0.5`` (bicubic) stretched by ``ratio`` when downsampling, normalised to sum to 1.
+    Each step rounds where PyTorch's kernel does (some steps run in double precision)."""
+    ratio = _source_scale(size, out, align_corners, scale, ftype)
+    half = 2.0 if cubic else 1.0
+    support = ftype(half * float(ratio) if ratio >= 1 else half)
+    inv = ftype(1.0 / float(ratio) if ratio >= 1 else 1.0)
+    width = int(np.ceil(support)) * 2 + 1
+    center = (float(ratio) * (np.arange(out) + 0.5)).astype(ftype)
+    low = np.maximum((center - support + 0.5).astype(np.int64), 0)
+    count = np.clip(np.minimum((center + support + 0.5).astype(np.int64), size) - low, 0, width)
+    j = np.arange(width)[:, None]
+    offset = (j + low).astype(ftype) - center
+    x = np.abs((offset.astype(np.float64) + 0.5) * float(inv)).astype(ftype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if cubic:
+            a = ftype(-0.5)
+            w = np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
+                         np.where(x < 2, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, 0))
+        else:
+            w = np.where(x < 1, 1 - x, 0)
+    valid = j < count
+    w = np.where(valid, w, 0).astype(ftype)
+    total = np.add.accumulate(w, axis=0)[-1] if width else np.zeros(out, ftype)
+    w = np.where(total != 0, w / np.where(total != 0, total, 1), w).astype(ftype)
+    return tuple((np.minimum(low + k, size - 1), w[k], valid[k]) for k in range(width))
+
+
+def _identity_taps(size: int) -> tuple:
+    return ((np.arange(size), None, None),)
+
+
+class _Resampling:
+    """One interpolation: its taps along each spatial dim (and those its gradient adds back
+    through), its two node classes and the values they show (``output_size``, ``scales_h``...)."""
+
+    __slots__ = ("adjoint_taps", "backward_node", "node", "shown", "taps")
+
+    def __init__(self, mode: str, sizes: tuple, outs: tuple, scales: tuple, align_corners,
+                 dtype) -> None:
+        self.node, self.backward_node = _NODES[mode, len(sizes)]
+        ftype = np.float64 if dtype == np.float64 else np.float32
+        if mode in ("nearest", "nearest-exact"):
+            exact = mode == "nearest-exact"
+            self.taps = self.adjoint_taps = tuple(_nearest_taps(s, o, f, exact)
+                                                  for s, o, f in zip(sizes, outs, scales))
+        elif mode.endswith("-aa"):
+            cubic = mode == "bicubic-aa"
+            self.adjoint_taps = tuple(_antialias_taps(s, o, align_corners, f, ftype, cubic)
+                                      for s, o, f in zip(sizes, outs, scales))
+            # The forward leaves a dim whose size does not change as it is (the gradient still
+            # goes through its one-sample windows).
+            self.taps = tuple(_identity_taps(s) if s == o else t
+                              for s, o, t in zip(sizes, outs, self.adjoint_taps))
+        else:
+            make = _cubic_taps if mode == "bicubic" else _linear_taps
+            self.taps = self.adjoint_taps = tuple(make(s, o, align_corners, f, ftype)
+                                                  for s, o, f in zip(sizes, outs, scales))
+            if mode == "bicubic" and sizes == outs:
+                # PyTorch's bicubic backward copies the gradient when no size changes (its
+                # forward still reads the zero-weighted neighbours: an inf there gives NaN).
+                self.adjoint_taps = tuple(_identity_taps(s) for s in sizes)
+        self.shown = {"output_size": outs,
+                      **dict(zip(_SCALE_NAMES[len(sizes)], scales))}
+        if align_corners is not None:
+            self.shown["align_corners"] = align_corners
+
+
+def _upsample(input: Tensor, plan: _Resampling) -> Tensor:
+    return record(plan.node, (input,), _resample(input._data, plan.taps),
+                  attrs={"plan": plan, **plan.shown})
+
+
+def _upsample_backward(grad: Tensor, plan: _Resampling, in_shape: tuple) -> Tensor:
+    return record(plan.backward_node, (grad,),
+                  _resample_adjoint(grad._data, plan.adjoint_taps, in_shape),
+                  attrs={"plan": plan, **plan.shown})
+
+
+class _UpsampleBackward(Node):
+    """An interpolation's gradient: the adjoint of its taps (``_resample_adjoint``)."""
+
+    __slots__ = ("plan",)
+    on_tensors = True
+    inputs = ("self",)
+
+    def backward(self, g):
+        return (_upsample_backward(g, self.plan, self.self_sym_sizes),)
+
+
+class _UpsampleBackwardBackward(Node):
+    """The gradient of an interpolation's gradient: the interpolation itself (it is linear)."""
+
+    __slots__ = ("plan",)
+    on_tensors = True
+    inputs = ("grad_output",)
+
+    def backward(self, g):
+        return (_upsample(g, self.plan),)
+
+
+def _declare(stem: str, op: str, rank: int, align: bool) -> tuple:
+    """PyTorch's node of ``op`` (``upsample_bilinear2d``) and of its backward."""
+    names = ("output_size",) + (("align_corners",) if align else ()) + _SCALE_NAMES[rank]
+    args = ", ".join(names[1:])
+    made = []
+    for base, suffix, rule in (
+            (_UpsampleBackward, "Backward0",
+             f"self: {op}_backward_symint(grad, output_size, self.sym_sizes(), {args})"),
+            (_UpsampleBackwardBackward, "BackwardBackward0",
+             f"grad_output: {op}_symint(grad, output_size, {args})")):
+        name = stem + suffix
+        saves = names + (("self_sym_sizes",) if base is _UpsampleBackward else ())
+        made.append(type(name, (base,), {"__slots__": (), "__module__": __name__,
+                                         "__qualname__": name, "saves": saves, "rule": rule}))
+    return tuple(made)
+
+
+_NODES = {
+    ("nearest", 1): _declare("UpsampleNearest1D", "upsample_nearest1d", 1, align=False),
+    ("nearest", 2): _declare("UpsampleNearest2D", "upsample_nearest2d", 2, align=False),
+    ("nearest", 3): _declare("UpsampleNearest3D", "upsample_nearest3d", 3, align=False),
+    ("nearest-exact", 1): _declare("UpsampleNearestExact1D", "_upsample_nearest_exact1d", 1,
+                                   align=False),
+    ("nearest-exact", 2): _declare("UpsampleNearestExact2D", "_upsample_nearest_exact2d", 2,
+                                   align=False),
+    ("nearest-exact", 3): _declare("UpsampleNearestExact3D", "_upsample_nearest_exact3d", 3,
+                                   align=False),
+    ("linear", 1): _declare("UpsampleLinear1D", "upsample_linear1d", 1, align=True),
+    ("bilinear", 2): _declare("UpsampleBilinear2D", "upsample_bilinear2d", 2, align=True),
+    ("bicubic", 2): _declare("UpsampleBicubic2D", "upsample_bicubic2d", 2, align=True),
+    ("trilinear", 3): _declare("UpsampleTrilinear3D", "upsample_trilinear3d", 3, align=True),
+    ("bilinear-aa", 2): _declare("UpsampleBilinear2DAa", "_upsample_bilinear2d_aa", 2,
+                                 align=True),
+    ("bicubic-aa", 2): _declare("UpsampleBicubic2DAa", "_upsample_bicubic2d_aa", 2, align=True),
+}
 
 
 def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",

@@ -1,13 +1,11 @@
-"""Average pooling, adaptive average pooling and linear/cubic interpolation as separable linear
-maps: along each spatial dim the op is a constant ``(out, in)`` matrix with a few nonzeros per
-row, applied as a short sum of gathered, scaled slices (its gradient adds them back).
+"""Average pooling and adaptive average pooling as separable linear maps: along each spatial
+dim the op is a constant ``(out, in)`` matrix with a few nonzeros per row, applied as a short
+sum of gathered, scaled slices (its gradient adds them back).
 
-The matrices reproduce PyTorch's window bounds, divisors and source-index formulas exactly.
+The matrices reproduce PyTorch's window bounds and divisors exactly.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -18,7 +16,7 @@ from ...ops.elementwise import where
 from ...ops.indexing import index_select
 
 __all__ = ["adaptive_avg_matrix", "adaptive_bounds", "apply_along", "avg_pool_matrix",
-           "interp_matrix", "nearest_index", "pool_out_size"]
+           "pool_out_size"]
 
 
 def apply_along(x: Tensor, matrices) -> Tensor:
@@ -91,53 +89,3 @@ def adaptive_avg_matrix(size: int, out: int) -> np.ndarray:
 def adaptive_bounds(size: int, out: int) -> list[tuple[int, int]]:
     """The ``[start, end)`` window of each output of an adaptive pool."""
     return [((o * size) // out, -(-((o + 1) * size) // out)) for o in range(out)]
-
-
-def _source_scale(size: int, out: int, align_corners: bool, scale: float | None) -> float:
-    if align_corners:
-        return (size - 1) / (out - 1) if out > 1 else 0.0
-    return 1.0 / scale if scale is not None and scale > 0 else size / out
-
-
-def _cubic(x: float, a: float = -0.75) -> float:
-    x = abs(x)
-    if x <= 1:
-        return ((a + 2) * x - (a + 3)) * x * x + 1
-    if x < 2:
-        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-    return 0.0
-
-
-def interp_matrix(size: int, out: int, mode: str, align_corners: bool,
-                  scale: float | None) -> np.ndarray:
-    """Rows of ``linear`` (two taps) or ``cubic`` (four taps, clamped at the edges)
-    interpolation from ``size`` samples to ``out``."""
-    ratio = _source_scale(size, out, align_corners, scale)
-    m = np.zeros((out, size))
-    for o in range(out):
-        src = ratio * o if align_corners else ratio * (o + 0.5) - 0.5
-        if mode == "cubic":
-            base = math.floor(src)
-            t = src - base
-            for tap, w in zip(range(-1, 3), (_cubic(t + 1), _cubic(t), _cubic(1 - t),
-                                             _cubic(2 - t))):
-                m[o, min(max(base + tap, 0), size - 1)] += w
-            continue
-        src = max(src, 0.0)
-        i0 = min(math.floor(src), size - 1)
-        i1 = min(i0 + 1, size - 1)
-        lam = src - i0
-        m[o, i0] += 1 - lam
-        m[o, i1] += lam
-    return m
-
-
-def nearest_index(size: int, out: int, scale: float | None, exact: bool) -> np.ndarray:
-    """Source index of each output of ``nearest`` (``floor(o * s)``) or ``nearest-exact``
-    (``floor((o + 0.5) * s)``) interpolation."""
-    ratio = 1.0 / scale if scale is not None and scale > 0 else size / out
-    # PyTorch computes these source indices in float32.
-    o = np.arange(out, dtype=np.float32)
-    r = np.float32(ratio)
-    src = np.floor((o + np.float32(0.5)) * r) if exact else np.floor(o * r)
-    return np.minimum(src.astype(np.int64), size - 1)
