@@ -8,6 +8,7 @@ import numpy as np
 
 from ..._core.tensor import Tensor
 from ...ops import elementwise
+from ...ops.arithmetic import add_scalar, sub, sub_scalar
 from ...ops._args import scalar_type_name
 from ...ops.creation import tensor as _tensor
 from .loss import _check_reduction, _reduce
@@ -33,14 +34,15 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
         raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
                            f"target: {target.shape} ")
-    return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+    return _reduce(elementwise.clamp_min(add_scalar(-target * (input1 - input2), margin), 0),
+                   reduction)
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1``."""
     _check_reduction(reduction)
-    loss = elementwise.where(target != 1, (margin - input).clamp(min=0), 0.0) \
+    loss = elementwise.where(target != 1, elementwise.clamp_min(sub(margin, input), 0), 0.0) \
         + elementwise.where(target != -1, input, 0.0)
     return _reduce(loss, reduction)
 
@@ -52,11 +54,12 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     dim = 1 if input1.ndim == 2 else 0
     eps = 1e-12
     prod = (input1 * input2).sum(dim)
-    mag1 = (input1 * input1).sum(dim) + eps
-    mag2 = (input2 * input2).sum(dim) + eps
+    mag1 = add_scalar((input1 * input1).sum(dim), eps)
+    mag2 = add_scalar((input2 * input2).sum(dim), eps)
     cos = prod / elementwise.sqrt(mag1 * mag2)
-    loss = elementwise.where(target == 1, 1 - cos, 0.0) \
-        + elementwise.where(target == -1, (cos - margin).clamp(min=0), 0.0)
+    pos = sub(1, cos)
+    neg = elementwise.clamp_min(sub_scalar(cos, margin), 0)
+    loss = elementwise.where(target == 1, pos, 0.0) + elementwise.where(target == -1, neg, 0.0)
     return _reduce(loss, reduction)
 
 
