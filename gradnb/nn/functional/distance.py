@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 from numpy import broadcast_shapes
 
+from ..._core.grad_mode import no_grad
 from ..._core.graph import Node
 from ..._core.record import record
 from ..._core.tensor import Tensor
-from ...ops.arithmetic import add_scalar
-from ..._core.grad_mode import no_grad
 from ...ops import elementwise
 from ...ops import reductions as red
+from ...ops.arithmetic import add_scalar
 from ...ops.creation import tensor as _tensor
 
 __all__ = ["cosine_similarity", "normalize", "pairwise_distance", "pdist"]

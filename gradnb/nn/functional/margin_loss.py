@@ -8,8 +8,8 @@ import numpy as np
 
 from ..._core.tensor import Tensor
 from ...ops import elementwise
-from ...ops.arithmetic import add_scalar, sub, sub_scalar
 from ...ops._args import scalar_type_name
+from ...ops.arithmetic import add_scalar, sub, sub_scalar
 from ...ops.creation import tensor as _tensor
 from .loss import _check_reduction, _reduce
 from .pointwise import logsigmoid
