@@ -16,6 +16,7 @@ from ..._core.graph import Node
 from ..._core.record import record
 from ...ops import dual
 from ...ops._common import binary_operands
+from ...ops.arithmetic import div_scalar
 from ._fused import Tensor, const_like
 from .activation import log_softmax
 from .linear import linear
@@ -280,7 +281,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
             return -weighted.sum(class_dim)
         if reduction == "sum":
             return -weighted.sum()
-        return -weighted.sum() / (input.numel() // num_classes)
+        return div_scalar(-weighted.sum(), input.numel() // num_classes)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing <= 0:
         return nll

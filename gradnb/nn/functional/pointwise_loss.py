@@ -14,6 +14,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..._core.backend import get_array_module
+from ..._core.grad_mode import no_grad
 from ..._core.graph import Node
 from ..._core.record import record
 from ..._core.tensor import Tensor
@@ -274,8 +275,10 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
             raise ValueError("var is of incorrect size")
     if (var.detach() < 0).any().item():
         raise ValueError("var has negative entry/entries")
-    # PyTorch clamps without recording: the gradient reaches ``var`` unchanged.
-    var = var + (var.clamp(min=eps) - var).detach()
+    # PyTorch clamps a clone without recording: the gradient reaches ``var`` unchanged.
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
     loss = 0.5 * (elementwise.log(var) + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
