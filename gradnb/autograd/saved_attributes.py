@@ -18,10 +18,10 @@ True
 
 from __future__ import annotations
 
+from .._core import dtype as _dtype
 from .._core import graph
 from .._core.graph import SECOND_BACKWARD_MESSAGE
 from .._core.tensor import Tensor
-from .._core import dtype as _dtype
 from ..ops.creation import tensor
 
 __all__ = ["SavedTensor", "saved_attribute"]
