@@ -13,6 +13,7 @@ from ...ops import elementwise
 from ...ops import reductions as red
 from ...ops.arithmetic import add_scalar
 from ...ops.creation import tensor as _tensor
+from ...ops.creation import zeros_like
 
 __all__ = ["cosine_similarity", "normalize", "pairwise_distance", "pdist"]
 
@@ -87,7 +88,33 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    rows, cols = np.triu_indices(input.shape[0], 1)
-    first = input.index_select(0, _tensor(rows.astype(np.int64), device=input.device))
-    second = input.index_select(0, _tensor(cols.astype(np.int64), device=input.device))
-    return (first - second).norm(p, dim=1)
+    x = input.detach()
+    rows, cols = _pairs(x)
+    out = red.norm(x.index_select(0, rows) - x.index_select(0, cols), p, 1)._data
+    return record(PdistBackward0, (input,), out, attrs={"p": float(p)})
+
+
+def _pairs(x: Tensor) -> tuple:
+    """The row indices ``i`` and ``j`` of every pair ``i < j``, in row-major order."""
+    rows, cols = np.triu_indices(x.shape[0], 1)
+    return (_tensor(rows.astype(np.int64), device=x.device),
+            _tensor(cols.astype(np.int64), device=x.device))
+
+
+class PdistBackward0(Node):
+    """The norm's gradient for each pair's difference ``x[i] - x[j]``, added to row ``i`` and
+    subtracted from row ``j``."""
+    rule = "self: _pdist_backward(grad, self, p, result)"
+    why_nonfinite = "two equal rows: (x[i] - x[j]) / result"
+    inputs = ("self",)
+    saves = ("p", "self", "result")
+    on_tensors = True
+
+    def backward(self, g):
+        x, out = self.saved(g)
+        if self.p == 0 or x.shape[0] < 2:
+            return (zeros_like(x),)
+        rows, cols = _pairs(x)
+        diff = x.index_select(0, rows) - x.index_select(0, cols)
+        gd = red._norm_grad(g, diff, out, self.p, (1,), False)
+        return (zeros_like(x).index_add(0, rows, gd).index_add(0, cols, -gd),)
