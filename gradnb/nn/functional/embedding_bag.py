@@ -9,6 +9,7 @@ of its bag (not summed, not counted by the mean, never the max), and an empty ba
 from __future__ import annotations
 
 import warnings
+from typing import ClassVar
 
 import numpy as np
 
@@ -138,7 +139,7 @@ class EmbeddingBagBackward0(Node):
     saves = ("indices", "offsets", "per_sample_weights", "weight", "result1", "result2",
              "result3", "mode", "padding_idx", "scale_grad_by_freq", "sparse",
              "weight_sym_argsize_0")
-    saved_when = {"weight": ("per_sample_weights",)}
+    saved_when: ClassVar[dict] = {"weight": ("per_sample_weights",)}
     computed = ("indices", "offsets")
     unsigned = ("padding_idx",)
 
