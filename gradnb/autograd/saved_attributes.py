@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+from .._core import dtype as _dtype
 from .._core import graph
 from .._core.graph import SECOND_BACKWARD_MESSAGE
 from .._core.tensor import Tensor
@@ -50,7 +51,7 @@ def saved_attribute(node, attr: str):
         if raw:
             return SavedTensor(node, name)
         value = node.saved_named(name, Tensor)
-        return value if value is None or isinstance(value, Tensor) else tensor(value)
+        return value if value is None or isinstance(value, Tensor) else _wrapped_number(value)
     if name in cls.saved_attrs and not raw:
         value = getattr(node, cls.saved_attrs[name])
         if name in cls.unsigned:
@@ -60,6 +61,13 @@ def saved_attribute(node, attr: str):
 
 
 _UINT64 = 1 << 64
+# PyTorch saves a Python number operand as a "wrapped number": a 0-d tensor of double
+# precision whatever the other operand's dtype (``(x * 0.5).grad_fn._saved_other`` is float64).
+_WRAPPED_DTYPES = {float: _dtype.float64, complex: _dtype.complex128}
+
+
+def _wrapped_number(value) -> Tensor:
+    return tensor(value, dtype=_WRAPPED_DTYPES.get(type(value)))
 
 
 def _unsigned(value):

@@ -96,6 +96,23 @@ def sub(input, other, *, alpha=1) -> Tensor:
 subtract = sub
 
 
+class SubBackward1(Node):
+    """``sub(Tensor, Scalar)`` as PyTorch's composites call it (``x - 1`` from Python is
+    SubBackward0)."""
+    rule = "self: grad"
+    __slots__ = ()
+    inputs = ("self",)
+
+    def backward(self, g):
+        return (g,)
+
+
+def sub_scalar(input: Tensor, other) -> Tensor:
+    """``input - other`` recorded as PyTorch's ``sub.Scalar`` (SubBackward1)."""
+    _, _, a, b = binary_operands(input, other)
+    return record(SubBackward1, (input,), a - b)
+
+
 def _is_bool(x) -> bool:
     return isinstance(x, bool) or (isinstance(x, Tensor) and x._data.dtype.kind == "b")
 

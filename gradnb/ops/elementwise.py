@@ -295,15 +295,13 @@ def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
 
 
 # -- clamp -----------------------------------------------------------------------------------
-class ClampBackward1(Node):
-    """Gradient passes where min <= x <= max (bounds included, as in PyTorch); number bounds."""
-    rule = "self: clamp_backward(grad, self, min, max): grad where min <= self <= max, else 0"
-    why_zero = "a saturated clamp: every input was outside [min, max]"
+class _ClampNumbers(Node):
+    """Number bounds ``lo``/``hi`` (either None): the gradient passes where lo <= x <= hi. Each
+    subclass declares its own saves (a subclass of ClampBackward1 would inherit its readers
+    ``_saved_max`` and ``_saved_min``, which PyTorch's ClampMinBackward0 does not have)."""
 
     __slots__ = ("hi", "lo")
     inputs = ("self",)
-    saves = ("max", "min", "self")
-    saved_attrs: ClassVar[dict] = {"max": "hi", "min": "lo"}
 
     def backward(self, g):
         (x,) = self.saved(g)
@@ -316,7 +314,16 @@ class ClampBackward1(Node):
         return (dual.where(mask, g, 0),)
 
 
-class ClampMinBackward0(ClampBackward1):
+class ClampBackward1(_ClampNumbers):
+    """Gradient passes where min <= x <= max (bounds included, as in PyTorch); number bounds."""
+    rule = "self: clamp_backward(grad, self, min, max): grad where min <= self <= max, else 0"
+    why_zero = "a saturated clamp: every input was outside [min, max]"
+    __slots__ = ()
+    saves = ("max", "min", "self")
+    saved_attrs: ClassVar[dict] = {"max": "hi", "min": "lo"}
+
+
+class ClampMinBackward0(_ClampNumbers):
     rule = "self: where(self >= min, grad, 0)"
     why_zero = "a saturated clamp_min: every input was below min"
     __slots__ = ()
@@ -324,7 +331,7 @@ class ClampMinBackward0(ClampBackward1):
     saved_attrs: ClassVar[dict] = {"min": "lo"}
 
 
-class ClampMaxBackward0(ClampBackward1):
+class ClampMaxBackward0(_ClampNumbers):
     rule = "self: where(self <= max, grad, 0)"
     why_zero = "a saturated clamp_max: every input was above max"
     __slots__ = ()

@@ -95,8 +95,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if not training or p == 0.0:
         return input
     x = input._data
-    if p == 1.0:
-        mask = np.zeros(x.shape, dtype=x.dtype)
+    if p == 1.0:  # PyTorch multiplies by a 0-d zero (what its MulBackward0 saves)
+        mask = np.zeros((), dtype=x.dtype)
     else:
         keep = creation.default_generator._rng.random(x.shape) >= p
         # ``asarray``: for a 0-d input NumPy gives a scalar, which is not an array on a device.

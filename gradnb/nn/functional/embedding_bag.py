@@ -9,12 +9,15 @@ of its bag (not summed, not counted by the mean, never the max), and an empty ba
 from __future__ import annotations
 
 import warnings
+from typing import ClassVar
 
 import numpy as np
 
 from ..._core.backend import get_array_module
-from ..._core.graph import bump_version
+from ..._core.graph import Node, bump_version
+from ..._core.record import record
 from ..._core.tensor import Tensor
+from ...ops import dual
 from ...ops.creation import tensor as _tensor
 from ...ops.creation import zeros
 from .sparse import embedding
@@ -72,6 +75,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     if max_norm is not None:
         _renorm(weight, indices, max_norm, norm_type)
     keep = (bag_of >= 0) & (indices != (-1 if padding_idx is None else padding_idx))
+    if mode != "max" and not sparse:
+        return _embedding_bag_node(input, weight, offsets, indices, bag_of, bags, keep, mode,
+                                   per_sample_weights, padding_idx)
     rows = embedding(_tensor(indices[keep], device=weight.device), weight, sparse=sparse)
     if per_sample_weights is not None:
         kept = _tensor(np.flatnonzero(keep), device=weight.device)
@@ -85,6 +91,72 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
         return total
     counts = np.maximum(np.bincount(bag_ids, minlength=bags), 1).astype(np.float64)
     return total / _tensor(counts[:, None], dtype=weight.dtype, device=weight.device)
+
+
+def _embedding_bag_node(input, weight, offsets, indices, bag_of, bags, keep, mode,
+                        per_sample_weights, padding_idx) -> Tensor:
+    """A sum or mean bag recorded as PyTorch's ``_embedding_bag``: one EmbeddingBagBackward0
+    with its offset2bag, bag_size and max_indices outputs (as its CPU kernel fills them)."""
+    w = weight._data
+    xp = get_array_module(w)
+    if input.ndim == 2:  # PyTorch flattens a 2-D input (and its weights: a ViewBackward0)
+        flat = _tensor(indices, device=weight.device)
+        offsets = _tensor(np.arange(0, indices.size, max(input.shape[1], 1)),
+                          device=weight.device)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    else:  # (PyTorch's kernel saves a contiguous copy of strided indices)
+        flat = input if input.is_contiguous() else _tensor(indices, device=weight.device)
+    scale = xp.zeros(indices.size, dtype=w.dtype)
+    scale[keep] = 1 if per_sample_weights is None else per_sample_weights._data[keep]
+    sizes = np.bincount(bag_of[keep], minlength=bags)[:bags]
+    if mode == "mean":
+        scale[keep] /= np.maximum(sizes, 1)[bag_of[keep]]
+    out = xp.zeros((bags, w.shape[1]), dtype=w.dtype)
+    np.add.at(out, bag_of[keep], w[indices[keep]] * scale[keep, None])
+    fast_sum = mode == "sum" and w.dtype != np.float64 and padding_idx is None
+    offset2bag = np.zeros(0, np.int64) if fast_sum else bag_of.astype(np.int64)
+    bag_size = sizes.astype(np.int64) if mode == "mean" else np.zeros(bags, np.int64)
+    data = (out, offset2bag, bag_size, bag_size.copy())
+    attrs = {"indices": flat, "offsets": offsets, "mode": _MODES.index(mode),
+             "padding_idx": -1 if padding_idx is None else padding_idx,
+             "scale_grad_by_freq": False, "sparse": False,
+             "weight_sym_argsize_0": w.shape[0], "bag_of": bag_of, "keep": keep,
+             "scale": scale}
+    return record(EmbeddingBagBackward0, (weight, per_sample_weights), data, attrs=attrs,
+                  operands=(w, None))[0]
+
+
+class EmbeddingBagBackward0(Node):
+    """Each looked-up row gets its bag's gradient times its scale (its per-sample weight, over
+    the bag's size for a mean); each per-sample weight gets its bag's gradient dotted with its
+    row. Indices at ``padding_idx`` get nothing."""
+    rule = ("weight: _embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, "
+            "max_indices, ...); per_sample_weights: "
+            "_embedding_bag_per_sample_weights_backward(grad, weight, indices, ...)")
+    inputs = ("weight", "per_sample_weights")
+    outputs = ("result0", "result1", "result2", "result3")
+    saves = ("indices", "offsets", "per_sample_weights", "weight", "result1", "result2",
+             "result3", "mode", "padding_idx", "scale_grad_by_freq", "sparse",
+             "weight_sym_argsize_0")
+    saved_when: ClassVar[dict] = {"weight": ("per_sample_weights",)}
+    computed = ("indices", "offsets")
+    unsigned = ("padding_idx",)
+
+    def backward(self, g, *_):
+        g = dual.data(g)
+        keep, bag_of = self.keep, self.bag_of
+        idx = dual.data(self.saved(g)[0]).reshape(-1)[keep]
+        grad_w = grad_psw = None
+        if self.needs(0):
+            grad_w = get_array_module(g).zeros((self.weight_sym_argsize_0, g.shape[1]),
+                                               dtype=g.dtype)
+            np.add.at(grad_w, idx, g[bag_of[keep]] * self.scale[keep, None])
+        if self.needs(1):
+            w = dual.data(self.saved(g)[3])
+            grad_psw = get_array_module(g).zeros(keep.shape, dtype=g.dtype)
+            grad_psw[keep] = (g[bag_of[keep]] * w[idx]).sum(1)
+        return grad_w, grad_psw
 
 
 def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool):

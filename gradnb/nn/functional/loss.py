@@ -16,6 +16,7 @@ from ..._core.graph import Node
 from ..._core.record import record
 from ...ops import dual
 from ...ops._common import binary_operands
+from ...ops.arithmetic import add_scalar, div_scalar, mul_scalar
 from ._fused import Tensor, const_like
 from .activation import log_softmax
 from .linear import linear
@@ -272,7 +273,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         w_view = weight.reshape(*shape)
     if target.is_floating_point():
         if label_smoothing > 0:
-            target = target * (1 - label_smoothing) + label_smoothing / num_classes
+            target = add_scalar(mul_scalar(target, 1 - label_smoothing),
+                                label_smoothing / num_classes)
         weighted = logp * target if w_view is None else logp * target * w_view
         # As PyTorch's cross_entropy with probabilities: the reduced losses are summed over
         # every element at once, the mean divides by the number of samples.
@@ -280,7 +282,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
             return -weighted.sum(class_dim)
         if reduction == "sum":
             return -weighted.sum()
-        return -weighted.sum() / (input.numel() // num_classes)
+        return div_scalar(-weighted.sum(), input.numel() // num_classes)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing <= 0:
         return nll

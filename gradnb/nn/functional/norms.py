@@ -18,6 +18,7 @@ from ..._core.graph import Node, Output
 from ..._core.record import record
 from ..._core.tensor import Tensor
 from ...ops import dual, elementwise
+from ...ops.arithmetic import add_scalar
 from .normalization import batch_norm, layer_norm
 from .pooling import avg_pool2d, avg_pool3d
 from .resample import pad
@@ -52,8 +53,9 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     if eps is None:
         eps = float(np.finfo(input.detach().numpy().dtype).eps) if input.is_floating_point() \
             else float(np.finfo(np.float32).eps)
-    dims = tuple(range(input.ndim - k, input.ndim))
-    out = input * elementwise.rsqrt((input * input).mean(dim=dims, keepdim=True) + eps)
+    # PyTorch's composite: the trailing dims last to first, ``pow``, ``add(Tensor, Scalar)``
+    dims = tuple(range(input.ndim - 1, input.ndim - k - 1, -1))
+    out = input * elementwise.rsqrt(add_scalar((input ** 2).mean(dim=dims, keepdim=True), eps))
     return out if weight is None else out * weight
 
 

@@ -13,12 +13,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..._core.backend import get_array_module
+from ..._core.backend import get_array_module, silent
+from ..._core.grad_mode import no_grad
 from ..._core.graph import Node
 from ..._core.record import record
 from ..._core.tensor import Tensor
 from ...ops import elementwise
 from ...ops._common import binary_operands
+from ...ops.arithmetic import add_scalar, mul_scalar
 from ...ops.creation import full_like
 from ...ops.pointwise import xlogy
 from .loss import _REDUCTION_ENUM, _check_reduction, _reduce
@@ -151,8 +153,10 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
     if log_target:
         loss = elementwise.exp(target) * (target - input)
     else:
-        # PyTorch's composition: ``xlogy(target, target)`` (0 where the target is 0).
-        loss = xlogy(target, target) - target * input
+        # PyTorch's composition: ``xlogy(target, target)`` (0 where the target is 0); its C++
+        # evaluates the right-hand product first (the order the saved tensors are packed).
+        product = target * input
+        loss = xlogy(target, target) - product
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.ndim else loss.sum()
     return _reduce(loss, reduction)
@@ -243,16 +247,18 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     """Negative log likelihood of a Poisson target with rate ``exp(input)`` (``log_input``) or
     ``input``; ``full`` adds Stirling's term for targets above 1."""
     _check_reduction(reduction)
+    # PyTorch's C++ composite, its operands evaluated right to left (the order of the packs);
+    # C++ numbers are Scalars (AddBackward1, MulBackward1).
     if log_input:
-        loss = elementwise.exp(input) - target * input
+        product = target * input
+        loss = elementwise.exp(input) - product
     else:
-        loss = input - target * elementwise.log(input + eps)
+        loss = input - target * elementwise.log(add_scalar(input, eps))
     if full:
-        big = target > 1
-        safe = elementwise.where(big, target, 2.0)
-        stirling = safe * elementwise.log(safe) - safe + 0.5 * elementwise.log(
-            safe * (2 * math.pi))
-        loss = loss + elementwise.where(big, stirling, 0.0)
+        with silent():  # 0 * log(0) for targets <= 1, filled with 0 below
+            half_log = mul_scalar(elementwise.log(mul_scalar(target, 2 * math.pi)), 0.5)
+            stirling = target * elementwise.log(target) - target + half_log
+        loss = loss + stirling.masked_fill(target <= 1, 0)
     return _reduce(loss, reduction)
 
 
@@ -274,8 +280,10 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
             raise ValueError("var is of incorrect size")
     if (var.detach() < 0).any().item():
         raise ValueError("var has negative entry/entries")
-    # PyTorch clamps without recording: the gradient reaches ``var`` unchanged.
-    var = var + (var.clamp(min=eps) - var).detach()
+    # PyTorch clamps a clone without recording: the gradient reaches ``var`` unchanged.
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
     loss = 0.5 * (elementwise.log(var) + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)

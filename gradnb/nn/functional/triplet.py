@@ -9,6 +9,7 @@ import warnings
 
 from ..._core.tensor import Tensor
 from ...ops import elementwise
+from ...ops.arithmetic import add_scalar
 from .distance import pairwise_distance
 from .loss import _check_reduction, _reduce
 
@@ -45,10 +46,13 @@ def _check_triplet(anchor: Tensor, positive: Tensor, negative: Tensor, margin: f
 
 
 def _loss(dist_pos: Tensor, dist_neg: Tensor, dist_swap: Tensor | None, margin: float,
-          reduction: str) -> Tensor:
+          reduction: str, python: bool = False) -> Tensor:
+    """``clamp_min(margin + dist_pos - dist_neg, 0)``: PyTorch's C++ adds ``margin`` as a Scalar
+    (AddBackward1), its Python ``triplet_margin_with_distance_loss`` as a number (AddBackward0)."""
     if dist_swap is not None:
         dist_neg = elementwise.minimum(dist_neg, dist_swap)
-    return _reduce((margin + dist_pos - dist_neg).clamp(min=0), reduction)
+    shifted = dist_pos + margin if python else add_scalar(dist_pos, margin)
+    return _reduce(elementwise.clamp_min(shifted - dist_neg, 0), reduction)
 
 
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
@@ -72,5 +76,7 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     _check_reduction(reduction)
     _check_triplet(anchor, positive, negative, margin)
     d = pairwise_distance if distance_function is None else distance_function
+    dist_pos = d(anchor, positive)
+    dist_neg = d(anchor, negative)
     dist_swap = d(positive, negative) if swap else None
-    return _loss(d(anchor, positive), d(anchor, negative), dist_swap, margin, reduction)
+    return _loss(dist_pos, dist_neg, dist_swap, margin, reduction, python=True)
