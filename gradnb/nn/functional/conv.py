@@ -139,7 +139,8 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride, padd
         extra = _per_dim(output_padding, n)
         size = tuple((s - 1) * st - 2 * p + d * (k - 1) + 1 + e for s, st, p, d, k, e in
                      zip(space, stride, pad, dilation, kernel, extra))
-        out = conv_input_grad(x, w, size, stride, pads, dilation, groups)
+        out = get_array_module(x).ascontiguousarray(
+            conv_input_grad(x, w, size, stride, pads, dilation, groups))
     else:
         size = tuple(out_size(s, k, st, d, 2 * p) for s, k, st, d, p in
                      zip(space, kernel, stride, dilation, pad))
@@ -177,6 +178,11 @@ def conv_nd(input: Tensor, weight: Tensor, bias, stride, padding, dilation, grou
     if input.ndim != n + 2:
         raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
                            f"{name}, but got input of size: {list(input.shape)}")
+    if isinstance(padding, str):
+        if padding not in ("valid", "same"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if padding == "same" and any(s != 1 for s in expand_param(stride, "stride", n)):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
     check_conv(input, weight, bias, stride, padding, dilation, groups)
     stride = expand_param(stride, "stride", n)
     dilation = expand_param(dilation, "dilation", n)
