@@ -13,6 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..._core.backend import get_array_module
 from ..._core.graph import Node
 from ..._core.record import record
 from ..._core.tensor import Tensor
@@ -74,7 +75,8 @@ def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tenso
                       "See the documentation of affine_grid for details.", stacklevel=2)
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
-    base = _base_grid(spatial, bool(align_corners), theta._data.dtype)
+    xp = get_array_module(theta._data)
+    base = xp.asarray(_base_grid(spatial, bool(align_corners), theta._data.dtype))
     out = (base @ theta._data.swapaxes(1, 2)).reshape(theta.shape[0], *spatial, k)
     return record(AffineGridGeneratorBackward0, (theta,), out,
                   attrs={"size": tuple(int(s) for s in size),

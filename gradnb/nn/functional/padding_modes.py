@@ -14,6 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..._core.backend import get_array_module
 from ..._core.graph import Node, bump_version
 from ..._core.record import record
 from ..._core.tensor import Tensor
@@ -32,14 +33,15 @@ def _pad_index(size: int, left: int, right: int, mode: str) -> np.ndarray:
     return np.clip(j, 0, size - 1)  # replicate
 
 
-def _key(shape: tuple, pads: tuple, mode: str) -> tuple:
+def _key(shape: tuple, pads: tuple, mode: str, xp) -> tuple:
     """Where each output element reads the input: slices for the leading dims, an open mesh of
-    index arrays for the padded ones (``pads`` from the last dim, as ``pad`` takes them)."""
+    index arrays (on ``xp``'s device) for the padded ones (``pads`` from the last dim, as
+    ``pad`` takes them)."""
     n = len(pads) // 2
     lead = len(shape) - n
     index = [_pad_index(shape[lead + i], pads[2 * (n - 1 - i)], pads[2 * (n - 1 - i) + 1], mode)
              for i in range(n)]
-    return (slice(None),) * lead + np.ix_(*index)
+    return (slice(None),) * lead + tuple(xp.asarray(i) for i in np.ix_(*index))
 
 
 class _IndexPad(Node):
@@ -52,7 +54,9 @@ class _IndexPad(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
-        return (scatter_into_zeros(x.shape, _key(tuple(x.shape), self.padding, self.mode), g),)
+        xp = get_array_module(g._data if isinstance(g, Tensor) else g)
+        key = _key(tuple(x.shape), self.padding, self.mode, xp)
+        return (scatter_into_zeros(x.shape, key, g),)
 
 
 class ReflectionPad1DBackward0(_IndexPad):
@@ -94,7 +98,8 @@ _NODES = {"reflect": (ReflectionPad1DBackward0, ReflectionPad2DBackward0,
 def index_pad(input: Tensor, pads: tuple, mode: str) -> Tensor:
     """``reflect`` or ``replicate`` padding of the last ``len(pads) // 2`` dims (1 to 3),
     arguments already checked."""
-    out = input._data[_key(input._data.shape, pads, mode)]
+    data = input._data
+    out = data[_key(data.shape, pads, mode, get_array_module(data))]
     return record(_NODES[mode][len(pads) // 2 - 1], (input,), out,
                   attrs={"padding": pads, "mode": mode})
 
