@@ -9,6 +9,7 @@ gradnb's ops, whose gradients they inherit.
 from __future__ import annotations
 
 from .activation import dropout, gelu, log_softmax, relu, sigmoid, softmax, tanh
+from .affine_grid import affine_grid
 from .attention import scaled_dot_product_attention
 from .conv import conv2d, max_pool2d
 from .conv_nd import conv1d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
@@ -115,6 +116,7 @@ __all__ = [
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
     "adaptive_max_pool3d",
+    "affine_grid",
     "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",

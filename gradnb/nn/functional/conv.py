@@ -1,28 +1,34 @@
-"""conv2d (im2col + one matrix product) and max_pool2d, on NCHW arrays.
+"""The convolution node, ``ConvolutionBackward0``, for every convolution (1-, 2-, 3-d, plain and
+transposed, as PyTorch's ``convolution``), ``conv2d``, and ``max_pool2d``.
 
-Both read their sliding windows through a strided view of the (padded) input, so gathering the
-windows is a single copy and no Python loop runs over output positions. conv2d's first-order
-backward runs on raw arrays; under ``create_graph=True`` its gradients are built as
-convolutions (``conv_grad.py``). max_pool2d's backward is a ``scatter_add`` of tensors, so it is
-differentiable too.
+The arrays are computed by ``conv_kernels`` (im2col through a strided view, no Python loop over
+positions). A first-order backward runs on raw arrays; under ``create_graph=True`` the
+gradients are built as convolutions of tensors (PyTorch's ``_convolution_double_backward``), so
+every higher order follows.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-import numpy as np
-
 from ..._core.backend import get_array_module
 from ..._core.graph import Node
 from ..._core.record import record
 from ...ops.creation import zeros
-from ...ops.shape import cat
+from ...ops.padding import constant_pad_nd
 from ._fused import Tensor
-from .conv_checks import check_conv
+from .conv_checks import check_conv, expand_param
+from .conv_kernels import (
+    conv_forward,
+    conv_input_grad,
+    conv_weight_grad,
+    out_size,
+    pad_spatial,
+    windows,
+)
 from .pool_checks import check_pool_input, check_pool_output, check_pool_window
 
-__all__ = ["conv2d", "max_pool2d"]
+__all__ = ["conv2d", "convolution", "max_pool2d", "same_padding"]
 
 
 def _pair(v) -> tuple[int, int]:
@@ -31,203 +37,172 @@ def _pair(v) -> tuple[int, int]:
     return int(v), int(v)
 
 
-def _out_size(size: int, kernel: int, stride: int, dilation: int, pad_total: int) -> int:
-    return (size + pad_total - dilation * (kernel - 1) - 1) // stride + 1
-
-
-def _windows(x, kernel, stride, dilation, out_hw):
-    """A strided view ``(N, C, kh, kw, oh, ow)`` of the windows of a padded NCHW array."""
-    xp = get_array_module(x)
-    n, c = x.shape[:2]
-    s_n, s_c, s_h, s_w = x.strides
-    shape = (n, c, kernel[0], kernel[1], out_hw[0], out_hw[1])
-    strides = (s_n, s_c, s_h * dilation[0], s_w * dilation[1], s_h * stride[0], s_w * stride[1])
-    return xp.lib.stride_tricks.as_strided(x, shape=shape, strides=strides)
-
-
-def _pad(x, pads, value=0.0):
-    """Pad the last two dims by ``(top, bottom, left, right)``."""
-    top, bottom, left, right = pads
-    if not any(pads):
-        return x
-    xp = get_array_module(x)
-    return xp.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=value)
-
-
-def _conv_pads(padding, kernel, dilation):
-    if padding == "valid":
-        return (0, 0, 0, 0)
-    if padding == "same":
-        th, tw = dilation[0] * (kernel[0] - 1), dilation[1] * (kernel[1] - 1)
-        return (th // 2, th - th // 2, tw // 2, tw - tw // 2)
-    ph, pw = _pair(padding)
-    return (ph, ph, pw, pw)
+def _per_dim(values: tuple, n: int) -> tuple:
+    """A padding as ``n`` values (PyTorch keeps ``"valid"``'s as one zero)."""
+    return values if len(values) == n else values * n
 
 
 class ConvolutionBackward0(Node):
-    """im2col backward: ``dW = g . cols``, ``dcols = W.T @ g`` folded back onto the input
-    (col2im, one strided add per kernel offset), ``db = sum(g)``."""
-    rule = (
-        "input: conv_transpose(grad, weight); weight: conv(input, grad); bias: grad summed "
-        "over batch and space"
-    )
+    """``input``: the transposed convolution of the gradient with the weight (col2im);
+    ``weight``: the gradient against the input's windows; ``bias``: the gradient summed over
+    batch and space. A transposed convolution swaps the first two."""
+    rule = ("input, weight, bias: convolution_backward(grad, input, weight, bias_sym_sizes_opt, "
+            "stride, padding, dilation, transposed, output_padding, groups)")
 
-    __slots__ = ("bias_sym_sizes_opt", "dilation", "groups", "in_shape", "out_hw", "padding",
-                 "pads", "stride", "w_shape")
+    __slots__ = ("bias_sym_sizes_opt", "dilation", "groups", "output_padding", "padding",
+                 "stride", "transposed")
     inputs = ("input", "weight", "bias")
-    saves = (0, 1)
-    saved_names = ("input", "weight")
+    saves = ("input", "weight")
     saved_attrs: ClassVar[dict] = {
         "bias_sym_sizes_opt": "bias_sym_sizes_opt", "dilation": "dilation", "groups": "groups",
         "output_padding": "output_padding", "padding": "padding", "stride": "stride",
         "transposed": "transposed"}
-    transposed = False
-    output_padding = (0, 0)
 
     def backward(self, g):
         x, w = self.saved(g)
+        pad = _per_dim(self.padding, w.ndim - 2)
         if isinstance(g, Tensor):
-            return _grads_on_tensors(self, g, x, w)
-        xp = get_array_module(g)
-        n, c, h, wd = self.in_shape
-        o, cg, kh, kw = self.w_shape
-        groups, og, (oh, ow) = self.groups, o // self.groups, self.out_hw
-        top, bottom, left, right = self.pads
-        g2 = g.reshape(n, groups, og, oh * ow)
-        gx_pad = gw = None
-        if self.needs(0):
-            gx_pad = xp.zeros((n, c, h + top + bottom, wd + left + right), dtype=g.dtype)
-        if self.needs(1):
-            gw = xp.empty(self.w_shape, dtype=g.dtype)
-            xpad = _pad(x, self.pads)
-        for gi in range(groups):
-            gg = g2[:, gi]
-            if gw is not None:
-                cols = _windows(xpad[:, gi * cg:(gi + 1) * cg], (kh, kw), self.stride,
-                                self.dilation, (oh, ow)).reshape(n, cg * kh * kw, oh * ow)
-                gw[gi * og:(gi + 1) * og] = xp.tensordot(
-                    gg, cols, axes=([0, 2], [0, 2])).reshape(og, cg, kh, kw)
-            if gx_pad is not None:
-                wg = w[gi * og:(gi + 1) * og].reshape(og, cg * kh * kw)
-                gcols = (wg.T @ gg).reshape(n, cg, kh, kw, oh, ow)
-                self._col2im(gx_pad[:, gi * cg:(gi + 1) * cg], gcols, (oh, ow))
-        gx = None if gx_pad is None else gx_pad[:, :, top:top + h, left:left + wd]
-        gb = g.sum(axis=(0, 2, 3)) if len(self.next_functions) > 2 and self.needs(2) else None
+            gx, gw = _grads_on_tensors(self, g, x, w, pad)
+        else:
+            gx, gw = _grads_on_arrays(self, g, x, w, pad)
+        gb = None
+        if len(self.next_functions) > 2 and self.needs(2):
+            gb = g.sum((0, *range(2, g.ndim)))
         return gx, gw, gb
 
-    def _col2im(self, target, gcols, out_hw):
-        (sh, sw), (dh, dw) = self.stride, self.dilation
-        oh, ow = out_hw
-        for i in range(gcols.shape[2]):
-            for j in range(gcols.shape[3]):
-                r0, c0 = i * dh, j * dw
-                target[:, :, r0:r0 + sh * (oh - 1) + 1:sh, c0:c0 + sw * (ow - 1) + 1:sw] += \
-                    gcols[:, :, i, j]
+
+def _grads_on_arrays(node, g, x, w, pad):
+    pads = [(p, p) for p in pad]
+    args = (node.stride, pads, node.dilation, node.groups)
+    gx = gw = None
+    if node.transposed:  # input: the plain convolution of g; weight: x against g's windows
+        if node.needs(0):
+            gx = conv_forward(g, w, *args, out=x.shape[2:])
+        if node.needs(1):
+            gw = conv_weight_grad(g, x, w.shape, *args)
+    else:
+        if node.needs(0):
+            gx = conv_input_grad(g, w, x.shape[2:], *args)
+        if node.needs(1):
+            gw = conv_weight_grad(x, g, w.shape, *args)
+    return gx, gw
+
+
+def _grads_on_tensors(node, g: Tensor, x: Tensor, w: Tensor, pad) -> tuple:
+    """The gradients as recorded convolutions: a convolution's input gradient is the transposed
+    convolution of ``g`` (output padding making up the rows no window reached), a transposed
+    one's the plain convolution of ``g`` (cut to the input's size); the weight's gradient a
+    convolution of the input with ``g``, batch and channels swapped, stride and dilation
+    trading places."""
+    n = w.ndim - 2
+    stride, dilation, groups = node.stride, node.dilation, node.groups
+    kernel = tuple(w.shape[2:])
+    gx = gw = None
+    if node.needs(0):
+        if node.transposed:
+            gx = convolution(g, w, None, stride, pad, dilation, False, (0,) * n, groups)
+            gx = gx[(slice(None), slice(None), *(slice(0, s) for s in x.shape[2:]))]
+        else:
+            extra = tuple(s - ((o - 1) * st - 2 * p + d * (k - 1) + 1) for s, o, st, p, d, k in
+                          zip(x.shape[2:], g.shape[2:], stride, pad, dilation, kernel))
+            gx = convolution(g, w, None, stride, pad, dilation, True, extra, groups)
+    if node.needs(1):
+        source, grad = (g, x) if node.transposed else (x, g)
+        gw = _weight_grad(source, grad, kernel, stride, pad, dilation, groups)
+    return gx, gw
+
+
+def _weight_grad(x: Tensor, g: Tensor, kernel, stride, pad, dilation, groups: int) -> Tensor:
+    """``conv_weight_grad`` on tensors: the input (channels as batch) convolved with ``g``
+    (batch as channels), cut to the kernel's size."""
+    n, space, gspace = x.shape[0], tuple(x.shape[2:]), tuple(g.shape[2:])
+    cg, og = x.shape[1] // groups, g.shape[1] // groups
+    rest = tuple(range(3, 3 + len(space)))
+    xs = x.reshape(n, groups, cg, *space).permute(2, 1, 0, *rest).reshape(cg, groups * n, *space)
+    gs = g.reshape(n, groups, og, *gspace).permute(1, 2, 0, *rest).reshape(groups * og, n,
+                                                                             *gspace)
+    corr = convolution(xs, gs, None, dilation, pad, stride, False, (0,) * len(space), groups)
+    return corr[(slice(None), slice(None), *(slice(0, k) for k in kernel))].transpose(0, 1)
+
+
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, dilation,
+                transposed: bool, output_padding, groups: int) -> Tensor:
+    """PyTorch's ``convolution`` on a batched input, arguments already checked and expanded
+    (``padding`` may be ``(0,)`` for ``"valid"``, as PyTorch keeps it): records
+    ``ConvolutionBackward0``."""
+    x, w = input._data, weight._data
+    n = w.ndim - 2
+    pad = _per_dim(padding, n)
+    pads = [(p, p) for p in pad]
+    kernel, space = w.shape[2:], x.shape[2:]
+    if transposed:
+        extra = _per_dim(output_padding, n)
+        size = tuple((s - 1) * st - 2 * p + d * (k - 1) + 1 + e for s, st, p, d, k, e in
+                     zip(space, stride, pad, dilation, kernel, extra))
+        out = get_array_module(x).ascontiguousarray(
+            conv_input_grad(x, w, size, stride, pads, dilation, groups))
+    else:
+        size = tuple(out_size(s, k, st, d, 2 * p) for s, k, st, d, p in
+                     zip(space, kernel, stride, dilation, pad))
+        if min(size) <= 0:
+            raise RuntimeError("Calculated output size is too small: the kernel is larger than "
+                               "the (padded) input")
+        out = conv_forward(x, w, stride, pads, dilation, groups, size)
+    if bias is not None:
+        out += bias._data.reshape(-1, *(1,) * n)
+    return record(ConvolutionBackward0, (input, weight, bias), out,
+                  attrs={"stride": tuple(stride), "padding": tuple(padding),
+                         "dilation": tuple(dilation), "transposed": transposed,
+                         "output_padding": tuple(output_padding), "groups": groups,
+                         "bias_sym_sizes_opt": (0,) if bias is None else tuple(bias.shape)})
+
+
+def same_padding(input: Tensor, kernel, dilation) -> tuple[Tensor, tuple]:
+    """``padding="same"`` as PyTorch does it: half the total on each side, the odd one left
+    over added at the end by ``constant_pad_nd`` (its own node)."""
+    totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
+    extra = [t % 2 for t in totals]
+    if any(extra):
+        input = constant_pad_nd(input, [a for e in reversed(extra) for a in (0, e)])
+    return input, tuple(t // 2 for t in totals)
+
+
+def conv_nd(input: Tensor, weight: Tensor, bias, stride, padding, dilation, groups: int,
+            n: int) -> Tensor:
+    """``conv1d``/``conv2d``/``conv3d`` (``n`` = 1, 2, 3): checks, unbatched inputs,
+    ``"valid"``/``"same"``."""
+    name = f"conv{n}d"
+    if input.ndim == n + 1:
+        return conv_nd(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups,
+                       n).squeeze(0)
+    if input.ndim != n + 2:
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
+                           f"{name}, but got input of size: {list(input.shape)}")
+    if isinstance(padding, str):
+        if padding not in ("valid", "same"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if padding == "same" and any(s != 1 for s in expand_param(stride, "stride", n)):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+    check_conv(input, weight, bias, stride, padding, dilation, groups)
+    stride = expand_param(stride, "stride", n)
+    dilation = expand_param(dilation, "dilation", n)
+    if padding == "valid":
+        padding, output_padding = (0,), (0,)
+    else:
+        if padding == "same":
+            input, padding = same_padding(input, weight.shape[2:], dilation)
+        else:
+            padding = expand_param(padding, "padding", n)
+        output_padding = (0,) * n
+    return convolution(input, weight, bias, stride, padding, dilation, False, output_padding,
+                       groups)
 
 
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
            dilation=1, groups: int = 1) -> Tensor:
     """2-D cross-correlation of ``(N, C, H, W)`` (or ``(C, H, W)``) input with
     ``(O, C/groups, kh, kw)`` filters."""
-    if input.ndim == 3:
-        return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation,
-                      groups).squeeze(0)
-    x, w = input._data, weight._data
-    if x.ndim != 4:
-        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
-                           f"input of size: {list(x.shape)}")
-    check_conv(input, weight, bias, stride, padding, dilation, groups)
-    n, c, h, wd = x.shape
-    o, cg, kh, kw = w.shape
-    if c != cg * groups:
-        raise RuntimeError(
-            f"Given groups={groups}, weight of size {list(w.shape)}, expected input"
-            f"{list(x.shape)} to have {cg * groups} channels, but got {c} channels instead")
-    stride, dilation = _pair(stride), _pair(dilation)
-    pads = _conv_pads(padding, (kh, kw), dilation)
-    oh = _out_size(h, kh, stride[0], dilation[0], pads[0] + pads[1])
-    ow = _out_size(wd, kw, stride[1], dilation[1], pads[2] + pads[3])
-    if oh <= 0 or ow <= 0:
-        raise RuntimeError("Calculated output size is too small: the kernel is larger than the "
-                           "(padded) input")
-    xp = get_array_module(x)
-    xpad = _pad(x, pads)
-    og = o // groups
-    out = xp.empty((n, o, oh * ow), dtype=np.result_type(x.dtype, w.dtype))
-    for gi in range(groups):
-        cols = _windows(xpad[:, gi * cg:(gi + 1) * cg], (kh, kw), stride, dilation, (oh, ow))
-        cols = cols.reshape(n, cg * kh * kw, oh * ow)
-        out[:, gi * og:(gi + 1) * og] = w[gi * og:(gi + 1) * og].reshape(og, -1) @ cols
-    out = out.reshape(n, o, oh, ow)
-    if bias is not None:
-        out += bias._data.reshape(1, o, 1, 1)
-    symmetric = pads[0] == pads[1] and pads[2] == pads[3]
-    return record(ConvolutionBackward0, (input, weight, bias), out,
-                  attrs={"stride": stride, "dilation": dilation, "pads": pads, "groups": groups,
-                         "in_shape": x.shape, "w_shape": w.shape, "out_hw": (oh, ow),
-                         "padding": (pads[0], pads[2]) if symmetric else pads,
-                         "bias_sym_sizes_opt": (o,) if bias is not None else (0,)})
-
-
-def spread(x: Tensor, dim: int, stride: int, length: int | None = None) -> Tensor:
-    """``stride - 1`` zeros between consecutive entries along ``dim``, cut (or zero-extended, by
-    less than ``stride``) to ``length`` (default: ending at the last entry)."""
-    size = x.shape[dim]
-    length = (size - 1) * stride + 1 if length is None else length
-    if (stride == 1 and length == size) or size == 0:
-        return x
-    x = x.unsqueeze(dim + 1)
-    shape = list(x.shape)
-    shape[dim + 1] = stride - 1
-    x = cat([x, zeros(*shape, dtype=x.dtype, device=x.device)], dim + 1)
-    shape = list(x.shape)
-    x = x.reshape(*shape[:dim], size * stride, *shape[dim + 2:])
-    return x.narrow(dim, 0, length)
-
-
-def _zero_pad(t: Tensor, pads) -> Tensor:
-    """``t`` (NCHW) with ``(top, bottom, left, right)`` rows and columns of zeros around it."""
-    top, bottom, left, right = pads
-    n, c, _, w = t.shape
-
-    def z(*shape):
-        return zeros(*shape, dtype=t.dtype, device=t.device)
-
-    t = cat([z(n, c, top, w), t, z(n, c, bottom, w)], 2)
-    return cat([z(n, c, t.shape[2], left), t, z(n, c, t.shape[2], right)], 3)
-
-
-def _grads_on_tensors(node, g: Tensor, x, w) -> tuple:
-    """conv2d's gradients as convolutions of tensors (``create_graph=True``), so they record
-    and every higher order follows (PyTorch's ``_convolution_double_backward``): the input's
-    is the transposed convolution of ``g`` with the weight, the weight's a convolution of the
-    input with ``g`` (batch and channels swapped, stride and dilation trading places)."""
-    n, _, h, wd = node.in_shape
-    o, cg, kh, kw = node.w_shape
-    groups, (sh, sw), (dh, dw) = node.groups, node.stride, node.dilation
-    top, bottom, left, right = node.pads
-    hp, wp = h + top + bottom, wd + left + right
-    oh, ow = node.out_hw
-    gx = gw = gb = None
-    if node.needs(0):
-        # g spread stride apart over the padded input's extent (rows past the last window get
-        # nothing), fully correlated with the flipped weight, in/out channels swapped per group
-        spread_g = spread(spread(g, 2, sh, hp - dh * (kh - 1)), 3, sw, wp - dw * (kw - 1))
-        wt = w.reshape(groups, o // groups, cg, kh, kw).transpose(1, 2)
-        wt = wt.reshape(groups * cg, o // groups, kh, kw).flip((2, 3))
-        full = conv2d(spread_g, wt, None, 1, (dh * (kh - 1), dw * (kw - 1)), (dh, dw), groups)
-        gx = full[:, :, top:top + h, left:left + wd]
-    if node.needs(1):
-        xpad = _zero_pad(x, node.pads) if any(node.pads) else x
-        xs = xpad.reshape(n, groups, cg, hp, wp).permute(2, 1, 0, 3, 4)
-        xs = xs.reshape(cg, groups * n, hp, wp)
-        gs = g.reshape(n, groups, o // groups, oh, ow).permute(1, 2, 0, 3, 4)
-        gs = gs.reshape(o, n, oh, ow)
-        corr = conv2d(xs, gs, None, (dh, dw), 0, (sh, sw), groups)
-        gw = corr[:, :, :kh, :kw].transpose(0, 1)
-    if len(node.next_functions) > 2 and node.needs(2):
-        gb = g.sum((0, 2, 3))
-    return gx, gw, gb
+    return conv_nd(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
 class MaxPool2DWithIndicesBackward0(Node):
@@ -274,8 +249,8 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
     check_pool_output(input, 2, (oh, ow))
     pads = (ph, ph + extra_h, pw, pw + extra_w)
     xp = get_array_module(x)
-    xpad = _pad(x4, pads, value=-xp.inf)
-    win = _windows(xpad, kernel, stride, dilation, (oh, ow))
+    xpad = pad_spatial(x4, (pads[:2], pads[2:]), value=-xp.inf)
+    win = windows(xpad, kernel, stride, dilation, (oh, ow))
     win = win.transpose(0, 1, 4, 5, 2, 3).reshape(x4.shape[0], 1, oh, ow, kernel[0] * kernel[1])
     arg = win.argmax(axis=-1)
     out = xp.take_along_axis(win, arg[..., None], axis=-1)[..., 0].reshape(*lead, oh, ow)

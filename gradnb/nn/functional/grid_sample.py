@@ -1,24 +1,31 @@
 """``grid_sample`` and its ATen forms ``grid_sampler``, ``grid_sampler_2d``, ``grid_sampler_3d``:
 read ``input`` at the (normalised, ``[-1, 1]``) positions of ``grid``.
 
-Composed from gradnb's ops, so both the input and the grid get their gradients, double
-backward included, following ATen's kernel (``GridSampler.h``) step by step: a grid coordinate
+One node, ``GridSampler2DBackward0`` (``3D``), as PyTorch's. The sampling itself is composed
+from gradnb's ops, following ATen's kernel (``GridSampler.h``) step by step: a grid coordinate
 is unnormalised to a pixel coordinate (``align_corners`` says whether -1 and 1 are the centres
 or the outer edges of the corner pixels), moved inside the image by the padding mode (``border``
 clamps, ``reflection`` mirrors; ``zeros`` leaves it and reads zeros outside), then the
 neighbouring pixels are gathered and weighted (bilinear/trilinear: the distance to the floor;
 bicubic: Keys' cubic convolution with ``A = -0.75``, its taps padded one by one; nearest: the
 pixel at the rounded coordinate, half to even). Integer positions are computed outside the
-graph (their derivative is zero), the weights inside it.
+graph (their derivative is zero), the weights inside it. The forward runs that composition
+without recording; the node's backward runs it again with recording and takes its
+vector-Jacobian product (recording too under ``create_graph``, so every order follows).
 """
 
 from __future__ import annotations
 
 import itertools
 import warnings
+from typing import ClassVar
 
 import numpy as np
 
+from ... import autograd
+from ..._core.grad_mode import enable_grad, is_grad_enabled, no_grad
+from ..._core.graph import Node
+from ..._core.record import record
 from ..._core.tensor import Tensor
 from ...ops import elementwise, pointwise
 from ...ops.creation import tensor as _tensor
@@ -60,18 +67,73 @@ def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_m
     return sampler(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
+class GridSampler2DBackward0(Node):
+    """The sampling's vector-Jacobian product: the input's gradient is ``grad`` scattered back
+    with the interpolation weights, the grid's ``grad`` against the weights' derivatives."""
+    rule = ("input, grid: grid_sampler_2d_backward(grad, input, grid, interpolation_mode, "
+            "padding_mode, align_corners, grad_input_mask)")
+
+    __slots__ = ("align_corners", "interpolation_mode", "padding_mode")
+    on_tensors = True
+    inputs = ("input", "grid")
+    saves = ("grid", "input")
+    saved_attrs: ClassVar[dict] = {"align_corners": "align_corners",
+                                   "interpolation_mode": "interpolation_mode",
+                                   "padding_mode": "padding_mode"}
+
+    def backward(self, g):
+        grid, x = self.saved(g)
+        return _vjp(self, x, grid, g)
+
+
+class GridSampler3DBackward0(GridSampler2DBackward0):
+    rule = ("input, grid: grid_sampler_3d_backward(grad, input, grid, interpolation_mode, "
+            "padding_mode, align_corners, grad_input_mask)")
+    __slots__ = ()
+
+
+def _vjp(node: Node, x: Tensor, grid: Tensor, g: Tensor) -> tuple:
+    """Rerun the sampling with recording and pull ``g`` back through it: from detached copies
+    in a first-order pass, from aliases of the saved tensors under ``create_graph`` (so the
+    gradients stay functions of them)."""
+    create = is_grad_enabled()
+    wanted = (node.needs(0), node.needs(1))
+    with enable_grad():
+        if create:
+            leaves = [t.view_as(t) if w else t.detach() for t, w in zip((x, grid), wanted)]
+        else:
+            leaves = [t.detach().requires_grad_(w) for t, w in zip((x, grid), wanted)]
+        out = _sample(*leaves, node.interpolation_mode, node.padding_mode, node.align_corners)
+        targets = [t for t, w in zip(leaves, wanted) if w]
+        found = iter(autograd.grad(out, targets, g, create_graph=create, allow_unused=True))
+    grads = [next(found) if w else None for w in wanted]
+    return tuple(t.detach() * 0 if w and d is None else d
+                 for t, w, d in zip((x, grid), wanted, grads))
+
+
+def _sampled(cls, input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+             align_corners: bool) -> Tensor:
+    with no_grad():
+        out = _sample(input, grid, interpolation_mode, padding_mode, bool(align_corners))
+    return record(cls, (input, grid), out._data,
+                  attrs={"interpolation_mode": interpolation_mode, "padding_mode": padding_mode,
+                         "align_corners": bool(align_corners)})
+
+
 def grid_sampler_2d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
                     align_corners: bool) -> Tensor:
     """``grid_sampler`` of a 4-D input."""
     _check(input, grid, interpolation_mode, 2)
-    return _sample(input, grid, interpolation_mode, padding_mode, bool(align_corners))
+    return _sampled(GridSampler2DBackward0, input, grid, interpolation_mode, padding_mode,
+                    align_corners)
 
 
 def grid_sampler_3d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
                     align_corners: bool) -> Tensor:
     """``grid_sampler`` of a 5-D input (bilinear means trilinear; no bicubic)."""
     _check(input, grid, interpolation_mode, 3)
-    return _sample(input, grid, interpolation_mode, padding_mode, bool(align_corners))
+    return _sampled(GridSampler3DBackward0, input, grid, interpolation_mode, padding_mode,
+                    align_corners)
 
 
 def _check(input: Tensor, grid: Tensor, mode: int, dims: int) -> None:

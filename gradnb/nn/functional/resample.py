@@ -2,10 +2,9 @@
 ``interpolate`` (nearest, nearest-exact, linear, bilinear, trilinear, bicubic, area) with its old
 names ``upsample*``, ``pixel_shuffle`` and ``channel_shuffle``.
 
-Non-constant padding gathers along each dim with ``index_select`` (whose gradient adds back
-onto the source positions). Interpolation records PyTorch's node for its mode and rank
-(``UpsampleBilinear2DBackward0``...): along each spatial dim every output reads a few weighted
-input samples, and the gradient adds them back.
+Reflect, replicate and circular padding are ``padding_modes.py``'s. Interpolation records
+PyTorch's node for its mode and rank (``UpsampleBilinear2DBackward0``...): along each spatial
+dim every output reads a few weighted input samples, and the gradient adds them back.
 """
 
 from __future__ import annotations
@@ -19,28 +18,13 @@ from ..._core.grad_mode import no_grad
 from ..._core.graph import Node
 from ..._core.record import record
 from ..._core.tensor import Tensor
-from ...ops.creation import tensor as _tensor
-from ...ops.indexing import index_select, scatter_into_zeros
+from ...ops.indexing import scatter_into_zeros
 from ...ops.padding import _constant_pad, constant_pad_nd
+from .padding_modes import circular_pad, index_pad
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = ["channel_shuffle", "constant_pad_nd", "interpolate", "pad", "pixel_shuffle",
            "pixel_unshuffle", "upsample", "upsample_bilinear", "upsample_nearest"]
-
-
-def _gather(x: Tensor, dim: int, index: np.ndarray) -> Tensor:
-    return index_select(x, dim, _tensor(index, device=x.device))
-
-
-def _pad_index(size: int, left: int, right: int, mode: str) -> np.ndarray:
-    j = np.arange(-left, size + right)
-    if mode == "reflect":
-        period = 2 * (size - 1)
-        j = np.abs(j) % period if period else np.zeros_like(j)
-        return np.where(j >= size, period - j, j)
-    if mode == "replicate":
-        return np.clip(j, 0, size - 1)
-    return j % size  # circular
 
 
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
@@ -60,28 +44,30 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     if value is not None and value != 0:
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument.")
     n = len(pads) // 2
-    if input.ndim not in (n + 1, n + 2):
-        raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding are "
-                                  "supported for now")
-    x = input
+    if n > 3 or input.ndim not in (n + 1, n + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pads)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     for i in range(n):
-        dim = x.ndim - 1 - i
-        left, right = pads[2 * i], pads[2 * i + 1]
+        dim = input.ndim - 1 - i
+        left, right, size = pads[2 * i], pads[2 * i + 1], input.shape[dim]
         if mode == "circular" and (left < 0 or right < 0):
             # A negative amount crops first; the wrap then reads the cropped tensor (PyTorch).
-            start, stop = max(-left, 0), x.shape[dim] - max(-right, 0)
-            x = x.narrow(dim, start, stop - start)
+            size -= max(-left, 0) + max(-right, 0)
             left, right = max(left, 0), max(right, 0)
-        size = x.shape[dim]
         if mode == "reflect" and (left >= size or right >= size):
             raise RuntimeError(
-                f"Argument #4: Padding size should be less than the corresponding input "
+                f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input "
                 f"dimension, but got: padding ({left}, {right}) at dimension {dim} of input "
-                f"{list(x.shape)}")
+                f"{list(input.shape)}")
         if mode == "circular" and (left > size or right > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
-        x = _gather(x, dim, _pad_index(size, left, right, mode))
-    return x
+    if mode == "circular":
+        return circular_pad(input, tuple(pads))
+    return index_pad(input, tuple(pads), mode)
 
 
 def _out_sizes(input: Tensor, n: int, size, scale_factor):
