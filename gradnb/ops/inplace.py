@@ -92,9 +92,12 @@ _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 # -- the machinery -------------------------------------------------------------------------------
 def _differentiable_base(t: Tensor):
     """The base whose history a write into ``t`` must rebase: set for views made while
-    recording (a detached tensor shares memory but not history)."""
-    if t._base is not None and t.grad_fn is not None:
-        return t._base
+    recording, and for views of a base without history (``zeros(4).narrow(0, 1, 2).copy_(x)``
+    gives the base a ``CopySlices``, as PyTorch). A detached tensor shares memory but not
+    history, and a view made under no_grad of a base that requires grad is not rebased."""
+    base = t._base
+    if base is not None and (t.grad_fn is not None or not base._requires_grad):
+        return base
     return None
 
 
