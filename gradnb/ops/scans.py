@@ -17,7 +17,6 @@ from . import dual
 from . import elementwise as ew
 from . import indexing as ix
 from . import reductions as red
-from . import shape as sh
 from ._common import Tensor, wrap
 from .arithmetic import div_scalar, mul_scalar
 from .joining import slice_along

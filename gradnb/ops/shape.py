@@ -229,6 +229,13 @@ class TransposeBackward0(Node):
         return (g.swapaxes(self.dim0, self.dim1),)
 
 
+class TransposeBackward1(TransposeBackward0):
+    """Gradient of ``transpose_``, the in-place form (PyTorch's composites call it)."""
+    rule = "self: grad.transpose(dim0, dim1)"
+
+    __slots__ = ()
+
+
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two dimensions (a view)."""
     ndim = input._data.ndim
@@ -430,6 +437,20 @@ class UnsqueezeBackward0(_Reshaped):
     __slots__ = ("dim",)
     saved_attrs: ClassVar[dict] = {"dim": "dim_shown"}
     dim_shown = torch_int_view("dim")
+
+
+class SqueezeBackward4(SqueezeBackward1):
+    """Gradient of ``squeeze_(dim)``, the in-place form (PyTorch's composites call it)."""
+    rule = "self: unsqueeze_to(grad, dim, self_sym_sizes)"
+
+    __slots__ = ()
+
+
+class UnsqueezeBackward1(UnsqueezeBackward0):
+    """Gradient of ``unsqueeze_``, the in-place form."""
+    rule = "self: grad.squeeze(dim)"
+
+    __slots__ = ()
 
 
 def squeeze(input: Tensor, dim=None) -> Tensor:
