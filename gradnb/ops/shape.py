@@ -922,9 +922,9 @@ class RollBackward0(Node):
     rule = "self: grad.roll_symint(fmap(reverse_list_symint(shifts), [](c10::SymInt i){return -i;}), reverse_list(dims))"
 
     __slots__ = ("axes", "dims", "shifts")
-    saved_attrs: ClassVar[dict] = {"dims": "dims_shown", "shifts": "shifts_shown"}
-    dims_shown = torch_int_view("dims")
-    shifts_shown = torch_int_view("shifts")
+    inputs = ("self",)
+    saves = ("dims", "shifts")
+    unsigned = ("dims", "shifts")
     fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):
