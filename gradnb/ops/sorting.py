@@ -8,6 +8,8 @@ in PyTorch); the values picked along a dim record PyTorch's own node (``SortBack
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._core.backend import get_array_module
@@ -197,7 +199,31 @@ def _nan_lower_median(data, d: int):
     count = (~xp.isnan(data)).sum(axis=d, keepdims=True) if data.dtype.kind == "f" else \
         xp.full_like(order.take([0], axis=d), data.shape[d])
     pos = xp.maximum((count - 1) // 2, 0)
-    return xp.take_along_axis(order, pos, axis=d).astype(np.int64)
+    picked = xp.take_along_axis(order, pos, axis=d).astype(np.int64)
+    if data.dtype.kind == "f" and data.shape[d] > 3:
+        picked = xp.where(count == 0, _all_nan_pick(data.shape[d]), picked)
+    return picked
+
+
+@functools.cache
+def _all_nan_pick(n: int) -> int:
+    """The index PyTorch's CPU nanmedian reports for a slice of ``n`` NaNs: the first element
+    after libstdc++'s ``nth_element`` (introselect) has run over ``n`` equal elements (for
+    ``n > 3``, each median-of-three step swaps the middle element to the front)."""
+    idx = list(range(n))
+    last = n
+    while last > 3:
+        mid = last // 2
+        idx[0], idx[mid] = idx[mid], idx[0]
+        i, j = 1, last
+        while True:  # the unguarded partition: with nothing smaller, it swaps pairs inward
+            j -= 1
+            if i >= j:
+                break
+            idx[i], idx[j] = idx[j], idx[i]
+            i += 1
+        last = i  # the cut is past position 0, the one nth_element is asked for
+    return idx[0]
 
 
 def nanmedian(input: Tensor, dim=None, keepdim: bool = False):
