@@ -453,6 +453,13 @@ class UnsqueezeBackward1(UnsqueezeBackward0):
     __slots__ = ()
 
 
+def inplace_view_step(cls, input: Tensor, data, **attrs) -> Tensor:
+    """An in-place view step of a composite (``squeeze_``, ``unsqueeze_``, ``transpose_`` on an
+    intermediate it owns) recorded as the node PyTorch records for it (``SqueezeBackward4``):
+    the composite goes on with the returned tensor, which stands for its intermediate."""
+    return record(cls, (input,), data, attrs={"in_shape": input._data.shape, **attrs})
+
+
 def squeeze(input: Tensor, dim=None) -> Tensor:
     """Drop dimensions of size 1: all of them, or those in ``dim`` (an int or a tuple); a view.
 

@@ -13,7 +13,6 @@ import functools
 import numpy as np
 
 from .._core.backend import get_array_module
-from .._core.record import record
 from . import indexing as ix
 from . import shape as sh
 from ._common import Tensor, wrap
@@ -302,16 +301,11 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
         above = ix.gather(ordered, -1, wrap(xp.ceil(ranks).astype(np.int64)))
         out = lerp(out, above, wrap(weights.astype(data.dtype, copy=False)))
     if qs.ndim == 0:
-        return _inplace_view(sh.SqueezeBackward4, out, out._data.squeeze(-1), dim=-1)
-    out = _inplace_view(sh.UnsqueezeBackward1, out, out._data[None], dim=0)
-    out = _inplace_view(sh.TransposeBackward1, out, out._data.swapaxes(0, -1), dim0=0, dim1=-1)
-    return _inplace_view(sh.SqueezeBackward4, out, out._data.squeeze(-1), dim=-1)
-
-
-def _inplace_view(cls, input: Tensor, data, **attrs) -> Tensor:
-    """``input``'s in-place view step (``squeeze_``, ``unsqueeze_``, ``transpose_``) as the node
-    PyTorch records for it; ``input`` is an intermediate, so a new tensor stands for it."""
-    return record(cls, (input,), data, attrs={"in_shape": input._data.shape, **attrs})
+        return sh.inplace_view_step(sh.SqueezeBackward4, out, out._data.squeeze(-1), dim=-1)
+    out = sh.inplace_view_step(sh.UnsqueezeBackward1, out, out._data[None], dim=0)
+    out = sh.inplace_view_step(sh.TransposeBackward1, out, out._data.swapaxes(0, -1), dim0=0,
+                               dim1=-1)
+    return sh.inplace_view_step(sh.SqueezeBackward4, out, out._data.squeeze(-1), dim=-1)
 
 
 def quantile(input: Tensor, q, dim=None, keepdim: bool = False, *,
