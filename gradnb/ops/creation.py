@@ -414,7 +414,8 @@ def randn_like(input: Tensor, dtype=None, device=None, requires_grad=False, *,
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
            requires_grad=False, out=None, layout=None, pin_memory=False) -> Tensor:
     """Normal samples. With a tensor ``mean`` and/or ``std`` the result has their broadcast
-    shape and dtype and is differentiable in both (``mean + std * eps``, as PyTorch's)."""
+    shape and dtype (``mean + std * eps``); as in PyTorch, the draw is not differentiated
+    through: ``mean`` and ``std`` get zero gradients."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         like = mean if isinstance(mean, Tensor) else std
         shape = np.broadcast_shapes(tuple(getattr(mean, "shape", ())),
@@ -422,12 +423,80 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         dt = (mean.dtype if isinstance(mean, Tensor) and isinstance(std, Tensor)
               and mean.dtype.itemsize >= std.dtype.itemsize
               else (std.dtype if isinstance(std, Tensor) else like.dtype))
-        eps = _rng(generator).standard_normal(shape).astype(dt.np)
-        return mean + std * _make(_backend.to_device(eps, like.device))
+        eps = _backend.to_device(_rng(generator).standard_normal(shape).astype(dt.np),
+                                 like.device)
+        m = mean._data if isinstance(mean, Tensor) else mean
+        s = std._data if isinstance(std, Tensor) else std
+        out = (m + s * eps).astype(dt.np, copy=False)
+        if not isinstance(std, Tensor):
+            return record(NormalBackward1, (mean,), out)
+        if not isinstance(mean, Tensor):
+            return record(NormalBackward2, (std,), out)
+        return record(NormalBackward3, (mean, std), out)
     d, dev = _resolve(dtype, device)
     d = d if d is not None else _dtype.get_default_dtype()
     arr = _rng(generator).normal(mean, std, size=_shape(size or ())).astype(d.np)
     return _finish(_place(arr, dev), requires_grad)
+
+
+def _zeros_like_input(g, shape):
+    """Zeros of an input's ``shape`` in ``g``'s dtype (and kind: array or tensor)."""
+    if isinstance(g, Tensor):
+        return _make(_backend.get_array_module(g._data).zeros(shape, dtype=g._data.dtype))
+    return _backend.get_array_module(g).zeros(shape, dtype=g.dtype)
+
+
+class NormalBackward1(Node):
+    """``normal(Tensor mean, float std)``: a random draw, so ``mean`` gets zeros (PyTorch's)."""
+    rule = "mean: at::zeros_symint(mean.sym_sizes(), grad.options())"
+    why_zero = "PyTorch does not differentiate through a random draw: its arguments get zeros"
+
+    __slots__ = ("mean_sym_sizes",)
+    inputs = ("mean",)
+    saves = ("mean_sym_sizes",)
+
+    def backward(self, g):
+        return (_zeros_like_input(g, self.mean_sym_sizes),)
+
+
+class NormalBackward2(Node):
+    """``normal(float mean, Tensor std)``: ``std`` gets zeros."""
+    rule = "std: at::zeros_symint(std.sym_sizes(), grad.options())"
+    why_zero = "PyTorch does not differentiate through a random draw: its arguments get zeros"
+
+    __slots__ = ("std_sym_sizes",)
+    inputs = ("std",)
+    saves = ("std_sym_sizes",)
+
+    def backward(self, g):
+        return (_zeros_like_input(g, self.std_sym_sizes),)
+
+
+class NormalBackward3(Node):
+    """``normal(Tensor mean, Tensor std)``: both get zeros."""
+    rule = ("mean: at::zeros_symint(mean.sym_sizes(), grad.options()); "
+            "std: at::zeros_symint(std.sym_sizes(), grad.options())")
+    why_zero = "PyTorch does not differentiate through a random draw: its arguments get zeros"
+
+    __slots__ = ("mean_sym_sizes", "std_sym_sizes")
+    inputs = ("mean", "std")
+    saves = ("mean_sym_sizes", "std_sym_sizes")
+
+    def backward(self, g):
+        return (_zeros_like_input(g, self.mean_sym_sizes),
+                _zeros_like_input(g, self.std_sym_sizes))
+
+
+class BernoulliBackward0(Node):
+    """``bernoulli(self)``: a random draw, so ``self`` gets zeros (PyTorch's)."""
+    rule = "self: zeros_like(grad)"
+    why_zero = "PyTorch does not differentiate through a random draw: its argument gets zeros"
+
+    __slots__ = ()
+    inputs = ("self",)
+
+    def backward(self, g):
+        return (_zeros_like_input(g, tuple(g.shape)),)
 
 
 class ZeroGradBackward(Node):
@@ -451,7 +520,8 @@ def bernoulli(input: Tensor, p=None, generator=None) -> Tensor:
     host = _backend.to_device(input._data, _backend.CPU)
     probs = host if p is None else np.full(host.shape, p)
     arr = (_rng(generator).random(probs.shape) < probs).astype(host.dtype)
-    return record(ZeroGradBackward, (input,), _backend.to_device(arr, input.device))
+    cls = BernoulliBackward0 if p is None else ZeroGradBackward
+    return record(cls, (input,), _backend.to_device(arr, input.device))
 
 
 def multinomial(input: Tensor, num_samples: int, replacement=False, generator=None) -> Tensor:

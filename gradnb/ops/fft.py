@@ -405,7 +405,8 @@ def ihfftn(input: Tensor, s=None, dim=None, norm: str | None = None) -> Tensor:
 # -- helpers -----------------------------------------------------------------------------------
 def _shift(input: Tensor, dim, inverse: bool) -> Tensor:
     dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
-    shifts = [input.shape[d] // 2 * (-1 if inverse else 1) for d in dims]
+    # PyTorch shifts forward by (n + 1) // 2 to undo fftshift's n // 2 (the same roll as -(n // 2))
+    shifts = [(input.shape[d] + 1) // 2 if inverse else input.shape[d] // 2 for d in dims]
     if not dims:
         return input.clone()
     return input.roll(shifts, dims)

@@ -23,6 +23,7 @@ from . import shape as sh
 from ._args import check_nonempty_list, type_name
 from ._common import Tensor, wrap
 from ._out import accepts_out
+from .arithmetic import div_scalar, mul_scalar
 
 __all__ = [
     "alias_copy", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "broadcast_to",
@@ -247,6 +248,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) ->
     """The ``n``-th forward difference along ``dim``."""
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
+    if n == 0:  # PyTorch copies ``input`` alone into zeros (prepend/append are not used)
+        return wrap(get_array_module(input._data).zeros_like(input._data)).copy_(input)
     parts = [p for p in (prepend, input, append) if p is not None]
     x = sh.cat(parts, dim) if len(parts) > 1 else input
     for _ in range(n):
@@ -406,26 +409,61 @@ def _gradient_dims(input: Tensor, spacing, dim):
     return list(zip(dims, spacing))
 
 
-def _edges(y: Tensor, d: int, h, edge_order: int):
-    """The one-sided differences at both ends of ``d`` (first or second order)."""
-    def at(i):
-        return y.narrow(d, i % y.shape[d], 1)
+def slice_along(input: Tensor, dim: int, start: int, end=None) -> Tensor:
+    """``input.slice(dim, start, end)`` as PyTorch's C++ composites call it: ``dim`` as given,
+    an omitted ``end`` saved as None (``t[a:]`` saves INT64_MAX instead)."""
+    data = input._data
+    key = (slice(None),) * _wrap_dim(dim, data.ndim) + (slice(start, end),)
+    return record(sh.SliceBackward0, (input,), data[key], attrs={
+        "in_shape": data.shape, "key": key, "dim": dim, "start": start, "end": end, "step": 1})
 
-    if not isinstance(h, Tensor):
-        if edge_order == 1:
-            return (at(1) - at(0)) / h, (at(-1) - at(-2)) / h
-        return ((-1.5 * at(0) + 2 * at(1) - 0.5 * at(2)) / h,
-                (0.5 * at(-3) - 2 * at(-2) + 1.5 * at(-1)) / h)
-    dx = h[1:] - h[:-1]
+
+def _gradient_uniform(y: Tensor, d: int, h, edge_order: int) -> Tensor:
+    """One dim of ``gradient`` with a constant step ``h``, composed as PyTorch's
+    ``gradient_helper_float``."""
+    center = div_scalar(slice_along(y, d, 2) - slice_along(y, d, 0, -2), h)
     if edge_order == 1:
-        return (at(1) - at(0)) / dx[0], (at(-1) - at(-2)) / dx[-1]
-    d1, d2 = dx[0], dx[1]
-    first = (-(2 * d1 + d2) / (d1 * (d1 + d2)) * at(0) + (d1 + d2) / (d1 * d2) * at(1)
-             - d1 / (d2 * (d1 + d2)) * at(2))
-    d1, d2 = dx[-2], dx[-1]
-    last = (d2 / (d1 * (d1 + d2)) * at(-3) - (d2 + d1) / (d1 * d2) * at(-2)
-            + (2 * d2 + d1) / (d2 * (d1 + d2)) * at(-1))
-    return first, last
+        first = div_scalar(slice_along(y, d, 1, 2) - slice_along(y, d, 0, 1), h)
+        last = div_scalar(slice_along(y, d, -1) - slice_along(y, d, -2, -1), h)
+    else:
+        first = div_scalar(mul_scalar(slice_along(y, d, 0, 1), -1.5)
+                           + mul_scalar(slice_along(y, d, 1, 2), 2)
+                           - mul_scalar(slice_along(y, d, 2, 3), 0.5), h)
+        last = div_scalar(mul_scalar(slice_along(y, d, -3, -2), 0.5)
+                          - mul_scalar(slice_along(y, d, -2, -1), 2)
+                          + mul_scalar(slice_along(y, d, -1), 1.5), h)
+    return sh.cat([first, div_scalar(center, 2), last], d)
+
+
+def _gradient_coordinates(y: Tensor, d: int, h: Tensor, edge_order: int) -> Tensor:
+    """One dim of ``gradient`` at the coordinates ``h``, composed as PyTorch's
+    ``gradient_helper``."""
+    shape = [1] * y.dim()
+    shape[d] = -1
+    dx = diff(h, 1, 0)
+    dx1, dx2 = slice_along(dx, 0, 0, -1), slice_along(dx, 0, 1)
+    a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+    b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+    c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+    center = (a * slice_along(y, d, 0, -2) + b * slice_along(y, d, 1, -1)
+              + c * slice_along(y, d, 2))
+    if edge_order == 1:
+        first = (slice_along(y, d, 1, 2) - slice_along(y, d, 0, 1)) / dx[0]
+        last = (slice_along(y, d, -1) - slice_along(y, d, -2, -1)) / dx[-1]
+    else:
+        d0, d1 = dx[0], dx[1]
+        a = -(mul_scalar(d0, 2.0) + d1) / (d0 * (d0 + d1))
+        b = (d0 + d1) / (d0 * d1)
+        c = (-d0) / (d1 * (d0 + d1))
+        first = (a * slice_along(y, d, 0, 1) + b * slice_along(y, d, 1, 2)
+                 + c * slice_along(y, d, 2, 3))
+        d0, d1 = dx[-2], dx[-1]
+        a = d1 / (d0 * (d1 + d0))
+        b = -(d1 + d0) / (d1 * d0)
+        c = (mul_scalar(d1, 2) + d0) / (d1 * (d1 + d0))
+        last = (a * slice_along(y, d, -3, -2) + b * slice_along(y, d, -2, -1)
+                + c * slice_along(y, d, -1))
+    return sh.cat([first, center, last], d)
 
 
 def gradient(input: Tensor, *, spacing=None, dim=None, edge_order: int = 1) -> tuple:
@@ -439,23 +477,8 @@ def gradient(input: Tensor, *, spacing=None, dim=None, edge_order: int = 1) -> t
         if input.shape[d] < edge_order + 1:
             raise RuntimeError("torch.gradient expected each dimension size to be at least "
                                "edge_order+1")
-    out = []
-    for d, h in pairs:
-        n = input.shape[d]
-        before, after = input.narrow(d, 0, n - 2), input.narrow(d, 2, n - 2)
-        middle = input.narrow(d, 1, n - 2)
-        if isinstance(h, Tensor):
-            dx = h[1:] - h[:-1]
-            shape = [1] * input.dim()
-            shape[d] = n - 2
-            d1, d2 = dx[:-1].reshape(shape), dx[1:].reshape(shape)
-            center = (-d2 / (d1 * (d1 + d2)) * before + (d2 - d1) / (d1 * d2) * middle
-                      + d1 / (d2 * (d1 + d2)) * after)
-        else:
-            center = (after - before) / (2 * h)
-        first, last = _edges(input, d, h, edge_order)
-        out.append(sh.cat([first, center, last], d))
-    return tuple(out)
+    return tuple(_gradient_coordinates(input, d, h, edge_order) if isinstance(h, Tensor)
+                 else _gradient_uniform(input, d, h, edge_order) for d, h in pairs)
 
 
 TENSOR_METHODS = {

@@ -77,7 +77,7 @@ def _output_mask(op, input: Tensor, *args, **kwargs) -> Tensor:
         inmask = _input_mask(input, *args, **kwargs)
         keepdim = bool(kwargs.get("keepdim", False))
         dims = _canonical_dim(dim, input.dim())
-        return inmask.any(dim=dims, keepdim=keepdim) if dims else inmask.clone()
+        return inmask.any(dim=dims, keepdim=keepdim) if dims else inmask  # itself, as PyTorch
     if name in _NORMALIZATIONS:
         return _input_mask(input, *args, **kwargs)
     raise ValueError(f"_output_mask expected masked operation (got {type(op).__name__} object)")

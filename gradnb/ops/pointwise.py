@@ -230,10 +230,13 @@ class LerpBackward1(Node):
     __slots__ = ()
     inputs = ("self", "end", "weight")
     saves = ("end", "self", "weight")
+    saved_when: ClassVar[dict] = {"end": ("weight",), "self": ("weight",),
+                                  "weight": ("self", "end")}
 
     def backward(self, g):
-        e, x, w = map(dual.conj, self.saved(g))
-        return g * (1 - w), g * w, g * (e - x)
+        e, x, w = (None if v is None else dual.conj(v) for v in self.saved(g))
+        return (g * (1 - w) if self.needs(0) else None, g * w if self.needs(1) else None,
+                g * (e - x) if self.needs(2) else None)
 
 
 def _lerp_array(a, b, w):

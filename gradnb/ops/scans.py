@@ -17,8 +17,9 @@ from . import dual
 from . import elementwise as ew
 from . import indexing as ix
 from . import reductions as red
-from . import shape as sh
 from ._common import Tensor, wrap
+from .arithmetic import div_scalar, mul_scalar
+from .joining import slice_along
 from .reductions import _return_type, return_types, shown_dim
 
 __all__ = ["cummax", "cummin", "cumulative_trapezoid", "logcumsumexp", "trapezoid", "trapz"]
@@ -148,31 +149,31 @@ def cummin(input: Tensor, dim: int):
 
 
 def _spacing(y: Tensor, x: Tensor, d: int) -> Tensor:
-    """``x``'s differences along ``d`` (a 1-D ``x`` viewed along ``d`` first), as PyTorch."""
+    """``x``'s differences along ``d`` (``x`` viewed to ``y``'s rank first), as PyTorch."""
     if x.dim() == 1:
         shape = [1] * y.dim()
         shape[d] = x.shape[0]
-        x = x.reshape(shape)
-    n = x.shape[d]
-    return sh.narrow(x, d, 1, n - 1) - sh.narrow(x, d, 0, n - 1)
+        x = x.view(shape)
+    elif x.dim() < y.dim():
+        x = x.view([1] * (y.dim() - x.dim()) + list(x.shape))
+    return slice_along(x, d, 1) - slice_along(x, d, 0, -1)
 
 
 def _ends_sum(y: Tensor, d: int) -> Tensor:
     """``y[:-1] + y[1:]`` along ``d``."""
-    n = y.shape[d]
-    return sh.narrow(y, d, 0, n - 1) + sh.narrow(y, d, 1, n - 1)
+    return slice_along(y, d, 0, -1) + slice_along(y, d, 1)
 
 
 def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """The integral of ``y`` along ``dim`` by the trapezoidal rule (sample points ``x`` or
-    spacing ``dx``), composed as PyTorch composes it."""
+    spacing ``dx``), composed as PyTorch composes it (Integration.cpp)."""
     d = _axis(dim, y.dim())
     if y.shape[d] == 0:
         return red.sum(y, d)
     if x is not None:
-        return red.sum(_ends_sum(y, d) * _spacing(y, x, d), d) / 2.0
+        return div_scalar(red.sum(_ends_sum(y, d) * _spacing(y, x, d), d), 2.0)
     ends = ix.select(y, dim, 0) + ix.select(y, dim, -1)
-    return (red.sum(y, dim) - ends * 0.5) * (1.0 if dx is None else dx)
+    return mul_scalar(red.sum(y, dim) - mul_scalar(ends, 0.5), 1.0 if dx is None else float(dx))
 
 
 def trapz(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
@@ -186,8 +187,9 @@ def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor
     if y.shape[d] == 0:
         return y.clone()
     if x is not None:
-        return red.cumsum(_ends_sum(y, d) * _spacing(y, x, d), d) / 2.0
-    return red.cumsum(_ends_sum(y, d) * ((1.0 if dx is None else dx) / 2.0), dim)
+        return div_scalar(red.cumsum(_ends_sum(y, d) * _spacing(y, x, d), d), 2.0)
+    step = (1.0 if dx is None else float(dx)) / 2.0
+    return red.cumsum(mul_scalar(slice_along(y, dim, 0, -1) + slice_along(y, dim, 1), step), dim)
 
 
 TENSOR_METHODS = {"cummax": cummax, "cummin": cummin, "logcumsumexp": logcumsumexp}

@@ -231,6 +231,13 @@ class TransposeBackward0(Node):
         return (g.swapaxes(self.dim0, self.dim1),)
 
 
+class TransposeBackward1(TransposeBackward0):
+    """Gradient of ``transpose_``, the in-place form (PyTorch's composites call it)."""
+    rule = "self: grad.transpose(dim0, dim1)"
+
+    __slots__ = ()
+
+
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two dimensions (a view)."""
     ndim = input._data.ndim
@@ -439,6 +446,27 @@ class UnsqueezeBackward0(_Reshaped):
     __slots__ = ("dim",)
     saved_attrs: ClassVar[dict] = {"dim": "dim_shown"}
     dim_shown = torch_int_view("dim")
+
+
+class SqueezeBackward4(SqueezeBackward1):
+    """Gradient of ``squeeze_(dim)``, the in-place form (PyTorch's composites call it)."""
+    rule = "self: unsqueeze_to(grad, dim, self_sym_sizes)"
+
+    __slots__ = ()
+
+
+class UnsqueezeBackward1(UnsqueezeBackward0):
+    """Gradient of ``unsqueeze_``, the in-place form."""
+    rule = "self: grad.squeeze(dim)"
+
+    __slots__ = ()
+
+
+def inplace_view_step(cls, input: Tensor, data, **attrs) -> Tensor:
+    """An in-place view step of a composite (``squeeze_``, ``unsqueeze_``, ``transpose_`` on an
+    intermediate it owns) recorded as the node PyTorch records for it (``SqueezeBackward4``):
+    the composite goes on with the returned tensor, which stands for its intermediate."""
+    return record(cls, (input,), data, attrs={"in_shape": input._data.shape, **attrs})
 
 
 def squeeze(input: Tensor, dim=None) -> Tensor:
@@ -913,9 +941,9 @@ class RollBackward0(Node):
     rule = "self: grad.roll_symint(fmap(reverse_list_symint(shifts), [](c10::SymInt i){return -i;}), reverse_list(dims))"
 
     __slots__ = ("axes", "dims", "shifts")
-    saved_attrs: ClassVar[dict] = {"dims": "dims_shown", "shifts": "shifts_shown"}
-    dims_shown = torch_int_view("dims")
-    shifts_shown = torch_int_view("shifts")
+    inputs = ("self",)
+    saves = ("dims", "shifts")
+    unsigned = ("dims", "shifts")
     fit_grads = False  # the rule returns the input's shape itself
 
     def backward(self, g):

@@ -8,13 +8,16 @@ in PyTorch); the values picked along a dim record PyTorch's own node (``SortBack
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._core.backend import get_array_module
-from . import elementwise as ew
 from . import indexing as ix
+from . import shape as sh
 from ._common import Tensor, wrap
 from ._out import accepts_out
+from .pointwise import lerp
 from .reductions import (
     PICKED_SAVES,
     MedianBackward0,
@@ -24,7 +27,6 @@ from .reductions import (
     record_picked,
     return_types,
 )
-from .shape import stack
 
 __all__ = ["argsort", "kthvalue", "mode", "msort", "nanmedian", "nanquantile", "quantile", "sort",
            "topk"]
@@ -196,7 +198,31 @@ def _nan_lower_median(data, d: int):
     count = (~xp.isnan(data)).sum(axis=d, keepdims=True) if data.dtype.kind == "f" else \
         xp.full_like(order.take([0], axis=d), data.shape[d])
     pos = xp.maximum((count - 1) // 2, 0)
-    return xp.take_along_axis(order, pos, axis=d).astype(np.int64)
+    picked = xp.take_along_axis(order, pos, axis=d).astype(np.int64)
+    if data.dtype.kind == "f" and data.shape[d] > 3:
+        picked = xp.where(count == 0, _all_nan_pick(data.shape[d]), picked)
+    return picked
+
+
+@functools.cache
+def _all_nan_pick(n: int) -> int:
+    """The index PyTorch's CPU nanmedian reports for a slice of ``n`` NaNs: the first element
+    after libstdc++'s ``nth_element`` (introselect) has run over ``n`` equal elements (for
+    ``n > 3``, each median-of-three step swaps the middle element to the front)."""
+    idx = list(range(n))
+    last = n
+    while last > 3:
+        mid = last // 2
+        idx[0], idx[mid] = idx[mid], idx[0]
+        i, j = 1, last
+        while True:  # the unguarded partition: with nothing smaller, it swaps pairs inward
+            j -= 1
+            if i >= j:
+                break
+            idx[i], idx[j] = idx[j], idx[i]
+            i += 1
+        last = i  # the cut is past position 0, the one nth_element is asked for
+    return idx[0]
 
 
 def nanmedian(input: Tensor, dim=None, keepdim: bool = False):
@@ -215,65 +241,71 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
+    """Composed as PyTorch's ``quantile_compute`` (Sorting.cpp): sort, view, gather the ranks
+    below (and above), ``lerp_`` between them, then the in-place squeeze (transpose) steps, so
+    the graph has PyTorch's nodes."""
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
                            f"midpoint or nearest. Got {interpolation}")
+    if input.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
-    scalar_q = not isinstance(q, Tensor)
-    qs = np.atleast_1d(np.asarray(q._data if isinstance(q, Tensor) else q, dtype=np.float64))
+    qs = np.asarray(q._data if isinstance(q, Tensor) else q, dtype=np.float64)
     if qs.ndim > 1:
         raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
     if ((qs < 0) | (qs > 1)).any():
         raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
-    x = input.reshape(-1) if dim is None else input
-    if x.dim() == 0:
-        x = x.reshape(1)
-    d = 0 if dim is None else _dim(dim, input.dim())
-    x = x.movedim(d, -1)
-    data = x._data
-    xp = get_array_module(data)
-    order = xp.argsort(data, axis=-1, kind="stable")
-    isnan = xp.isnan(data)
-    n = data.shape[-1]
-    count = (~isnan).sum(axis=-1, keepdims=True) if ignore_nan else xp.full(
-        data.shape[:-1] + (1,), n)
-    has_nan = isnan.any(axis=-1, keepdims=True)
-    results = []
-    for qv in qs:
-        rank = qv * (count - 1)
-        lo = xp.floor(rank).astype(np.int64)
-        hi = xp.ceil(rank).astype(np.int64)
-        if interpolation == "lower":
-            hi = lo
-        elif interpolation == "higher":
-            lo = hi
-        elif interpolation == "nearest":
-            lo = hi = xp.round(rank).astype(np.int64)  # half to even, as in PyTorch
-        lo_c, hi_c = xp.clip(lo, 0, max(n - 1, 0)), xp.clip(hi, 0, max(n - 1, 0))
-        lo_i = xp.take_along_axis(order, lo_c, axis=-1)
-        hi_i = xp.take_along_axis(order, hi_c, axis=-1)
-        lo_v = ix.gather(x, -1, wrap(lo_i.astype(np.int64)))
-        hi_v = ix.gather(x, -1, wrap(hi_i.astype(np.int64)))
-        if interpolation == "midpoint":
-            w = 0.5 * (hi != lo)
-        elif interpolation == "linear":
-            w = rank - lo
+    ndim = input.dim()
+    d = None if dim is None else _dim(dim, ndim)
+    if d is not None and ndim:
+        out_shape = list(input.shape)
+        if keepdim:
+            out_shape[d] = 1
         else:
-            w = xp.zeros(rank.shape)
-        w = wrap(xp.asarray(w, dtype=data.dtype))
-        v = lo_v + w * (hi_v - lo_v)
-        bad = (count == 0) if ignore_nan else has_nan
-        v = ew.where(wrap(bad), float("nan"), v)
-        results.append(v.squeeze(-1))
+            del out_shape[d]
+    else:
+        out_shape = [1] * ndim if keepdim else []
+    if d is None:
+        x = input.flatten()
+    elif d == ndim - 1:
+        x = input
+    else:
+        x = sh.transpose(sh.unsqueeze(input, -1), d, -1)
+    ordered = sort(x)[0]
+    in_shape = [*out_shape, ordered.shape[-1]]
+    ordered = ordered.view(in_shape)
 
-    out = stack(results, 0)
-    if keepdim and input.dim():
-        if dim is None:
-            out = out.reshape((len(qs),) + (1,) * input.dim())
-        else:
-            out = out.unsqueeze(d + 1)
-    return out[0] if scalar_q else out
+    data = ordered._data
+    xp = get_array_module(data)
+    qv = xp.asarray(qs, dtype=data.dtype)
+    isnan = xp.isnan(data)
+    if ignore_nan:  # ranks among the values that are not NaN (0 when all are NaN)
+        ranks = qv * ((~isnan).sum(axis=-1, keepdims=True) - 1).astype(data.dtype)
+        ranks = xp.where(ranks < 0, 0, ranks).astype(data.dtype)
+    else:  # a NaN puts the rank at the last value: the quantile is NaN
+        last = data.shape[-1] - 1
+        ranks, has_nan = xp.broadcast_arrays(qv * data.dtype.type(last),
+                                             isnan.any(axis=-1, keepdims=True))
+        ranks = xp.where(has_nan, data.dtype.type(last), ranks).astype(data.dtype)
+    if interpolation == "lower":
+        ranks = xp.floor(ranks)
+    elif interpolation == "higher":
+        ranks = xp.ceil(ranks)
+    elif interpolation == "nearest":
+        ranks = xp.round(ranks)  # half to even, as in PyTorch
+    below = ranks.astype(np.int64)
+    out = ix.gather(ordered, -1, wrap(below))
+    if interpolation in ("linear", "midpoint"):
+        weights = xp.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        above = ix.gather(ordered, -1, wrap(xp.ceil(ranks).astype(np.int64)))
+        out = lerp(out, above, wrap(weights.astype(data.dtype, copy=False)))
+    if qs.ndim == 0:
+        return sh.inplace_view_step(sh.SqueezeBackward4, out, out._data.squeeze(-1), dim=-1)
+    out = sh.inplace_view_step(sh.UnsqueezeBackward1, out, out._data[None], dim=0)
+    out = sh.inplace_view_step(sh.TransposeBackward1, out, out._data.swapaxes(0, -1), dim0=0,
+                               dim1=-1)
+    return sh.inplace_view_step(sh.SqueezeBackward4, out, out._data.squeeze(-1), dim=-1)
 
 
 def quantile(input: Tensor, q, dim=None, keepdim: bool = False, *,

@@ -8,8 +8,9 @@ import numpy as np
 from ._common import Tensor
 from .complex import view_as_real
 from .creation import zeros
-from .fft import fft, rfft
-from .shape import cat
+from .fft import _c2c, _r2c
+from .shape import SqueezeBackward4, TransposeBackward1, cat, inplace_view_step, unsqueeze
+from .strided import as_strided
 
 __all__ = ["stft"]
 
@@ -38,7 +39,8 @@ def _padded(x: Tensor, pad: int, mode: str) -> Tensor:
     if mode == "constant":
         z = zeros(*x.shape[:-1], pad, dtype=x.dtype)
         return cat((z, x, z), dim=-1)
-    return x[..., _pad_index(x.shape[-1], pad, mode)]
+    # contiguous, as PyTorch's pad gives it: the frames are a strided view of its storage
+    return x[..., _pad_index(x.shape[-1], pad, mode)].contiguous()
 
 
 def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
@@ -59,7 +61,11 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
         raise RuntimeError(f"stft: expected a 1D or 2D tensor, but got {input.dim()}D tensor")
     hop = n_fft // 4 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
-    x = _padded(input, n_fft // 2, pad_mode) if center else input
+    x = input
+    if center:  # as torch.functional.stft: viewed to 3-d, padded, viewed back
+        signal_dim = x.dim()
+        x = _padded(x.view([1] * (3 - signal_dim) + list(x.shape)), n_fft // 2, pad_mode)
+        x = x.view(list(x.shape[-signal_dim:]))
     length = x.shape[-1]
     if not 0 < n_fft <= length:
         raise RuntimeError(f"stft: expected 0 < n_fft <= {length}, but got n_fft={n_fft}")
@@ -67,27 +73,38 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
         raise RuntimeError(f"stft: expected hop_length > 0, but got hop_length={hop}")
     if not 0 < win <= n_fft:
         raise RuntimeError(f"stft: expected 0 < win_length <= n_fft, but got win_length={win}")
-    frames_count = 1 + (length - n_fft) // hop
-    positions = np.arange(frames_count)[:, None] * hop + np.arange(n_fft)[None, :]
-    frames = x[..., positions]  # (batch?, frames, n_fft)
-    if window is not None:
-        if window.dim() != 1 or window.shape[0] != win:
-            raise RuntimeError(f"stft: expected a 1D window tensor of size equal to win_length="
-                               f"{win}, but got window with size {list(window.shape)}")
-        if win < n_fft:
-            left = (n_fft - win) // 2
+    if window is not None and (window.dim() != 1 or window.shape[0] != win):
+        raise RuntimeError(f"stft: expected a 1D window tensor of size equal to win_length="
+                           f"{win}, but got window with size {list(window.shape)}")
+    # Composed as PyTorch's C++ stft (SpectralOps.cpp): frames as one strided view of the
+    # (batched) signal, windowed, transformed along the last dim, then transpose_ (and squeeze_)
+    if x.dim() == 1:
+        x = unsqueeze(x, 0)
+    s0, s1 = x.stride()
+    frames = as_strided(x, (x.shape[0], 1 + (length - n_fft) // hop, n_fft), (s0, hop * s1, s1))
+    if win < n_fft:
+        left = (n_fft - win) // 2
+        if window is not None:
             window = cat((zeros(left, dtype=window.dtype), window,
                           zeros(n_fft - win - left, dtype=window.dtype)))
+        else:
+            mask = np.zeros(n_fft, dtype=frames._data.dtype)
+            mask[left:left + win] = 1
+            window = Tensor._make(mask)
+    if window is not None:
         frames = frames * window
-    elif win < n_fft:
-        left = (n_fft - win) // 2
-        mask = np.zeros(n_fft, dtype=frames._data.dtype)
-        mask[left:left + win] = 1
-        frames = frames * Tensor._make(mask)
-    one_sided = (not complex_input) if onesided is None else onesided
-    norm = "ortho" if normalized else "backward"
-    spectrum = rfft(frames, dim=-1, norm=norm) if one_sided else fft(frames, dim=-1, norm=norm)
-    out = spectrum.transpose(-2, -1)
+    complex_fft = frames.dtype.is_complex
+    one_sided = (not complex_fft) if onesided is None else onesided
+    normalization = 1 if normalized else 0  # PyTorch's fft_norm_mode: by_root_n or none
+    if complex_fft:
+        if one_sided:
+            raise RuntimeError("Cannot have onesided output if window or input is complex")
+        out = _c2c(frames, (2,), normalization, True)
+    else:
+        out = _r2c(frames, (2,), normalization, one_sided)
+    out = inplace_view_step(TransposeBackward1, out, out._data.swapaxes(1, 2), dim0=1, dim1=2)
+    if input.dim() == 1:
+        out = inplace_view_step(SqueezeBackward4, out, out._data.squeeze(0), dim=0)
     return out if return_complex else view_as_real(out)
 
 

@@ -18,6 +18,7 @@ from . import reductions as red
 from ._args import scalar_type_name, wrap_dim
 from ._common import Tensor
 from ._out import OUT_DTYPE_EXPECTED, accepts_out
+from .arithmetic import mul_scalar
 from .linalg import mm
 
 __all__ = ["aminmax", "corrcoef", "cov", "nanmean", "nansum", "std_mean", "var_mean"]
@@ -190,7 +191,8 @@ def _check_cov_weights(name: str, w, observations: int, kind: str, has_kind) -> 
     if w.numel() != observations:
         raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
                            f"observations in the input but got {w.numel()} != {observations}")
-    if observations and bool((w._data < 0).any()):
+    # PyTorch tests ``w.min() >= 0`` with grad mode on: a float weight's MinBackward1 is recorded
+    if observations and not bool((red.min(w) >= 0)._data):
         raise RuntimeError(f"cov(): {name} cannot be negative")
 
 
@@ -214,9 +216,11 @@ def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> 
     w_sum = wrap(np.asarray(n, dtype=np.int64)) if w is None else red.sum(w)
     avg = red.sum(x if w is None else x * w, 1) / w_sum
     if w is not None and aweights is not None and correction != 0:
-        norm = w_sum - correction * red.sum(w * aweights) / w_sum
-    else:
+        norm = w_sum - mul_scalar(red.sum(w * aweights), correction) / w_sum
+    elif correction != 0:
         norm = w_sum - correction
+    else:
+        norm = w_sum  # PyTorch's graph has no node for subtracting 0
     if bool((norm._data <= 0).all()):  # no degrees of freedom left: PyTorch zeroes the factor
         norm = wrap(np.zeros((), dtype=norm._data.dtype))
     xc = x - avg.unsqueeze(1)

@@ -36,3 +36,22 @@ def test_like_factories_take_memory_format(torch, name, fmt):
     full = gradnb.full_like(gradnb.ones(2), 7.0, memory_format=gradnb.preserve_format)
     assert full.tolist() == torch.full_like(torch.ones(2), 7.0,
                                             memory_format=torch.preserve_format).tolist()
+
+
+@pytest.mark.torch
+def test_normal_and_bernoulli_give_their_arguments_zero_gradients_as_torch(torch):
+    mean = gradnb.zeros(1, 3, requires_grad=True)
+    std = gradnb.ones(2, 3, requires_grad=True)
+    out = gradnb.normal(mean, std)
+    assert out.grad_fn.name() == "NormalBackward3"
+    assert out.grad_fn._saved_mean_sym_sizes == (1, 3)
+    out.sum().backward()
+    assert mean.grad.shape == (1, 3) and not mean.grad.numpy().any()
+    assert std.grad.shape == (2, 3) and not std.grad.numpy().any()
+    assert gradnb.normal(mean, 2.0).grad_fn.name() == "NormalBackward1"
+    assert gradnb.normal(2.0, std).grad_fn.name() == "NormalBackward2"
+    p = gradnb.full((4,), 0.5, requires_grad=True)
+    drawn = gradnb.bernoulli(p)
+    assert drawn.grad_fn.name() == "BernoulliBackward0"
+    drawn.sum().backward()
+    assert not p.grad.numpy().any()
