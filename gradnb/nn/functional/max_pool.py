@@ -1,0 +1,221 @@
+"""Max pooling that remembers where each maximum was: ``max_pool3d`` (windows of a fixed size)
+and ``adaptive_max_pool1d/2d/3d``; ``fractional.py`` shares the node and the picking.
+
+Every window is a row of flat input positions (a table built once per call from one index
+vector per spatial dim), so the forward is one gather and one ``argmax`` over all windows at
+once. The maximum is picked as PyTorch's kernels pick it: the first of equal values, the last
+NaN, and the window's first position when every value is ``-inf``. The gradient adds each
+output's gradient at its maximum's place (``result1``, the flat index within the ``(N, C)``
+plane); on tensors that is an ``index_put``, so double backward comes free.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._core.graph import Node
+from ..._core.record import record, wrap
+from ..._core.tensor import Tensor
+from ...ops import dual
+from ...ops.indexing import scatter_into_zeros
+from .pool_checks import check_pool_input, check_pool_output, check_pool_window
+from .separable import adaptive_bounds, pool_out_size
+
+__all__ = ["IndicesPoolBackward", "adaptive_max_pool1d", "adaptive_max_pool2d",
+           "adaptive_max_pool3d", "max_pool3d", "window_max"]
+
+
+class IndicesPoolBackward(Node):
+    """Each output's gradient added at the input element its saved index names (``result1``,
+    flat over the ``spatial`` last dims): PyTorch's ``max_pool_double_backward`` adjoint.
+    Subclasses name the op, its rank and the plain values it shows. (``result1`` is saved by
+    ``record(save=(0, indices))``: the indices are no output of this node.)"""
+    rule = "self: grad added at result1 (each window's argmax) into zeros like self"
+
+    __slots__ = ()
+    inputs = ("self",)
+    saves = ("self", "result1")
+    spatial = 2
+
+    def backward(self, g):
+        x, indices = self.saved(g)
+        shape = tuple(x.shape)
+        idx = dual.data(indices)
+        planes = int(np.prod(shape[:-self.spatial], dtype=np.int64))
+        idx = idx.reshape(planes, -1)
+        rows = np.arange(planes).reshape(-1, 1)
+        size = int(np.prod(shape[-self.spatial:], dtype=np.int64))
+        out = scatter_into_zeros((planes, size), (rows, idx), dual.reshape(g, idx.shape))
+        return (dual.reshape(out, shape),)
+
+
+class AdaptiveMaxPool2DBackward0(IndicesPoolBackward):
+    __slots__ = ()
+
+
+class AdaptiveMaxPool3DBackward0(IndicesPoolBackward):
+    __slots__ = ()
+    spatial = 3
+
+
+class MaxPool3DWithIndicesBackward0(IndicesPoolBackward):
+    __slots__ = ()
+    saves = ("self", "result1", "kernel_size", "stride", "padding", "dilation", "ceil_mode")
+    spatial = 3
+
+
+def _lowest(dtype):
+    return -np.inf if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).min
+
+
+def window_max(values: np.ndarray, positions: np.ndarray, valid: np.ndarray | None = None):
+    """The maximum of each window and its flat position: ``values`` ``(..., O, K)`` holds the K
+    values of each of O windows, ``positions`` (broadcastable to it) their places in the input,
+    ``valid`` (broadcastable) False where the window hangs over the edge."""
+    if valid is not None:
+        values = np.where(valid, values, _lowest(values.dtype))
+    k = values.argmax(-1)[..., None]
+    if valid is not None:
+        valid = np.broadcast_to(valid, values.shape)
+        ok = np.take_along_axis(valid, k, -1)
+        if not ok.all():  # every value -inf: PyTorch keeps the window's first position
+            k = np.where(ok, k, valid.argmax(-1)[..., None])
+    if values.dtype.kind in "fc":
+        nan = np.isnan(values)
+        if nan.any():  # PyTorch's ``val > max || isnan(val)`` ends on the last NaN
+            last = values.shape[-1] - 1 - nan[..., ::-1].argmax(-1)[..., None]
+            k = np.where(nan.any(-1, keepdims=True), last, k)
+    out = np.take_along_axis(values, k, -1)[..., 0]
+    where = np.take_along_axis(np.broadcast_to(positions, values.shape), k, -1)[..., 0]
+    return out, where
+
+
+def _table(coords, sizes):
+    """Flat positions ``(O, K)`` and validity of windows given per dim as ``(o_d, k_d)`` input
+    coordinates (row-major over the dims, windows and taps alike)."""
+    n = len(coords)
+    flat, valid = 0, True
+    step = 1
+    for d in reversed(range(n)):
+        c = coords[d]
+        shape = [1] * (2 * n)
+        shape[d], shape[n + d] = c.shape
+        c = c.reshape(shape)
+        inside = (c >= 0) & (c < sizes[d])
+        flat = flat + np.clip(c, 0, sizes[d] - 1) * step
+        valid = valid & inside
+        step *= sizes[d]
+    outs = tuple(c.shape[0] for c in coords)
+    full = outs + tuple(c.shape[1] for c in coords)
+    count = int(np.prod(outs, dtype=np.int64))
+    flat = np.broadcast_to(flat, full).reshape(count, -1)
+    valid = np.broadcast_to(valid, full).reshape(count, -1)
+    return flat, valid, outs
+
+
+def _pool_table(input: Tensor, coords):
+    """The maximum of every window of ``input``'s last ``len(coords)`` dims, and where it is."""
+    n = len(coords)
+    x = input._data
+    sizes = x.shape[-n:]
+    flat, valid, outs = _table(coords, sizes)
+    if valid is not None and valid.all():
+        valid = None
+    xf = x.reshape(*x.shape[:-n], -1)
+    gathered = xf[..., flat]
+    out, where = window_max(gathered, flat, valid)
+    lead = x.shape[:-n]
+    return out.reshape(*lead, *outs), where.reshape(*lead, *outs)
+
+
+def _tuple(v, n: int) -> tuple:
+    if isinstance(v, (tuple, list)):
+        return tuple(v) * n if len(v) == 1 else tuple(v)
+    return (v,) * n
+
+
+def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+               ceil_mode: bool = False, return_indices: bool = False):
+    """The maximum of each window of ``(N, C, D, H, W)`` (or unbatched); with
+    ``return_indices`` also the flat index of each maximum within its ``(D, H, W)`` volume."""
+    kernel = _tuple(kernel_size, 3)
+    stride = kernel if stride is None or stride == [] or stride == () else _tuple(stride, 3)
+    pads, dil = _tuple(padding, 3), _tuple(dilation, 3)
+    check_pool_window("max_pool3d", kernel, stride, pads, dil)
+    check_pool_input(input, 3)
+    sizes = input.shape[-3:]
+    outs = [pool_out_size(size, k, s, p, ceil_mode, d)
+            for size, k, s, p, d in zip(sizes, kernel, stride, pads, dil)]
+    check_pool_output(input, 3, outs)
+    coords = [np.arange(o).reshape(-1, 1) * s - p + np.arange(k) * d
+              for o, k, s, p, d in zip(outs, kernel, stride, pads, dil)]
+    out, where = _pool_table(input, coords)
+    indices = wrap(where)
+    t = record(MaxPool3DWithIndicesBackward0, (input,), out, save=(0, indices),
+               attrs={"kernel_size": kernel, "stride": stride, "padding": pads,
+                      "dilation": dil, "ceil_mode": ceil_mode})
+    return (t, indices) if return_indices else t
+
+
+def _out_sizes(output_size, input: Tensor, n: int, name: str) -> tuple:
+    """An adaptive max pool's output sizes (None keeps the input's), checked as PyTorch does."""
+    sizes = tuple(input.shape[-n:])
+    out = _tuple(output_size, n)
+    if len(out) != n:
+        if n == 1:
+            raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got "
+                               f"{len(out)})")
+        raise RuntimeError(f"{name}(): internal error: output_size.size() must be {n}")
+    if any(o is not None and o < 0 for o in out):
+        shape = [*input.shape[:-n], *(s if o is None else o for o, s in zip(out, sizes))]
+        bad = next(o for o in out if o is not None and o < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {shape}")
+    return tuple(s if o is None else o for o, s in zip(out, sizes))
+
+
+def _check_adaptive(input: Tensor, n: int) -> None:
+    if n > 1 and input.ndim < n + 1:
+        raise ValueError(f"Input dimension should be at least {n + 1}")
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"adaptive_max_pool{n}d(): Expected {n + 1}D or {n + 2}D tensor, "
+                           f"but got {list(input.shape)}")
+
+
+def _adaptive_max(input: Tensor, n: int, outs: tuple, return_indices: bool):
+    """PyTorch's ``adaptive_max_pool2d``/``3d``: window ``o`` of a dim of size L spans
+    ``[floor(o L / out), ceil((o + 1) L / out))``; shorter windows repeat their last place."""
+    coords = []
+    for size, o in zip(input.shape[-n:], outs):
+        bounds = np.array(adaptive_bounds(size, o), dtype=np.int64).reshape(-1, 2)
+        width = int((bounds[:, 1] - bounds[:, 0]).max()) if o else 0
+        coords.append(np.minimum(bounds[:, :1] + np.arange(width), bounds[:, 1:] - 1))
+    out, where = _pool_table(input, coords)
+    indices = wrap(where)
+    cls = AdaptiveMaxPool2DBackward0 if n == 2 else AdaptiveMaxPool3DBackward0
+    t = record(cls, (input,), out, save=(0, indices))
+    return (t, indices) if return_indices else t
+
+
+def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
+    """The maximum of windows of the last dim chosen so that the output has ``output_size``
+    (PyTorch's: ``adaptive_max_pool2d`` over a height of one)."""
+    _check_adaptive(input, 1)
+    (out,) = _out_sizes(output_size, input, 1, "adaptive_max_pool1d")
+    res = _adaptive_max(input.unsqueeze(-2), 2, (1, out), True)
+    if return_indices:
+        return res[0].squeeze(-2), res[1].squeeze(-2)
+    return res[0].squeeze(-2)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
+    """The maximum of windows chosen so that the output has spatial size ``output_size``."""
+    _check_adaptive(input, 2)
+    outs = _out_sizes(output_size, input, 2, "adaptive_max_pool2d")
+    return _adaptive_max(input, 2, outs, return_indices)
+
+
+def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):
+    """The maximum of windows chosen so that the output has spatial size ``output_size``."""
+    _check_adaptive(input, 3)
+    outs = _out_sizes(output_size, input, 3, "adaptive_max_pool3d")
+    return _adaptive_max(input, 3, outs, return_indices)
