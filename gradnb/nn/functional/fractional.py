@@ -86,9 +86,7 @@ def _fractional(input: Tensor, n: int, kernel_size, output_size, output_ratio,
         step *= sizes[d]
     table = (flat.reshape(batch, channels, -1, 1) + taps.reshape(1, 1, 1, -1))
     x = input._data.reshape(batch, channels, -1)
-    count = table.shape[2]
-    values = np.take_along_axis(x, table.reshape(batch, channels, -1), -1)
-    out, where = window_max(values.reshape(batch, channels, count, -1), table)
+    out, where = window_max(x, table)
     lead = input.shape[:-n]
     out, where = out.reshape(*lead, *outs), where.reshape(*lead, *outs)
     indices = wrap(where)

@@ -2,8 +2,8 @@
 and ``adaptive_max_pool1d/2d/3d``; ``fractional.py`` shares the node and the picking.
 
 Every window is a row of flat input positions (a table built once per call from one index
-vector per spatial dim), so the forward is one gather and one ``argmax`` over all windows at
-once. The maximum is picked as PyTorch's kernels pick it: the first of equal values, the last
+vector per spatial dim); the forward walks the taps, each step a gather and a compare over all
+windows at once (a loop over the kernel, never over elements). The maximum is picked as PyTorch's kernels pick it: the first of equal values, the last
 NaN, and the window's first position when every value is ``-inf``. The gradient adds each
 output's gradient at its maximum's place (``result1``, the flat index within the ``(N, C)``
 plane); on tensors that is an ``index_put``, so double backward comes free.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.backend import get_array_module
 from ..._core.graph import Node
 from ..._core.record import record, wrap
 from ..._core.tensor import Tensor
@@ -43,7 +44,7 @@ class IndicesPoolBackward(Node):
         idx = dual.data(indices)
         planes = int(np.prod(shape[:-self.spatial], dtype=np.int64))
         idx = idx.reshape(planes, -1)
-        rows = np.arange(planes).reshape(-1, 1)
+        rows = get_array_module(idx).arange(planes).reshape(-1, 1)
         size = int(np.prod(shape[-self.spatial:], dtype=np.int64))
         out = scatter_into_zeros((planes, size), (rows, idx), dual.reshape(g, idx.shape))
         return (dual.reshape(out, shape),)
@@ -64,30 +65,33 @@ class MaxPool3DWithIndicesBackward0(IndicesPoolBackward):
     spatial = 3
 
 
-def _lowest(dtype):
-    return -np.inf if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).min
+def window_max(x: np.ndarray, table: np.ndarray, valid: np.ndarray | None = None):
+    """The maximum of each window of ``x`` ``(..., S)`` and its flat position: ``table``
+    ``(O, K)`` (or ``(..., O, K)``, one per plane) holds the positions of the K taps of each of
+    O windows, ``valid`` ``(O, K)`` False where a tap hangs over the edge.
 
-
-def window_max(values: np.ndarray, positions: np.ndarray, valid: np.ndarray | None = None):
-    """The maximum of each window and its flat position: ``values`` ``(..., O, K)`` holds the K
-    values of each of O windows, ``positions`` (broadcastable to it) their places in the input,
-    ``valid`` (broadcastable) False where the window hangs over the edge."""
-    if valid is not None:
-        values = np.where(valid, values, _lowest(values.dtype))
-    k = values.argmax(-1)[..., None]
-    if valid is not None:
-        valid = np.broadcast_to(valid, values.shape)
-        ok = np.take_along_axis(valid, k, -1)
-        if not ok.all():  # every value -inf: PyTorch keeps the window's first position
-            k = np.where(ok, k, valid.argmax(-1)[..., None])
-    if values.dtype.kind in "fc":
-        nan = np.isnan(values)
-        if nan.any():  # PyTorch's ``val > max || isnan(val)`` ends on the last NaN
-            last = values.shape[-1] - 1 - nan[..., ::-1].argmax(-1)[..., None]
-            k = np.where(nan.any(-1, keepdims=True), last, k)
-    out = np.take_along_axis(values, k, -1)[..., 0]
-    where = np.take_along_axis(np.broadcast_to(positions, values.shape), k, -1)[..., 0]
-    return out, where
+    PyTorch's kernels, tap by tap over all windows at once: the maximum starts at ``-inf`` at
+    the window's first place and moves to a tap when ``val > max || isnan(val)`` (so the first
+    of equal values wins, the last NaN, and the first place when every value is ``-inf``)."""
+    xp = get_array_module(x)
+    table = xp.asarray(table)
+    valid = None if valid is None else xp.asarray(valid)
+    rows = xp.arange(table.shape[-2])
+    first = table[..., 0] if valid is None else table[..., rows, valid.argmax(-1)]
+    per_plane = table.ndim > 2
+    lead = x.shape[:-1]
+    where = xp.broadcast_to(first, lead + first.shape[-1:]).copy()
+    floating = x.dtype.kind == "f"
+    best = xp.full(where.shape, -np.inf if floating else np.iinfo(x.dtype).min, dtype=x.dtype)
+    for k in range(table.shape[-1]):
+        tap = table[..., k]
+        val = xp.take_along_axis(x, tap, -1) if per_plane else x[..., tap]
+        move = (val > best) | xp.isnan(val) if floating else val > best
+        if valid is not None:
+            move &= valid[:, k]
+        xp.copyto(best, val, where=move)
+        xp.copyto(where, xp.broadcast_to(tap, where.shape), where=move)
+    return best, where
 
 
 def _table(coords, sizes):
@@ -119,11 +123,9 @@ def _pool_table(input: Tensor, coords):
     x = input._data
     sizes = x.shape[-n:]
     flat, valid, outs = _table(coords, sizes)
-    if valid is not None and valid.all():
+    if valid.all():
         valid = None
-    xf = x.reshape(*x.shape[:-n], -1)
-    gathered = xf[..., flat]
-    out, where = window_max(gathered, flat, valid)
+    out, where = window_max(x.reshape(*x.shape[:-n], -1), flat, valid)
     lead = x.shape[:-n]
     return out.reshape(*lead, *outs), where.reshape(*lead, *outs)
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import numpy as np
+
 from ..._core.graph import Node
 from ..._core.record import record
 from ..._core.tensor import Tensor
@@ -86,7 +88,8 @@ class AdaptiveAvgPool3DBackward0(SeparableBackward):
 def _pooled(cls, input: Tensor, mats, divisor=None, attrs=None) -> Tensor:
     """``input`` through the separable ``mats`` (a sum divided by ``divisor`` when given),
     recorded as ``cls``."""
-    out = apply_along(input.detach(), mats)._data
+    with np.errstate(invalid="ignore"):  # (an inf times a masked-out tap's zero weight)
+        out = apply_along(input.detach(), mats)._data
     if divisor is not None:
         out = out / divisor
     return record(cls, (input,), out,
