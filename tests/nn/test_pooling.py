@@ -15,11 +15,12 @@ TF = torch.nn.functional
 pytestmark = pytest.mark.torch
 
 
-def awkward(shape, dtype=np.float64) -> np.ndarray:
+def awkward(shape, dtype=np.float64, nan: bool = True) -> np.ndarray:
     """Random values with a block of ``-inf``, two of NaNs and a plane of ties."""
     x = np.random.default_rng(0).standard_normal(shape).astype(dtype)
     x[0, 0, ..., :2] = -np.inf
-    x[-1, -1, ..., 1:3] = np.nan
+    if nan:
+        x[-1, -1, ..., 1:3] = np.nan
     x[0, -1] = np.round(x[0, -1])
     return x
 
@@ -38,13 +39,16 @@ def same(g_fn, t_fn, x: np.ndarray) -> None:
     np.testing.assert_allclose(g_in.grad.numpy(), t_in.grad.numpy(), rtol=1e-6)
 
 
+@pytest.mark.parametrize("nan", [True, False])
 @pytest.mark.parametrize("kw", [
     {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
     {"kernel_size": (2, 3, 2), "stride": 1, "dilation": 2},
+    {"kernel_size": 2, "stride": 1, "padding": 1, "dilation": 2},
 ])
-def test_max_pool3d_indices(kw):
+def test_max_pool3d_indices(kw, nan):
     same(lambda x: F.max_pool3d(x, return_indices=True, **kw),
-         lambda x: TF.max_pool3d(x, return_indices=True, **kw), awkward((2, 3, 5, 6, 7)))
+         lambda x: TF.max_pool3d(x, return_indices=True, **kw),
+         awkward((2, 3, 5, 6, 7), nan=nan))
 
 
 @pytest.mark.parametrize("size", [(2, 3, 4), (3, None, 5)])

@@ -1,9 +1,10 @@
 """Max pooling that remembers where each maximum was: ``max_pool3d`` (windows of a fixed size)
 and ``adaptive_max_pool1d/2d/3d``; ``fractional.py`` shares the node and the picking.
 
-Every window is a row of flat input positions (a table built once per call from one index
-vector per spatial dim); the forward walks the taps, each step a gather and a compare over all
-windows at once (a loop over the kernel, never over elements). The maximum is picked as PyTorch's kernels pick it: the first of equal values, the last
+The forward walks a window's taps, each step one compare over all windows at once (a loop
+over the kernel, never over elements): for fixed windows a tap is a strided slice of the input
+padded with ``-inf``, for adaptive and fractional ones a gather from a table of flat positions.
+The maximum is picked as PyTorch's kernels pick it: the first of equal values, the last
 NaN, and the window's first position when every value is ``-inf``. The gradient adds each
 output's gradient at its maximum's place (``result1``, the flat index within the ``(N, C)``
 plane); on tensors that is an ``index_put``, so double backward comes free.
@@ -65,69 +66,93 @@ class MaxPool3DWithIndicesBackward0(IndicesPoolBackward):
     spatial = 3
 
 
-def window_max(x: np.ndarray, table: np.ndarray, valid: np.ndarray | None = None):
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _moves(val, best):
+    """Where PyTorch's kernels move a window's maximum to ``val``: ``val > max || isnan(val)``
+    (so the first of equal values wins, and the last NaN)."""
+    move = val > best
+    if val.dtype.kind == "f":
+        move |= get_array_module(val).isnan(val)
+    return move
+
+
+def window_max(x, table: np.ndarray):
     """The maximum of each window of ``x`` ``(..., S)`` and its flat position: ``table``
     ``(O, K)`` (or ``(..., O, K)``, one per plane) holds the positions of the K taps of each of
-    O windows, ``valid`` ``(O, K)`` False where a tap hangs over the edge.
-
-    PyTorch's kernels, tap by tap over all windows at once: the maximum starts at ``-inf`` at
-    the window's first place and moves to a tap when ``val > max || isnan(val)`` (so the first
-    of equal values wins, the last NaN, and the first place when every value is ``-inf``)."""
+    O windows. Tap by tap over all windows at once, as PyTorch's kernels: the maximum starts at
+    ``-inf`` at the window's first place and moves where ``_moves`` says."""
     xp = get_array_module(x)
     table = xp.asarray(table)
-    valid = None if valid is None else xp.asarray(valid)
-    rows = xp.arange(table.shape[-2])
-    first = table[..., 0] if valid is None else table[..., rows, valid.argmax(-1)]
     per_plane = table.ndim > 2
-    lead = x.shape[:-1]
-    where = xp.broadcast_to(first, lead + first.shape[-1:]).copy()
-    floating = x.dtype.kind == "f"
-    best = xp.full(where.shape, -np.inf if floating else np.iinfo(x.dtype).min, dtype=x.dtype)
+    first = table[..., 0]
+    where = xp.broadcast_to(first, x.shape[:-1] + first.shape[-1:]).copy()
+    best = xp.full(where.shape, _lowest(x.dtype), dtype=x.dtype)
     for k in range(table.shape[-1]):
         tap = table[..., k]
         val = xp.take_along_axis(x, tap, -1) if per_plane else x[..., tap]
-        move = (val > best) | xp.isnan(val) if floating else val > best
-        if valid is not None:
-            move &= valid[:, k]
+        move = _moves(val, best)
         xp.copyto(best, val, where=move)
         xp.copyto(where, xp.broadcast_to(tap, where.shape), where=move)
     return best, where
 
 
-def _table(coords, sizes):
-    """Flat positions ``(O, K)`` and validity of windows given per dim as ``(o_d, k_d)`` input
-    coordinates (row-major over the dims, windows and taps alike)."""
+def _table(coords, sizes) -> np.ndarray:
+    """Flat positions ``(O, K)`` of windows given per dim as ``(o_d, k_d)`` input coordinates
+    (row-major over the dims, windows and taps alike)."""
     n = len(coords)
-    flat, valid = 0, True
-    step = 1
+    flat, step = 0, 1
     for d in reversed(range(n)):
-        c = coords[d]
         shape = [1] * (2 * n)
-        shape[d], shape[n + d] = c.shape
-        c = c.reshape(shape)
-        inside = (c >= 0) & (c < sizes[d])
-        flat = flat + np.clip(c, 0, sizes[d] - 1) * step
-        valid = valid & inside
+        shape[d], shape[n + d] = coords[d].shape
+        flat = flat + coords[d].reshape(shape) * step
         step *= sizes[d]
     outs = tuple(c.shape[0] for c in coords)
     full = outs + tuple(c.shape[1] for c in coords)
-    count = int(np.prod(outs, dtype=np.int64))
-    flat = np.broadcast_to(flat, full).reshape(count, -1)
-    valid = np.broadcast_to(valid, full).reshape(count, -1)
-    return flat, valid, outs
+    return np.broadcast_to(flat, full).reshape(int(np.prod(outs, dtype=np.int64)), -1)
 
 
-def _pool_table(input: Tensor, coords):
-    """The maximum of every window of ``input``'s last ``len(coords)`` dims, and where it is."""
-    n = len(coords)
-    x = input._data
+def sliding_max(x, kernel, stride, pads, dilation, outs):
+    """The maximum of every ``kernel`` window (``stride``, ``pads``, ``dilation``) over the last
+    ``len(kernel)`` dims of ``x`` and its flat position there, tap by tap: one tap of every
+    window at once is one strided slice of ``x`` padded with ``-inf`` (which never wins), and
+    each window starts at its first place inside ``x``, as in PyTorch's kernels."""
+    xp = get_array_module(x)
+    n = len(kernel)
     sizes = x.shape[-n:]
-    flat, valid, outs = _table(coords, sizes)
-    if valid.all():
-        valid = None
-    out, where = window_max(x.reshape(*x.shape[:-n], -1), flat, valid)
     lead = x.shape[:-n]
-    return out.reshape(*lead, *outs), where.reshape(*lead, *outs)
+    widths = [(p, max(0, (o - 1) * s + (k - 1) * d + 1 - p - size))
+              for size, k, s, p, d, o in zip(sizes, kernel, stride, pads, dilation, outs)]
+    if any(lo or hi for lo, hi in widths):
+        x = xp.pad(x, [(0, 0)] * len(lead) + widths, constant_values=_lowest(x.dtype))
+    steps = [int(np.prod(sizes[d + 1:], dtype=np.int64)) for d in range(n)]
+    base, first = 0, 0
+    for d in range(n):
+        start = np.arange(outs[d]) * stride[d] - pads[d]
+        inside = start - (np.minimum(start, 0) // dilation[d]) * dilation[d]
+        shape = [1] * n
+        shape[d] = outs[d]
+        base = base + (start * steps[d]).reshape(shape)
+        first = first + (inside * steps[d]).reshape(shape)
+    best = xp.full(lead + tuple(outs), _lowest(x.dtype), dtype=x.dtype)
+    # Which tap won (-1: none beat -inf, the window's first place inside): a small int per
+    # output, turned into positions once at the end.
+    won = xp.full(best.shape, -1, dtype=np.int32)
+    nan = x.dtype.kind == "f" and bool(xp.isnan(x).any())
+    taps = list(np.ndindex(*kernel))
+    for number, tap in enumerate(taps):
+        window = tuple(slice(k * d, k * d + (o - 1) * s + 1, s)
+                       for k, d, o, s in zip(tap, dilation, outs, stride))
+        val = x[(Ellipsis, *window)]
+        move = _moves(val, best) if nan else val > best
+        xp.copyto(best, val, where=move)
+        xp.copyto(won, number, where=move)
+    offsets = xp.asarray([sum(k * d * st for k, d, st in zip(tap, dilation, steps))
+                          for tap in taps])
+    where = xp.where(won < 0, xp.asarray(first), xp.asarray(base) + offsets[won])
+    return best, where
 
 
 def _tuple(v, n: int) -> tuple:
@@ -149,9 +174,7 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
     outs = [pool_out_size(size, k, s, p, ceil_mode, d)
             for size, k, s, p, d in zip(sizes, kernel, stride, pads, dil)]
     check_pool_output(input, 3, outs)
-    coords = [np.arange(o).reshape(-1, 1) * s - p + np.arange(k) * d
-              for o, k, s, p, d in zip(outs, kernel, stride, pads, dil)]
-    out, where = _pool_table(input, coords)
+    out, where = sliding_max(input._data, kernel, stride, pads, dil, outs)
     indices = wrap(where)
     t = record(MaxPool3DWithIndicesBackward0, (input,), out, save=(0, indices),
                attrs={"kernel_size": kernel, "stride": stride, "padding": pads,
@@ -191,7 +214,10 @@ def _adaptive_max(input: Tensor, n: int, outs: tuple, return_indices: bool):
         bounds = np.array(adaptive_bounds(size, o), dtype=np.int64).reshape(-1, 2)
         width = int((bounds[:, 1] - bounds[:, 0]).max()) if o else 0
         coords.append(np.minimum(bounds[:, :1] + np.arange(width), bounds[:, 1:] - 1))
-    out, where = _pool_table(input, coords)
+    x = input._data
+    out, where = window_max(x.reshape(*x.shape[:-n], -1), _table(coords, x.shape[-n:]))
+    lead = (*x.shape[:-n], *outs)
+    out, where = out.reshape(lead), where.reshape(lead)
     indices = wrap(where)
     cls = AdaptiveMaxPool2DBackward0 if n == 2 else AdaptiveMaxPool3DBackward0
     t = record(cls, (input,), out, save=(0, indices))
