@@ -109,3 +109,27 @@ def test_max_unpool_gradient_gathers():
     (g_out * gradnb.tensor(w)).sum().backward()
     (t_out * torch.tensor(w)).sum().backward()
     np.testing.assert_allclose(g_in.grad.numpy(), t_in.grad.numpy())
+
+
+@pytest.mark.parametrize(("name", "call", "shape"), [
+    ("adaptive_max_pool2d", lambda m, x: m.adaptive_max_pool2d(x, 2), (0, 3, 4, 4)),
+    ("max_pool3d", lambda m, x: m.max_pool3d(x, 2), (0, 3, 4, 4, 4)),
+    ("fractional_max_pool2d", lambda m, x: m.fractional_max_pool2d(x, 2, output_size=2),
+     (0, 3, 4, 4)),
+])
+def test_empty_batch(name, call, shape):
+    """A batch of none pools to a batch of none, and its gradient is empty too."""
+    g_in = gradnb.tensor(np.zeros(shape), requires_grad=True)
+    t_in = torch.zeros(shape, dtype=torch.float64, requires_grad=True)
+    g_out, t_out = call(F, g_in), call(TF, t_in)
+    assert tuple(g_out.shape) == tuple(t_out.shape)
+    g_out.sum().backward()
+    assert tuple(g_in.grad.shape) == shape
+
+
+def test_max_unpool_empty_batch():
+    g_in = gradnb.tensor(np.zeros((0, 3, 2, 2)), requires_grad=True)
+    out = F.max_unpool2d(g_in, gradnb.zeros(0, 3, 2, 2, dtype=gradnb.int64), 2)
+    assert tuple(out.shape) == (0, 3, 4, 4)
+    out.sum().backward()
+    assert tuple(g_in.grad.shape) == (0, 3, 2, 2)

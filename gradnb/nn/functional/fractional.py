@@ -84,8 +84,9 @@ def _fractional(input: Tensor, n: int, kernel_size, output_size, output_ratio,
         tap_shape[d] = kernel[d]
         taps = taps + np.arange(kernel[d]).reshape(tap_shape) * step
         step *= sizes[d]
-    table = (flat.reshape(batch, channels, -1, 1) + taps.reshape(1, 1, 1, -1))
-    x = input._data.reshape(batch, channels, -1)
+    count, width = int(np.prod(outs)), int(np.prod(kernel))
+    table = flat.reshape(batch, channels, count, 1) + taps.reshape(1, 1, 1, width)
+    x = input._data.reshape(batch, channels, step)
     out, where = window_max(x, table)
     lead = input.shape[:-n]
     out, where = out.reshape(*lead, *outs), where.reshape(*lead, *outs)

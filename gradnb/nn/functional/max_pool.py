@@ -44,7 +44,7 @@ class IndicesPoolBackward(Node):
         shape = tuple(x.shape)
         idx = dual.data(indices)
         planes = int(np.prod(shape[:-self.spatial], dtype=np.int64))
-        idx = idx.reshape(planes, -1)
+        idx = idx.reshape(planes, int(np.prod(idx.shape[-self.spatial:], dtype=np.int64)))
         rows = get_array_module(idx).arange(planes).reshape(-1, 1)
         size = int(np.prod(shape[-self.spatial:], dtype=np.int64))
         out = scatter_into_zeros((planes, size), (rows, idx), dual.reshape(g, idx.shape))
@@ -70,11 +70,15 @@ def _lowest(dtype):
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
 
-def _moves(val, best):
+def _has_nan(x) -> bool:
+    return x.dtype.kind == "f" and bool(get_array_module(x).isnan(x).any())
+
+
+def _moves(val, best, nan: bool):
     """Where PyTorch's kernels move a window's maximum to ``val``: ``val > max || isnan(val)``
-    (so the first of equal values wins, and the last NaN)."""
+    (so the first of equal values wins, and the last NaN); ``nan``: whether ``x`` has any."""
     move = val > best
-    if val.dtype.kind == "f":
+    if nan:
         move |= get_array_module(val).isnan(val)
     return move
 
@@ -87,13 +91,14 @@ def window_max(x, table: np.ndarray):
     xp = get_array_module(x)
     table = xp.asarray(table)
     per_plane = table.ndim > 2
-    first = table[..., 0]
+    first = table[..., 0] if table.shape[-1] else xp.zeros(table.shape[:-1], dtype=np.int64)
     where = xp.broadcast_to(first, x.shape[:-1] + first.shape[-1:]).copy()
     best = xp.full(where.shape, _lowest(x.dtype), dtype=x.dtype)
+    nan = _has_nan(x)
     for k in range(table.shape[-1]):
         tap = table[..., k]
         val = xp.take_along_axis(x, tap, -1) if per_plane else x[..., tap]
-        move = _moves(val, best)
+        move = _moves(val, best, nan)
         xp.copyto(best, val, where=move)
         xp.copyto(where, xp.broadcast_to(tap, where.shape), where=move)
     return best, where
@@ -110,8 +115,9 @@ def _table(coords, sizes) -> np.ndarray:
         flat = flat + coords[d].reshape(shape) * step
         step *= sizes[d]
     outs = tuple(c.shape[0] for c in coords)
-    full = outs + tuple(c.shape[1] for c in coords)
-    return np.broadcast_to(flat, full).reshape(int(np.prod(outs, dtype=np.int64)), -1)
+    taps = tuple(c.shape[1] for c in coords)
+    count, width = (int(np.prod(s, dtype=np.int64)) for s in (outs, taps))
+    return np.broadcast_to(flat, outs + taps).reshape(count, width)
 
 
 def sliding_max(x, kernel, stride, pads, dilation, outs):
@@ -140,13 +146,13 @@ def sliding_max(x, kernel, stride, pads, dilation, outs):
     # Which tap won (-1: none beat -inf, the window's first place inside): a small int per
     # output, turned into positions once at the end.
     won = xp.full(best.shape, -1, dtype=np.int32)
-    nan = x.dtype.kind == "f" and bool(xp.isnan(x).any())
+    nan = _has_nan(x)
     taps = list(np.ndindex(*kernel))
     for number, tap in enumerate(taps):
         window = tuple(slice(k * d, k * d + (o - 1) * s + 1, s)
                        for k, d, o, s in zip(tap, dilation, outs, stride))
         val = x[(Ellipsis, *window)]
-        move = _moves(val, best) if nan else val > best
+        move = _moves(val, best, nan)
         xp.copyto(best, val, where=move)
         xp.copyto(won, number, where=move)
     offsets = xp.asarray([sum(k * d * st for k, d, st in zip(tap, dilation, steps))
@@ -215,7 +221,8 @@ def _adaptive_max(input: Tensor, n: int, outs: tuple, return_indices: bool):
         width = int((bounds[:, 1] - bounds[:, 0]).max()) if o else 0
         coords.append(np.minimum(bounds[:, :1] + np.arange(width), bounds[:, 1:] - 1))
     x = input._data
-    out, where = window_max(x.reshape(*x.shape[:-n], -1), _table(coords, x.shape[-n:]))
+    plane = int(np.prod(x.shape[-n:], dtype=np.int64))
+    out, where = window_max(x.reshape(*x.shape[:-n], plane), _table(coords, x.shape[-n:]))
     lead = (*x.shape[:-n], *outs)
     out, where = out.reshape(lead), where.reshape(lead)
     indices = wrap(where)

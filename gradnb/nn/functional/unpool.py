@@ -37,9 +37,10 @@ class MaxUnpool2DBackward0(Node):
         idx = dual.data(indices)
         shape = tuple(idx.shape)
         planes = int(np.prod(shape[:-self.spatial], dtype=np.int64))
-        idx = idx.reshape(planes, -1)
+        idx = idx.reshape(planes, int(np.prod(shape[-self.spatial:], dtype=np.int64)))
         rows = get_array_module(idx).arange(planes).reshape(-1, 1)
-        return (dual.reshape(dual.reshape(g, (planes, -1))[rows, idx], shape),)
+        plane = int(np.prod(g.shape[-self.spatial:], dtype=np.int64))
+        return (dual.reshape(dual.reshape(g, (planes, plane))[rows, idx], shape),)
 
 
 class MaxUnpool3DBackward0(MaxUnpool2DBackward0):
@@ -96,7 +97,8 @@ def _unpool(input: Tensor, indices: Tensor, size: list[int], name: str) -> Tenso
     plane = int(np.prod(size))
     lead = tuple(input.shape[:-n])
     planes = int(np.prod(lead, dtype=np.int64))
-    flat_idx = indices._data.reshape(planes, -1)
+    taps = int(np.prod(input.shape[input.ndim - n:], dtype=np.int64))
+    flat_idx = indices._data.reshape(planes, taps)
     bad = (flat_idx < 0) | (flat_idx >= plane)
     if bad.any():
         # PyTorch's kernel scans every index and reports the last bad one it met.
@@ -104,7 +106,7 @@ def _unpool(input: Tensor, indices: Tensor, size: list[int], name: str) -> Tenso
                            f"volumes are of size {'x'.join(str(s) for s in size)})")
     xp = get_array_module(input._data)
     out = xp.zeros((planes, plane), dtype=input._data.dtype)
-    out[xp.arange(planes).reshape(-1, 1), flat_idx] = input._data.reshape(planes, -1)
+    out[xp.arange(planes).reshape(-1, 1), flat_idx] = input._data.reshape(planes, taps)
     cls = MaxUnpool2DBackward0 if n == 2 else MaxUnpool3DBackward0
     return record(cls, (input,), out.reshape(*lead, *size), attrs={"indices": indices})
 
