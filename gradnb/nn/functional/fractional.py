@@ -1,5 +1,7 @@
 """Fractional max pooling (Graham, 2014): windows of a fixed size at pseudo-random offsets
-drawn per sample and channel, gathered with ``gather`` and reduced with ``amax``.
+drawn per sample and channel: one gather of every window's taps and ``max_pool.window_max``,
+recorded as PyTorch's ``FractionalMaxPool2DBackward0``/``3D`` (the gradient goes to each
+window's maximum, ``result1``).
 
 The offsets follow PyTorch's ``generate_intervals`` exactly, so with the same
 ``_random_samples`` the result is PyTorch's."""
@@ -8,20 +10,33 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.record import record, wrap
 from ..._core.tensor import Tensor
 from ...ops.creation import rand
-from ...ops.creation import tensor as _tensor
+from .max_pool import IndicesPoolBackward, window_max
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool3d"]
 
 
-def _intervals(sample: float, size: int, out: int, pool: int) -> np.ndarray:
-    seq = np.empty(out, dtype=np.int64)
+class FractionalMaxPool2DBackward0(IndicesPoolBackward):
+    __slots__ = ()
+    saves = ("self", "result1", "kernel_size", "output_size")
+
+
+class FractionalMaxPool3DBackward0(FractionalMaxPool2DBackward0):
+    __slots__ = ()
+    spatial = 3
+
+
+def _starts(u: np.ndarray, size: int, out: int, pool: int) -> np.ndarray:
+    """PyTorch's ``generate_intervals`` for every sample ``u`` at once (in ``u``'s dtype, as
+    its kernel computes them): ``(..., out)`` window starts."""
+    seq = np.full(u.shape + (out,), size - pool, dtype=np.int64)
     if out > 1:
-        alpha = (size - pool) / (out - 1)
-        for i in range(out - 1):
-            seq[i] = int((i + sample) * alpha) - int(sample * alpha)
-    seq[out - 1] = size - pool
+        alpha = u.dtype.type(size - pool) / u.dtype.type(out - 1)
+        i = np.arange(out - 1, dtype=u.dtype)
+        seq[..., :-1] = (((i + u[..., None]) * alpha).astype(np.int64)
+                         - (u * alpha).astype(np.int64)[..., None])
     return seq
 
 
@@ -31,10 +46,9 @@ def _fractional(input: Tensor, n: int, kernel_size, output_size, output_ratio,
         raise RuntimeError(f"{name}: Expected {n + 1}D or {n + 2}D tensor, but got: "
                            f"{list(input.shape)}")
     unbatched = input.ndim == n + 1
-    x = input.unsqueeze(0) if unbatched else input
     kernel = tuple(kernel_size) if isinstance(kernel_size, (tuple, list)) \
         else (kernel_size,) * n
-    sizes = tuple(x.shape[2:])
+    sizes = tuple(input.shape[-n:])
     if output_size is None:
         if output_ratio is None:
             raise ValueError(f"{name} requires specifying either an output_size or an "
@@ -49,35 +63,38 @@ def _fractional(input: Tensor, n: int, kernel_size, output_size, output_ratio,
         if o + k - 1 > s:
             raise RuntimeError(f"{name}(): pool height/width ({k}) too large relative to input "
                                f"size ({s}) and output size ({o})")
-    batch, channels = x.shape[0], x.shape[1]
+    batch = 1 if unbatched else input.shape[0]
+    channels = input.shape[-n - 1]
     if samples is None:
-        samples = rand(batch, channels, n, dtype=x.dtype, device=x.device)
+        samples = rand(batch, channels, n, dtype=input.dtype, device=input.device)
     # Only the first ``batch`` rows are read (an unbatched input reads row 0), as in PyTorch.
     u = samples.detach().cpu().numpy()[:batch, :channels]
     # PyTorch's sample order: (w, h) in 2-D, (t, h, w) in 3-D.
     sample_dim = (1, 0) if n == 2 else (0, 1, 2)
-    strides = np.cumprod((1,) + sizes[::-1])[:-1][::-1]
-    offsets = np.array(np.meshgrid(*(np.arange(k) for k in kernel), indexing="ij"))
-    window = (offsets.reshape(n, -1) * strides.reshape(n, 1)).sum(0)
-    index = np.empty((batch, channels, *outs, window.size), dtype=np.int64)
-    for b in range(batch):
-        for c in range(channels):
-            starts = [_intervals(float(u[b, c, sample_dim[d]]), sizes[d], outs[d], kernel[d])
-                      for d in range(n)]
-            grid = np.meshgrid(*starts, indexing="ij")
-            base = sum(g * st for g, st in zip(grid, strides))
-            index[b, c] = base[..., None] + window
-    flat = x.reshape(batch, channels, -1)
-    picked = flat.gather(2, _tensor(index.reshape(batch, channels, -1), device=x.device))
-    picked = picked.reshape(batch, channels, *outs, window.size)
-    out = picked.amax(dim=-1)
-    if unbatched:
-        out = out.squeeze(0)
-    if not return_indices:
-        return out
-    best = picked.detach().cpu().numpy().argmax(-1)
-    where = np.take_along_axis(index, best[..., None], -1)[..., 0]
-    return out, _tensor(where[0] if unbatched else where, device=x.device)
+    # Flat position of every window's every tap, (B, C, O, K): starts per dim and plane, plus
+    # the taps' offsets, row-major over the spatial dims.
+    flat, taps = 0, 0
+    step = 1
+    for d in reversed(range(n)):
+        start = _starts(u[..., sample_dim[d]], sizes[d], outs[d], kernel[d])
+        shape = [batch, channels] + [1] * n
+        shape[2 + d] = outs[d]
+        flat = flat + start.reshape(shape) * step
+        tap_shape = [1] * n
+        tap_shape[d] = kernel[d]
+        taps = taps + np.arange(kernel[d]).reshape(tap_shape) * step
+        step *= sizes[d]
+    count, width = int(np.prod(outs)), int(np.prod(kernel))
+    table = flat.reshape(batch, channels, count, 1) + taps.reshape(1, 1, 1, width)
+    x = input._data.reshape(batch, channels, step)
+    out, where = window_max(x, table)
+    lead = input.shape[:-n]
+    out, where = out.reshape(*lead, *outs), where.reshape(*lead, *outs)
+    indices = wrap(where)
+    cls = FractionalMaxPool2DBackward0 if n == 2 else FractionalMaxPool3DBackward0
+    t = record(cls, (input,), out, save=(0, indices),
+               attrs={"kernel_size": kernel, "output_size": outs})
+    return (t, indices) if return_indices else t
 
 
 def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None, output_ratio=None,

@@ -1,20 +1,52 @@
 """``max_unpool1d/2d/3d``: the partial inverse of ``max_pool`` with ``return_indices=True``.
 
 Each input value goes back to the position its index names in its ``(N, C)`` plane of the
-output (flattened over the spatial dims); every other position is zero. The op is a
-``scatter`` into zeros, so the gradient is a gather of the output gradient at the indices,
-and double backward comes free.
+output (flattened over the spatial dims); every other position is zero. The forward writes
+into zeros at the indices, so the gradient is a gather of the output gradient at them
+(``MaxUnpool2DBackward0``/``3D``, which save only the indices), and double backward comes
+free. ``max_unpool1d`` is PyTorch's composite: the 2-d op on a trailing dim of one.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..._core.backend import get_array_module
+from ..._core.graph import Node
+from ..._core.record import record
 from ..._core.tensor import Tensor
-from ...ops.creation import zeros
+from ...ops import dual
 from ...ops.indexing import scalar_type_name
 
 __all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
+
+
+class MaxUnpool2DBackward0(Node):
+    """The gradient of each input value is the output gradient at the place its index sent it
+    (a gather per ``(N, C)`` plane; on tensors an indexing op, so double backward follows)."""
+    rule = "self: max_pool_double_backward(grad, indices, 2)"
+
+    __slots__ = ()
+    inputs = ("self",)
+    saves = ("indices",)
+    computed = ("indices",)
+    spatial = 2
+
+    def backward(self, g):
+        (indices,) = self.saved(g)
+        idx = dual.data(indices)
+        shape = tuple(idx.shape)
+        planes = int(np.prod(shape[:-self.spatial], dtype=np.int64))
+        idx = idx.reshape(planes, int(np.prod(shape[-self.spatial:], dtype=np.int64)))
+        rows = get_array_module(idx).arange(planes).reshape(-1, 1)
+        plane = int(np.prod(g.shape[-self.spatial:], dtype=np.int64))
+        return (dual.reshape(dual.reshape(g, (planes, plane))[rows, idx], shape),)
+
+
+class MaxUnpool3DBackward0(MaxUnpool2DBackward0):
+    rule = "self: max_pool_double_backward(grad, indices, 3)"
+    __slots__ = ()
+    spatial = 3
 
 def _tuple(value, n: int) -> tuple:
     if isinstance(value, (tuple, list)):
@@ -63,16 +95,20 @@ def _unpool(input: Tensor, indices: Tensor, size: list[int], name: str) -> Tenso
                                f"for non-batch dimensions, but got {_sizes(input)} with dimension "
                                f"{d} being empty.")
     plane = int(np.prod(size))
-    flat_idx = indices.detach().cpu().numpy().reshape(*input.shape[:-n], -1)
+    lead = tuple(input.shape[:-n])
+    planes = int(np.prod(lead, dtype=np.int64))
+    taps = int(np.prod(input.shape[input.ndim - n:], dtype=np.int64))
+    flat_idx = indices._data.reshape(planes, taps)
     bad = (flat_idx < 0) | (flat_idx >= plane)
     if bad.any():
         # PyTorch's kernel scans every index and reports the last bad one it met.
         raise RuntimeError(f"Found an invalid max index: {int(flat_idx[bad][-1])} (output "
                            f"volumes are of size {'x'.join(str(s) for s in size)})")
-    lead = tuple(input.shape[:-n])
-    out = zeros(*lead, plane, dtype=input.dtype, device=input.device)
-    out = out.scatter(-1, indices.reshape(*lead, -1), input.reshape(*lead, -1))
-    return out.reshape(*lead, *size)
+    xp = get_array_module(input._data)
+    out = xp.zeros((planes, plane), dtype=input._data.dtype)
+    out[xp.arange(planes).reshape(-1, 1), flat_idx] = input._data.reshape(planes, taps)
+    cls = MaxUnpool2DBackward0 if n == 2 else MaxUnpool3DBackward0
+    return record(cls, (input,), out.reshape(*lead, *size), attrs={"indices": indices})
 
 
 def _scalar_name(t: Tensor) -> str:
