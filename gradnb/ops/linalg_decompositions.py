@@ -360,16 +360,61 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     return _cholesky(input, upper, "cholesky", CholeskyBackward0)
 
 
+class CholeskySolveBackward0(Node):
+    rule = ("self, input2: cholesky_solve_backward(grad, self, input2, result, upper, "
+            "grad_input_mask)")
+    __slots__ = ("upper",)
+    on_tensors = True
+    inputs = ("self", "input2")
+    saves = ("input2", "self", "result", "upper")
+
+    def backward(self, g):
+        L, _, X = self.saved(g)
+        gB = cholesky_solve(g, L, self.upper)
+        gL = None
+        if self.needs(1):
+            common = la.matmul(gB, _mH(X))
+            common = common + _mH(common)
+            gL = -la.matmul(L, common) if self.upper else -la.matmul(common, L)
+        return gB, gL
+
+
+def _gram(L: np.ndarray, upper: bool) -> np.ndarray:
+    """``L L^H`` (``U^H U`` when ``upper``): the matrix a Cholesky factor stands for."""
+    Lh = np.conj(np.swapaxes(L, -1, -2))
+    return Lh @ L if upper else L @ Lh
+
+
 def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
-    """``X`` with ``(L @ L.mT) @ X = B`` for a Cholesky factor ``L``."""
-    A = la.matmul(_mT(L), L) if upper else la.matmul(L, _mT(L))
-    return solve(A, B)
+    """``X`` with ``(L @ L.mH) @ X = B`` for a Cholesky factor ``L``."""
+    a = _gram(L._data, upper)
+    b = B._data
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    dtype = np.result_type(a, b)
+    out = np.linalg.solve(np.broadcast_to(a, batch + a.shape[-2:]).astype(dtype),
+                          np.broadcast_to(b, batch + b.shape[-2:]).astype(dtype))
+    return record(CholeskySolveBackward0, (B, L), out, attrs={"upper": upper})
+
+
+class CholeskyInverseBackward0(Node):
+    rule = "self: cholesky_inverse_backward(grad, self, upper, result)"
+    __slots__ = ("upper",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("self", "result", "upper")
+
+    def backward(self, g):
+        L, inv_a = self.saved(g)
+        common = la.matmul(inv_a, la.matmul(g + _mH(g), inv_a))
+        return (-la.matmul(L, common) if self.upper else -la.matmul(common, L),)
 
 
 def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
-    """The inverse of ``L @ L.mT`` from its Cholesky factor."""
-    A = la.matmul(_mT(L), L) if upper else la.matmul(L, _mT(L))
-    return inv(A)
+    """The inverse of ``L @ L.mH`` from its Cholesky factor."""
+    if L.dim() < 2 or L.shape[-1] != L.shape[-2]:
+        _square(L, "cholesky_inverse")
+    out = np.linalg.inv(_gram(L._data, upper)) if L._data.size else L._data.copy()
+    return record(CholeskyInverseBackward0, (L,), out, attrs={"upper": upper})
 
 
 # -- QR ------------------------------------------------------------------------------------------
@@ -792,6 +837,7 @@ class LinalgCrossBackward0(Node):
     on_tensors = True
     saves = ("dim", "other", "self")
     saved_when: ClassVar[dict] = {"other": ("self",), "self": ("other",)}
+    unsigned = ("dim",)
 
     def backward(self, g):
         other, x = self.saved(g)
