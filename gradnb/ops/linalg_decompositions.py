@@ -617,19 +617,24 @@ class LinalgPinvBackward0(Node):
 
     def backward(self, g):
         A, pinvA = self.saved(g)
-        m, n = A.shape[-2], A.shape[-1]
-        pinvAh, gh = _mH(pinvA), _mH(g)
-        if m <= n:
-            K = la.matmul(gh, pinvA)
-            KpinvAh = la.matmul(K, pinvAh)
-            return (-_mH(la.matmul(pinvA, K)) + KpinvAh
-                    - la.matmul(la.matmul(A, pinvA), KpinvAh)
-                    + la.matmul(la.matmul(pinvAh, pinvA), gh - la.matmul(K, A)),)
-        K = la.matmul(pinvA, gh)
-        pinvAhK = la.matmul(pinvAh, K)
-        return (-_mH(la.matmul(K, pinvA))
-                + la.matmul(la.matmul(gh - la.matmul(A, K), pinvA), pinvAh)
-                + pinvAhK - la.matmul(la.matmul(pinvAhK, pinvA), A),)
+        return (_pinv_backward(g, pinvA, A),)
+
+
+def _pinv_backward(g, pinvA, A):
+    """PyTorch's ``pinv_backward``: the gradient of ``A`` from that of ``pinv(A)``."""
+    m, n = A.shape[-2], A.shape[-1]
+    pinvAh, gh = _mH(pinvA), _mH(g)
+    if m <= n:
+        K = la.matmul(gh, pinvA)
+        KpinvAh = la.matmul(K, pinvAh)
+        return (-_mH(la.matmul(pinvA, K)) + KpinvAh
+                - la.matmul(la.matmul(A, pinvA), KpinvAh)
+                + la.matmul(la.matmul(pinvAh, pinvA), gh - la.matmul(K, A)))
+    K = la.matmul(pinvA, gh)
+    pinvAhK = la.matmul(pinvAh, K)
+    return (-_mH(la.matmul(K, pinvA))
+            + la.matmul(la.matmul(gh - la.matmul(A, K), pinvA), pinvAh)
+            + pinvAhK - la.matmul(la.matmul(pinvAhK, pinvA), A))
 
 
 def _pinv_array(a, atol, rtol, hermitian: bool):
@@ -902,21 +907,57 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     a = A._data
     if rcond is None:
         rcond = np.finfo(a.dtype).eps * max(m, n)
-    X = la.matmul(pinv(A), Bm)
+    b = Bm._data
+    x = _pinv_array(a, 0.0, max(m, n) * np.finfo(a.dtype).eps, False) @ b
     batch = tuple(A.shape[:-2])
     s = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(batch + (0,), a.dtype)
     smax = s.max(axis=-1, keepdims=True, initial=0.0)
     rank_array = (s > rcond * smax).sum(axis=-1).astype(np.int64)
-    empty = wrap(np.zeros((0,), dtype=a.dtype))
     full_rank = bool(np.all(rank_array == n))
     if m > n and driver != "gelsy" and (driver == "gels" or full_rank):
-        r = la.matmul(A, X) - Bm
-        residuals = red.sum(r * r, -2)
-    else:  # empty, still in the graph as PyTorch's is
-        residuals = X.reshape(-1)[:0]
-    rank = wrap(np.zeros((0,), np.int64)) if driver == "gels" else wrap(rank_array)
-    singular_values = wrap(s) if driver in ("gelsd", "gelss") else empty.clone()
-    return _lstsq_result(X.squeeze(-1) if vector else X, residuals, rank, singular_values)
+        r = a @ x - b
+        residuals = (r * r).sum(axis=-2)
+    else:
+        residuals = np.zeros((0,), dtype=a.dtype)
+    rank = np.zeros((0,), np.int64) if driver == "gels" else rank_array
+    singular_values = s if driver in ("gelsd", "gelss") else np.zeros((0,), dtype=a.dtype)
+    X, residuals, rank, singular_values = record(
+        LinalgLstsqBackward0, (A, B), (x[..., 0] if vector else x, residuals, rank,
+                                       singular_values))
+    return _lstsq_result(X, residuals, wrap(rank._data), wrap(singular_values._data))
+
+
+class LinalgLstsqBackward0(Node):
+    rule = "self, b: linalg_lstsq_backward(grads[0], grads[1], self, b, solution, grad_input_mask)"
+    __slots__ = ()
+    on_tensors = True
+    inputs = ("self", "b")
+    outputs = ("solution", "residuals", "rank", "singular_values")
+    saves = ("b", "self", "solution")
+
+    def backward(self, gX, gL, g_rank=None, g_s=None):
+        B, A, X = self.saved(gX if gX is not None else gL)
+        vector = B.dim() == A.dim() - 1
+        if vector:
+            B, X = B.unsqueeze(-1), X.unsqueeze(-1)
+            gX = None if gX is None else gX.unsqueeze(-1)
+        gA = gB = None
+        if gX is not None:
+            pinvA = pinv(A)
+            if self.needs(0):
+                gA = _pinv_backward(la.matmul(gX, _mH(B)), pinvA, A)
+            if self.needs(1):
+                gB = la.matmul(_mH(pinvA), gX)
+        if gL is not None and gL.numel() > 0:  # residuals = ||A X - B||^2, X optimal
+            res = (la.matmul(A, X) - B) * gL.unsqueeze(-2)
+            if self.needs(0):
+                gA_L = 2 * la.matmul(res, _mH(X))
+                gA = gA_L if gA is None else gA + gA_L
+            if self.needs(1):
+                gB = -2 * res if gB is None else gB - 2 * res
+        if vector and gB is not None:
+            gB = gB.squeeze(-1)
+        return gA, gB
 
 
 _lstsq_result = collections.namedtuple("lstsq", ["solution", "residuals", "rank",
