@@ -25,9 +25,9 @@ from . import matrices as mx
 from . import reductions as red
 from ._args import scalar_type_name, wrap_dim
 from ._common import Tensor, wrap
-from .creation import eye, zeros, zeros_like
+from .creation import eye, ones, zeros_like
 from .lapack import getrf
-from .shape import cat, stack
+from .shape import cat
 
 __all__ = [
     "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet",
@@ -723,14 +723,25 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
     """``A @ A @ ... @ A`` (``n`` times; the inverse's power for negative ``n``)."""
     _square(A, "matrix_power")
     if n == 0:  # the identity, still in A's graph (with a zero gradient), as in PyTorch
-
-        never = zeros(tuple(A.shape), dtype=_dtype.bool, device=A.device)
-        return ew.where(never, A, _eye_like(A, A.shape[-1]).expand(*A.shape))
-    base = inv(A) if n < 0 else A
-    out = base
-    for _ in range(abs(n) - 1):
-        out = la.matmul(out, base)
-    return out
+        return A.clone().copy_(_eye_like(A, A.shape[-1]).expand(*A.shape))
+    if n == 1:
+        return A.clone()
+    if n == -1:
+        return inv(A)
+    a = inv(A) if n < 0 else A
+    n = abs(n)
+    if n == 2:
+        return la.matmul(a, a)
+    if n == 3:
+        return la.matmul(la.matmul(a, a), a)
+    # PyTorch's binary decomposition: squares of a, from the least significant bit up
+    z = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = a if z is None else la.matmul(z, z)
+        if bit:
+            result = z if result is None else la.matmul(result, z)
+    return result
 
 
 def multi_dot(tensors) -> Tensor:
@@ -875,10 +886,18 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 def vander(x: Tensor, *, N=None) -> Tensor:
     """The Vandermonde matrix ``[1, x, x**2, ...]`` (increasing powers) of the last dimension."""
     if x.dim() == 0:
-        x = x.reshape(1)
+        x = x.unsqueeze(-1)
     n = x.shape[-1] if N is None else N
-    cols = [x ** 0 if i == 0 else x ** i for i in range(n)]
-    return stack(cols, -1) if cols else x.unsqueeze(-1)[..., :0]
+    if n < 1:
+        return x.unsqueeze(-1)[..., :0]
+    x_ = x.unsqueeze(-1)
+    if not x.dtype.is_floating_point and not x.dtype.is_complex:
+        x_ = x_.to(_dtype.int64)
+    first = ones(*x.shape, 1, dtype=x_.dtype, device=x.device)
+    if n == 1:
+        return first
+    # PyTorch's composite: [1, cumprod of x repeated]
+    return cat([first, red.cumprod(x_.expand(*x.shape, n - 1), -1)], -1)
 
 
 _LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")

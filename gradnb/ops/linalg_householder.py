@@ -10,11 +10,11 @@ one at a time, written with gradnb ops so they differentiate again.
 
 from __future__ import annotations
 
+from .._core.grad_mode import no_grad
 from .._core.graph import Node
 from .._core.record import record
 from . import linalg as la
 from . import matrices as mx
-from .._core.grad_mode import no_grad
 from ._common import Tensor
 from .creation import eye, zeros_like
 from .shape import cat
