@@ -780,12 +780,13 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *,
     if ord == "fro":
         return red.norm(A, 2, (d0, d1), keepdim)
     if ord in ("nuc", 2, -2):
-        moved = A.movedim((d0, d1), (-2, -1))
-        s = svdvals(moved)
-        out = red.sum(s, -1) if ord == "nuc" else (red.amax(s, -1) if ord == 2
-                                                  else red.amin(s, -1))
+        # PyTorch's: the two dims moved last (a permute, even when they already are)
+        perm = [d for d in range(A.dim()) if d not in (d0, d1)] + [d0, d1]
+        s = svdvals(A.permute(*perm))
+        reduce = red.sum if ord == "nuc" else (red.amax if ord == 2 else red.amin)
+        out = reduce(s, -1, keepdim=keepdim)
         if keepdim:
-            out = out.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+            out = out.unsqueeze(-1).permute(*np.argsort(perm).tolist())
         return out
     if ord in (1, -1, math.inf, -math.inf):
         summed_dim, reduce_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
@@ -817,9 +818,9 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) ->
 def cond(A: Tensor, p=None) -> Tensor:
     """The condition number in the ``p`` norm (2 by default)."""
     if p in (None, 2, -2):
-        s = svdvals(A)
-        hi, lo = red.amax(s, -1), red.amin(s, -1)
-        return hi / lo if p in (None, 2) else lo / hi
+        s = svdvals(A)  # sorted in descending order
+        hi, lo = s.narrow(-1, 0, 1), s.narrow(-1, s.shape[-1] - 1, 1)
+        return (hi / lo if p in (None, 2) else lo / hi).squeeze(-1)
     return matrix_norm(A, p) * matrix_norm(inv(A), p)
 
 
