@@ -7,9 +7,10 @@ LAPACK's conventions, as PyTorch returns them: ``L`` (unit diagonal, not stored)
 packed in one matrix, 1-based int32 pivots (row ``i`` was swapped with row ``pivots[i]``),
 and ``info`` the first zero pivot (1-based, 0 when there is none).
 
-Only ``lu_factor_ex`` is a primitive (its derivative is PyTorch's ``lu_factor_ex_backward``,
-written with gradnb ops, so it differentiates again); unpacking and solving are composed
-from triangular parts and triangular solves, whose own derivatives give PyTorch's.
+Each op records PyTorch's one node (``LinalgLuFactorExBackward0``, ``LinalgLuBackward0``,
+``LuUnpackBackward0``, ``LinalgLuSolveBackward0``); their derivatives are PyTorch's
+(``lu_factor_ex_backward``, ``linalg_lu_backward``, ``lu_unpack_backward``,
+``linalg_lu_solve_LU``), written with gradnb ops so they differentiate again.
 """
 
 from __future__ import annotations

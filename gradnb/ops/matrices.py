@@ -1,8 +1,10 @@
 """Matrix construction and products: triangles and diagonals, block_diag, kron, the fused
 ``add*`` products, inner/vdot/tensordot/einsum, dist/cdist.
 
-``diagonal`` and ``diagonal_scatter`` are primitives whose derivatives are each other; the
-rest are compositions of differentiable gradnb ops (so every order of derivative is free).
+``diagonal`` and ``diagonal_scatter`` are primitives whose derivatives are each other;
+``cdist`` records PyTorch's ``CdistBackward0`` (or ``EuclideanDistBackward0``) with a derivative
+written in gradnb ops; the rest are compositions of differentiable gradnb ops (so every order
+of derivative is free).
 """
 
 from __future__ import annotations
