@@ -25,9 +25,9 @@ from . import matrices as mx
 from . import reductions as red
 from ._args import scalar_type_name, wrap_dim
 from ._common import Tensor, wrap
-from .creation import eye, zeros, zeros_like
+from .creation import eye, ones, zeros_like
 from .lapack import getrf
-from .shape import cat, stack
+from .shape import cat
 
 __all__ = [
     "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet",
@@ -360,16 +360,61 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     return _cholesky(input, upper, "cholesky", CholeskyBackward0)
 
 
+class CholeskySolveBackward0(Node):
+    rule = ("self, input2: cholesky_solve_backward(grad, self, input2, result, upper, "
+            "grad_input_mask)")
+    __slots__ = ("upper",)
+    on_tensors = True
+    inputs = ("self", "input2")
+    saves = ("input2", "self", "result", "upper")
+
+    def backward(self, g):
+        L, _, X = self.saved(g)
+        gB = cholesky_solve(g, L, self.upper)
+        gL = None
+        if self.needs(1):
+            common = la.matmul(gB, _mH(X))
+            common = common + _mH(common)
+            gL = -la.matmul(L, common) if self.upper else -la.matmul(common, L)
+        return gB, gL
+
+
+def _gram(L: np.ndarray, upper: bool) -> np.ndarray:
+    """``L L^H`` (``U^H U`` when ``upper``): the matrix a Cholesky factor stands for."""
+    Lh = np.conj(np.swapaxes(L, -1, -2))
+    return Lh @ L if upper else L @ Lh
+
+
 def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
-    """``X`` with ``(L @ L.mT) @ X = B`` for a Cholesky factor ``L``."""
-    A = la.matmul(_mT(L), L) if upper else la.matmul(L, _mT(L))
-    return solve(A, B)
+    """``X`` with ``(L @ L.mH) @ X = B`` for a Cholesky factor ``L``."""
+    a = _gram(L._data, upper)
+    b = B._data
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    dtype = np.result_type(a, b)
+    out = np.linalg.solve(np.broadcast_to(a, batch + a.shape[-2:]).astype(dtype),
+                          np.broadcast_to(b, batch + b.shape[-2:]).astype(dtype))
+    return record(CholeskySolveBackward0, (B, L), out, attrs={"upper": upper})
+
+
+class CholeskyInverseBackward0(Node):
+    rule = "self: cholesky_inverse_backward(grad, self, upper, result)"
+    __slots__ = ("upper",)
+    on_tensors = True
+    inputs = ("self",)
+    saves = ("self", "result", "upper")
+
+    def backward(self, g):
+        L, inv_a = self.saved(g)
+        common = la.matmul(inv_a, la.matmul(g + _mH(g), inv_a))
+        return (-la.matmul(L, common) if self.upper else -la.matmul(common, L),)
 
 
 def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
-    """The inverse of ``L @ L.mT`` from its Cholesky factor."""
-    A = la.matmul(_mT(L), L) if upper else la.matmul(L, _mT(L))
-    return inv(A)
+    """The inverse of ``L @ L.mH`` from its Cholesky factor."""
+    if L.dim() < 2 or L.shape[-1] != L.shape[-2]:
+        _square(L, "cholesky_inverse")
+    out = np.linalg.inv(_gram(L._data, upper)) if L._data.size else L._data.copy()
+    return record(CholeskyInverseBackward0, (L,), out, attrs={"upper": upper})
 
 
 # -- QR ------------------------------------------------------------------------------------------
@@ -572,19 +617,24 @@ class LinalgPinvBackward0(Node):
 
     def backward(self, g):
         A, pinvA = self.saved(g)
-        m, n = A.shape[-2], A.shape[-1]
-        pinvAh, gh = _mH(pinvA), _mH(g)
-        if m <= n:
-            K = la.matmul(gh, pinvA)
-            KpinvAh = la.matmul(K, pinvAh)
-            return (-_mH(la.matmul(pinvA, K)) + KpinvAh
-                    - la.matmul(la.matmul(A, pinvA), KpinvAh)
-                    + la.matmul(la.matmul(pinvAh, pinvA), gh - la.matmul(K, A)),)
-        K = la.matmul(pinvA, gh)
-        pinvAhK = la.matmul(pinvAh, K)
-        return (-_mH(la.matmul(K, pinvA))
-                + la.matmul(la.matmul(gh - la.matmul(A, K), pinvA), pinvAh)
-                + pinvAhK - la.matmul(la.matmul(pinvAhK, pinvA), A),)
+        return (_pinv_backward(g, pinvA, A),)
+
+
+def _pinv_backward(g, pinvA, A):
+    """PyTorch's ``pinv_backward``: the gradient of ``A`` from that of ``pinv(A)``."""
+    m, n = A.shape[-2], A.shape[-1]
+    pinvAh, gh = _mH(pinvA), _mH(g)
+    if m <= n:
+        K = la.matmul(gh, pinvA)
+        KpinvAh = la.matmul(K, pinvAh)
+        return (-_mH(la.matmul(pinvA, K)) + KpinvAh
+                - la.matmul(la.matmul(A, pinvA), KpinvAh)
+                + la.matmul(la.matmul(pinvAh, pinvA), gh - la.matmul(K, A)))
+    K = la.matmul(pinvA, gh)
+    pinvAhK = la.matmul(pinvAh, K)
+    return (-_mH(la.matmul(K, pinvA))
+            + la.matmul(la.matmul(gh - la.matmul(A, K), pinvA), pinvAh)
+            + pinvAhK - la.matmul(la.matmul(pinvAhK, pinvA), A))
 
 
 def _pinv_array(a, atol, rtol, hermitian: bool):
@@ -673,14 +723,25 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
     """``A @ A @ ... @ A`` (``n`` times; the inverse's power for negative ``n``)."""
     _square(A, "matrix_power")
     if n == 0:  # the identity, still in A's graph (with a zero gradient), as in PyTorch
-
-        never = zeros(tuple(A.shape), dtype=_dtype.bool, device=A.device)
-        return ew.where(never, A, _eye_like(A, A.shape[-1]).expand(*A.shape))
-    base = inv(A) if n < 0 else A
-    out = base
-    for _ in range(abs(n) - 1):
-        out = la.matmul(out, base)
-    return out
+        return A.clone().copy_(_eye_like(A, A.shape[-1]).expand(*A.shape))
+    if n == 1:
+        return A.clone()
+    if n == -1:
+        return inv(A)
+    a = inv(A) if n < 0 else A
+    n = abs(n)
+    if n == 2:
+        return la.matmul(a, a)
+    if n == 3:
+        return la.matmul(la.matmul(a, a), a)
+    # PyTorch's binary decomposition: squares of a, from the least significant bit up
+    z = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = a if z is None else la.matmul(z, z)
+        if bit:
+            result = z if result is None else la.matmul(result, z)
+    return result
 
 
 def multi_dot(tensors) -> Tensor:
@@ -719,12 +780,13 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *,
     if ord == "fro":
         return red.norm(A, 2, (d0, d1), keepdim)
     if ord in ("nuc", 2, -2):
-        moved = A.movedim((d0, d1), (-2, -1))
-        s = svdvals(moved)
-        out = red.sum(s, -1) if ord == "nuc" else (red.amax(s, -1) if ord == 2
-                                                  else red.amin(s, -1))
+        # PyTorch's: the two dims moved last (a permute, even when they already are)
+        perm = [d for d in range(A.dim()) if d not in (d0, d1)] + [d0, d1]
+        s = svdvals(A.permute(*perm))
+        reduce = red.sum if ord == "nuc" else (red.amax if ord == 2 else red.amin)
+        out = reduce(s, -1, keepdim=keepdim)
         if keepdim:
-            out = out.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+            out = out.unsqueeze(-1).permute(*np.argsort(perm).tolist())
         return out
     if ord in (1, -1, math.inf, -math.inf):
         summed_dim, reduce_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
@@ -756,9 +818,9 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) ->
 def cond(A: Tensor, p=None) -> Tensor:
     """The condition number in the ``p`` norm (2 by default)."""
     if p in (None, 2, -2):
-        s = svdvals(A)
-        hi, lo = red.amax(s, -1), red.amin(s, -1)
-        return hi / lo if p in (None, 2) else lo / hi
+        s = svdvals(A)  # sorted in descending order
+        hi, lo = s.narrow(-1, 0, 1), s.narrow(-1, s.shape[-1] - 1, 1)
+        return (hi / lo if p in (None, 2) else lo / hi).squeeze(-1)
     return matrix_norm(A, p) * matrix_norm(inv(A), p)
 
 
@@ -792,6 +854,7 @@ class LinalgCrossBackward0(Node):
     on_tensors = True
     saves = ("dim", "other", "self")
     saved_when: ClassVar[dict] = {"other": ("self",), "self": ("other",)}
+    unsigned = ("dim",)
 
     def backward(self, g):
         other, x = self.saved(g)
@@ -824,10 +887,18 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 def vander(x: Tensor, *, N=None) -> Tensor:
     """The Vandermonde matrix ``[1, x, x**2, ...]`` (increasing powers) of the last dimension."""
     if x.dim() == 0:
-        x = x.reshape(1)
+        x = x.unsqueeze(-1)
     n = x.shape[-1] if N is None else N
-    cols = [x ** 0 if i == 0 else x ** i for i in range(n)]
-    return stack(cols, -1) if cols else x.unsqueeze(-1)[..., :0]
+    if n < 1:
+        return x.unsqueeze(-1)[..., :0]
+    x_ = x.unsqueeze(-1)
+    if not x.dtype.is_floating_point and not x.dtype.is_complex:
+        x_ = x_.to(_dtype.int64)
+    first = ones(*x.shape, 1, dtype=x_.dtype, device=x.device)
+    if n == 1:
+        return first
+    # PyTorch's composite: [1, cumprod of x repeated]
+    return cat([first, red.cumprod(x_.expand(*x.shape, n - 1), -1)], -1)
 
 
 _LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
@@ -856,21 +927,57 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     a = A._data
     if rcond is None:
         rcond = np.finfo(a.dtype).eps * max(m, n)
-    X = la.matmul(pinv(A), Bm)
+    b = Bm._data
+    x = _pinv_array(a, 0.0, max(m, n) * np.finfo(a.dtype).eps, False) @ b
     batch = tuple(A.shape[:-2])
     s = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(batch + (0,), a.dtype)
     smax = s.max(axis=-1, keepdims=True, initial=0.0)
     rank_array = (s > rcond * smax).sum(axis=-1).astype(np.int64)
-    empty = wrap(np.zeros((0,), dtype=a.dtype))
     full_rank = bool(np.all(rank_array == n))
     if m > n and driver != "gelsy" and (driver == "gels" or full_rank):
-        r = la.matmul(A, X) - Bm
-        residuals = red.sum(r * r, -2)
-    else:  # empty, still in the graph as PyTorch's is
-        residuals = X.reshape(-1)[:0]
-    rank = wrap(np.zeros((0,), np.int64)) if driver == "gels" else wrap(rank_array)
-    singular_values = wrap(s) if driver in ("gelsd", "gelss") else empty.clone()
-    return _lstsq_result(X.squeeze(-1) if vector else X, residuals, rank, singular_values)
+        r = a @ x - b
+        residuals = (r * r).sum(axis=-2)
+    else:
+        residuals = np.zeros((0,), dtype=a.dtype)
+    rank = np.zeros((0,), np.int64) if driver == "gels" else rank_array
+    singular_values = s if driver in ("gelsd", "gelss") else np.zeros((0,), dtype=a.dtype)
+    X, residuals, rank, singular_values = record(
+        LinalgLstsqBackward0, (A, B), (x[..., 0] if vector else x, residuals, rank,
+                                       singular_values))
+    return _lstsq_result(X, residuals, wrap(rank._data), wrap(singular_values._data))
+
+
+class LinalgLstsqBackward0(Node):
+    rule = "self, b: linalg_lstsq_backward(grads[0], grads[1], self, b, solution, grad_input_mask)"
+    __slots__ = ()
+    on_tensors = True
+    inputs = ("self", "b")
+    outputs = ("solution", "residuals", "rank", "singular_values")
+    saves = ("b", "self", "solution")
+
+    def backward(self, gX, gL, g_rank=None, g_s=None):
+        B, A, X = self.saved(gX if gX is not None else gL)
+        vector = B.dim() == A.dim() - 1
+        if vector:
+            B, X = B.unsqueeze(-1), X.unsqueeze(-1)
+            gX = None if gX is None else gX.unsqueeze(-1)
+        gA = gB = None
+        if gX is not None:
+            pinvA = pinv(A)
+            if self.needs(0):
+                gA = _pinv_backward(la.matmul(gX, _mH(B)), pinvA, A)
+            if self.needs(1):
+                gB = la.matmul(_mH(pinvA), gX)
+        if gL is not None and gL.numel() > 0:  # residuals = ||A X - B||^2, X optimal
+            res = (la.matmul(A, X) - B) * gL.unsqueeze(-2)
+            if self.needs(0):
+                gA_L = 2 * la.matmul(res, _mH(X))
+                gA = gA_L if gA is None else gA + gA_L
+            if self.needs(1):
+                gB = -2 * res if gB is None else gB - 2 * res
+        if vector and gB is not None:
+            gB = gB.squeeze(-1)
+        return gA, gB
 
 
 _lstsq_result = collections.namedtuple("lstsq", ["solution", "residuals", "rank",

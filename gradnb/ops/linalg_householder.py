@@ -4,18 +4,20 @@
 Column ``i`` of ``input`` holds the reflector ``v_i`` below its diagonal (a 1 on the diagonal,
 zeros above, none of them stored) and ``H_i = I - tau_i v_i v_i^T``; ``Q = H_1 H_2 ... H_k``.
 Both ops apply the reflectors one at a time to a matrix (``C - tau_i v_i (v_i^T C)``, never
-forming ``Q``), composed from gradnb ops, so their derivatives of every order are those of
-the products themselves, as PyTorch's are.
+forming ``Q``) and record one node, as PyTorch's; their gradients walk the reflectors back
+one at a time, written with gradnb ops so they differentiate again.
 """
 
 from __future__ import annotations
 
+from .._core.grad_mode import no_grad
 from .._core.graph import Node
 from .._core.record import record
 from . import linalg as la
 from . import matrices as mx
 from ._common import Tensor
-from .creation import eye
+from .creation import eye, zeros_like
+from .shape import cat
 
 __all__ = ["orgqr", "ormqr"]
 
@@ -39,15 +41,79 @@ def _apply(V: Tensor, tau: Tensor, C: Tensor, order, left: bool) -> Tensor:
     return C
 
 
-class LinalgHouseholderProductBackward0(Node):
-    """No reflectors (``tau`` empty): the output is the identity, in the graph with no
-    gradient for either input, as PyTorch leaves it."""
-    rule = "input, tau: none (no reflectors: the identity)"
+def _apply_backward(V: Tensor, tau: Tensor, C: Tensor, order, left: bool, G: Tensor):
+    """The gradients ``(V, tau, C)`` of ``_apply(V, tau, C, order, left)`` given that of its
+    result, ``G``: the reflectors walked back in turn, each one's input recomputed forward
+    from ``C`` (a reflector with any ``tau`` is not its own inverse)."""
+    order = list(order)
+    states = [C]
+    for i in order[:-1]:
+        states.append(_apply(V, tau, states[-1], (i,), left))
+    gV = [None] * V.shape[-1]
+    gtau = [None] * tau.shape[-1]
+    for i, Ci in zip(reversed(order), reversed(states)):
+        v = V[..., :, i:i + 1]
+        t = tau[..., i:i + 1].unsqueeze(-1)
+        vT = v.transpose(-2, -1)
+        if left:  # C' = C - t v (v^T C)
+            wC, wG = la.matmul(vT, Ci), la.matmul(vT, G)  # rows
+            gtau[i] = -(wC * wG).sum(-1)
+            gV[i] = -t * (la.matmul(G, wC.transpose(-2, -1)) + la.matmul(Ci, wG.transpose(-2, -1)))
+            G = G - t * la.matmul(v, wG)
+        else:  # C' = C - t (C v) v^T
+            wC, wG = la.matmul(Ci, v), la.matmul(G, v)  # columns
+            gtau[i] = -(wC * wG).sum(-2)
+            gV[i] = -t * (la.matmul(G.transpose(-2, -1), wC) + la.matmul(Ci.transpose(-2, -1), wG))
+            G = G - t * la.matmul(wG, vT)
+    zero_col = zeros_like(V[..., :, :1])
+    gV = cat([c if c is not None else zero_col for c in gV], -1)
+    zero_tau = zeros_like(tau[..., :1])
+    gtau = cat([c if c is not None else zero_tau for c in gtau], -1)
+    return mx.tril(gV, -1), gtau, G
 
+
+class LinalgHouseholderProductBackward0(Node):
+    """The product's gradient, reflector by reflector (no reflectors, ``tau`` empty: the
+    output is the identity, with no gradient for either input, as PyTorch leaves it)."""
+    rule = ("input, tau: householder_product_backward(grad, result, input, tau)")
     __slots__ = ()
+    on_tensors = True
+    inputs = ("input", "tau")
+    saves = ("input", "tau", "result")
 
     def backward(self, g):
-        return None, None
+        A, tau, _ = self.saved(g)
+        k = tau.shape[-1]
+        if k == 0:
+            return None, None
+        m, n = A.shape[-2], A.shape[-1]
+        start = eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape)
+        gA, gtau, _ = _apply_backward(_reflectors(A), tau, start, reversed(range(k)), True, g)
+        return gA, gtau
+
+
+class OrmqrBackward0(Node):
+    rule = ("self, input2, input3: ormqr_backward(grad, result, self, input2, input3, left, "
+            "transpose, grad_input_mask)")
+    __slots__ = ("left", "transpose")
+    on_tensors = True
+    inputs = ("self", "input2", "input3")
+    saves = ("input2", "input3", "self", "result", "left", "transpose")
+
+    def backward(self, g):
+        tau, C, A, _ = self.saved(g)
+        k = tau.shape[-1]
+        if k == 0:
+            return None, None, g
+        gA, gtau, gC = _apply_backward(_reflectors(A), tau, C, _ormqr_order(
+            k, self.left, self.transpose), self.left, g)
+        return gA, gtau, gC
+
+
+def _ormqr_order(k: int, left: bool, transpose: bool):
+    """The reflectors in the order ``ormqr`` applies them: ``Q C`` applies ``H_k`` first,
+    ``Q^T C = H_k ... H_1 C`` applies ``H_1`` first (mirrored on the right)."""
+    return range(k) if transpose == left else reversed(range(k))
 
 
 def _check_tau_batch(name: str, input: Tensor, tau: Tensor) -> None:
@@ -75,11 +141,11 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
                            "tau.shape[-1]")
     _check_tau_batch(name, A, tau)
     k = tau.shape[-1]
-    start = eye(m, n, dtype=A.dtype, device=A.device)
-    if k == 0:
-        identity = start.expand(*A.shape)._data.copy()
-        return record(LinalgHouseholderProductBackward0, (A, tau), identity)
-    return _apply(_reflectors(A), tau, start, reversed(range(k)), left=True)
+    start = eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape)
+    with no_grad():
+        out = start.clone() if k == 0 else _apply(_reflectors(A), tau, start,
+                                                  reversed(range(k)), left=True)
+    return record(LinalgHouseholderProductBackward0, (A, tau), out._data)
 
 
 orgqr = householder_product
@@ -102,12 +168,11 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
         raise RuntimeError(f"gradnb.ormqr: other.shape[{side}] must be equal to "
                            "input.shape[-2]")
     _check_tau_batch("ormqr", input, tau)
-    # Q C applies H_k first; Q^T C = H_k ... H_1 C applies H_1 first (and mirrored on the right)
-    forward = transpose == left
-    order = range(k) if forward else reversed(range(k))
-    if k == 0:  # Q is the identity
-        return other.clone()
-    return _apply(_reflectors(input), tau, other, order, left)
+    with no_grad():
+        out = other.clone() if k == 0 else _apply(_reflectors(input), tau, other,
+                                                  _ormqr_order(k, left, transpose), left)
+    return record(OrmqrBackward0, (input, tau, other), out._data,
+                  attrs={"left": left, "transpose": transpose})
 
 
 TENSOR_METHODS = {"ormqr": ormqr, "orgqr": orgqr}

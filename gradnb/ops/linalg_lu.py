@@ -7,9 +7,10 @@ LAPACK's conventions, as PyTorch returns them: ``L`` (unit diagonal, not stored)
 packed in one matrix, 1-based int32 pivots (row ``i`` was swapped with row ``pivots[i]``),
 and ``info`` the first zero pivot (1-based, 0 when there is none).
 
-Only ``lu_factor_ex`` is a primitive (its derivative is PyTorch's ``lu_factor_ex_backward``,
-written with gradnb ops, so it differentiates again); unpacking and solving are composed
-from triangular parts and triangular solves, whose own derivatives give PyTorch's.
+Each op records PyTorch's one node (``LinalgLuFactorExBackward0``, ``LinalgLuBackward0``,
+``LuUnpackBackward0``, ``LinalgLuSolveBackward0``); their derivatives are PyTorch's
+(``lu_factor_ex_backward``, ``linalg_lu_backward``, ``lu_unpack_backward``,
+``linalg_lu_solve_LU``), written with gradnb ops so they differentiate again.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from . import linalg as la
 from . import matrices as mx
 from ._args import scalar_type_name
 from ._common import Tensor, wrap
-from .creation import eye
+from .creation import eye, zeros_like
 from .lapack import getrf as _getrf
-from .linalg_decompositions import _mT, solve_triangular
+from .linalg_decompositions import _mH, _mT, solve_triangular
 from .shape import cat
 
 __all__ = ["lu", "lu_solve", "lu_unpack"]
@@ -80,26 +81,36 @@ class LinalgLuFactorExBackward0(Node):
 
     def backward(self, g):
         LU, _ = self.saved(g)
-        m, n = LU.shape[-2], LU.shape[-1]
-        k = min(m, n)
+        k = min(LU.shape[-2], LU.shape[-1])
         L, U = _unpack(LU)
-        gL, gU = g[..., :, :k], g[..., :k, :]
-        if m == n:
-            gA = mx.tril(la.matmul(_mT(L), gL), -1) + mx.triu(la.matmul(gU, _mT(U)))
-            gA = solve_triangular(_mT(U), gA, upper=False, left=False)
-            gA = solve_triangular(_mT(L), gA, upper=True, unitriangular=True)
-        elif m < n:  # wide: U = [U1 | U2] with U1 square
-            gA = la.matmul(_mT(L), gL) - la.matmul(mx.triu(gU), _mT(U))
-            gA = solve_triangular(_mT(U[..., :, :k]), mx.tril(gA, -1), upper=False, left=False)
-            gA = cat([gA + mx.triu(gU[..., :, :k]), gU[..., :, k:]], -1)
-            gA = solve_triangular(_mT(L), gA, upper=True, unitriangular=True)
-        else:  # tall: L = [L1; L2] with L1 square
-            gA = la.matmul(gU, _mT(U)) - la.matmul(_mT(L), mx.tril(gL, -1))
-            gA = solve_triangular(_mT(L[..., :k, :]), mx.triu(gA), upper=True,
-                                  unitriangular=True)
-            gA = cat([gA + mx.tril(gL[..., :k, :], -1), gL[..., k:, :]], -2)
-            gA = solve_triangular(_mT(U), gA, upper=False, left=False)
-        return (la.matmul(wrap(self.P), gA),)
+        return (_lu_backward(g[..., :, :k], g[..., :k, :], wrap(self.P), L, U),)
+
+
+def _lu_backward(gL, gU, P, L, U):
+    """PyTorch's ``linalg_lu_backward``: the gradient of ``A = P L U`` from those of ``L``
+    (``m x k``) and ``U`` (``k x n``); either may be None (no gradient)."""
+    m, n = L.shape[-2], U.shape[-1]
+    k = min(m, n)
+    if gL is None:
+        gL = zeros_like(L)
+    if gU is None:
+        gU = zeros_like(U)
+    if m == n:
+        gA = mx.tril(la.matmul(_mT(L), gL), -1) + mx.triu(la.matmul(gU, _mT(U)))
+        gA = solve_triangular(_mT(U), gA, upper=False, left=False)
+        gA = solve_triangular(_mT(L), gA, upper=True, unitriangular=True)
+    elif m < n:  # wide: U = [U1 | U2] with U1 square
+        gA = la.matmul(_mT(L), gL) - la.matmul(mx.triu(gU), _mT(U))
+        gA = solve_triangular(_mT(U[..., :, :k]), mx.tril(gA, -1), upper=False, left=False)
+        gA = cat([gA + mx.triu(gU[..., :, :k]), gU[..., :, k:]], -1)
+        gA = solve_triangular(_mT(L), gA, upper=True, unitriangular=True)
+    else:  # tall: L = [L1; L2] with L1 square
+        gA = la.matmul(gU, _mT(U)) - la.matmul(_mT(L), mx.tril(gL, -1))
+        gA = solve_triangular(_mT(L[..., :k, :]), mx.triu(gA), upper=True,
+                              unitriangular=True)
+        gA = cat([gA + mx.tril(gL[..., :k, :], -1), gL[..., k:, :]], -2)
+        gA = solve_triangular(_mT(U), gA, upper=False, left=False)
+    return la.matmul(P, gA)
 
 
 def _check_lu_input(A: Tensor, name: str) -> None:
@@ -155,28 +166,144 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False):
     return (LU, pivots, info) if get_infos else (LU, pivots)
 
 
+class LuUnpackBackward0(Node):
+    rule = "LU_data: lu_unpack_backward(grad_L, grad_U, LU_data.sym_size(-2), LU_data.sym_size(-1))"
+    __slots__ = ("LU_data_sym_argsize_minus_1", "LU_data_sym_argsize_minus_2")
+    on_tensors = True
+    inputs = ("LU_data",)
+    outputs = ("P", "L", "U")
+    saves = ("LU_data_sym_argsize_minus_1", "LU_data_sym_argsize_minus_2")
+
+    def backward(self, gP, gL, gU):
+        m, n = self.LU_data_sym_argsize_minus_2, self.LU_data_sym_argsize_minus_1
+        k = min(m, n)
+        parts = []
+        if gL is not None:  # L's strictly lower part, in the first k columns
+            gL = mx.tril(gL, -1)
+            parts.append(gL if k == n else cat([gL, zeros_like(gL[..., :, :1]).expand(
+                *gL.shape[:-1], n - k)], -1))
+        if gU is not None:  # U's upper part, in the first k rows
+            gU = mx.triu(gU)
+            parts.append(gU if k == m else cat([gU, zeros_like(gU[..., :1, :]).expand(
+                *gU.shape[:-2], m - k, n)], -2))
+        if not parts:
+            return (None,)
+        return (parts[0] if len(parts) == 1 else parts[0] + parts[1],)
+
+
+def _without_grad(t: Tensor) -> Tensor:
+    """A non-differentiable output of a node with several (``P`` of ``lu_unpack``)."""
+    return wrap(t._data)
+
+
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
               unpack_pivots: bool = True):
     """``(P, L, U)`` from ``lu_factor``'s output; a part not asked for is an empty tensor."""
     if LU_pivots.dtype.name != "int32":
         raise RuntimeError("gradnb.lu_unpack: LU_pivots is expected to be a contiguous tensor "
                            "of gradnb.int32 dtype.")
-    empty = wrap(np.zeros((0,), dtype=LU_data._data.dtype))
-    L, U = _unpack(LU_data) if unpack_data else (empty, empty.clone())
-    P = wrap(_permutation(LU_pivots._data, LU_data.shape[-2], LU_data._data.dtype)) \
-        if unpack_pivots else empty.clone()
-    return _lu_unpack_result(P, L, U)
+    lu_ = LU_data._data
+    m, n = lu_.shape[-2:]
+    empty = np.zeros((0,), dtype=lu_.dtype)
+    if unpack_data:
+        L, U = _unpack_arrays(lu_)
+    else:
+        L, U = empty, empty.copy()
+    P = _permutation(LU_pivots._data, m, lu_.dtype) if unpack_pivots else empty.copy()
+    P, L, U = record(LuUnpackBackward0, (LU_data,), (P, L, U),
+                     attrs={"LU_data_sym_argsize_minus_1": n, "LU_data_sym_argsize_minus_2": m})
+    return _lu_unpack_result(_without_grad(P), L, U)
+
+
+def _unpack_arrays(lu_: np.ndarray):
+    """``_unpack`` on arrays."""
+    m, n = lu_.shape[-2:]
+    k = min(m, n)
+    L = np.tril(lu_[..., :, :k], -1) + np.eye(m, k, dtype=lu_.dtype)
+    U = np.triu(lu_[..., :k, :])
+    return L, U
+
+
+class LinalgLuBackward0(Node):
+    rule = "A: linalg_lu_backward(grad_L, grad_U, P, L, U, pivot)"
+    __slots__ = ("pivot",)
+    on_tensors = True
+    inputs = ("A",)
+    outputs = ("P", "L", "U")
+    saves = ("L", "P", "U", "pivot")
+
+    def backward(self, gP, gL, gU):
+        L, P, U = self.saved(gL if gL is not None else gU)
+        return (_lu_backward(gL, gU, P, L, U),)
 
 
 def linalg_lu(A: Tensor, *, pivot: bool = True):
     """``(P, L, U)`` with ``A = P @ L @ U``: ``P`` a permutation, ``L`` unit lower triangular
     (``m x k``), ``U`` upper triangular (``k x n``)."""
     _check_lu_input(A, "linalg.lu")
-    LU, pivots, _ = lu_factor_ex(A, pivot=pivot)
-    return _lu_result(*lu_unpack(LU, pivots))
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    a = A._data
+    lu_, pivots, _ = _getrf(a)
+    L, U = _unpack_arrays(lu_)
+    P = _permutation(pivots, a.shape[-2], a.dtype)
+    P, L, U = record(LinalgLuBackward0, (A,), (P, L, U), attrs={"pivot": pivot})
+    return _lu_result(_without_grad(P), L, U)
 
 
 # -- solving ---------------------------------------------------------------------------------------
+class LinalgLuSolveBackward0(Node):
+    rule = ("LU: linalg_lu_solve_LU(grad, LU, pivots, result, left, adjoint); "
+            "B: at::linalg_lu_solve(LU, pivots, grad, left, !adjoint)")
+    __slots__ = ("adjoint", "left")
+    on_tensors = True
+    inputs = ("LU", "B")
+    computed = ("pivots",)
+    saves = ("LU", "pivots", "result", "adjoint", "left")
+
+    def backward(self, g):
+        LU, pivots, X = self.saved(g)
+        left, adjoint = self.left, self.adjoint
+        gB = linalg_lu_solve(LU, pivots, g, left=left, adjoint=not adjoint) \
+            if self.needs(1) else None
+        gLU = _lu_solve_LU(g, LU, pivots, X, left, adjoint) if self.needs(0) else None
+        return gLU, gB
+
+
+def _lu_solve_LU(gX, LU, pivots, X, left: bool, adjoint: bool):
+    """PyTorch's ``linalg_lu_solve_LU``: the gradient of the packed ``LU`` of a solve."""
+    L, U = _unpack(LU)
+    if left != adjoint:
+        gR = -(la.matmul(gX, _mH(X)) if left else la.matmul(_mH(gX), X))
+        gR = solve_triangular(_mH(U), gR, upper=False)
+        gL = solve_triangular(_mH(L), la.matmul(gR, _mH(U)), upper=True,
+                              unitriangular=True)
+        return mx.tril(gL, -1) + mx.triu(gR)
+    P = wrap(_permutation(pivots._data, LU.shape[-1], LU._data.dtype))
+    gR = -la.matmul(la.matmul(la.matmul(_mT(P), X if left else _mH(X)),
+                              _mH(gX) if left else gX), P)
+    gR = solve_triangular(_mH(L), gR, upper=True, left=False, unitriangular=True)
+    gU = mx.triu(solve_triangular(_mH(U), la.matmul(_mH(L), gR), upper=False, left=False))
+    return mx.tril(gR, -1) + gU
+
+
+def _lu_solve_array(lu_, pivots, b, left: bool, adjoint: bool):
+    """``linalg.lu_solve`` on arrays (batch dimensions broadcast)."""
+    n = lu_.shape[-1]
+    L, U = _unpack_arrays(lu_)
+    P = _permutation(pivots, n, lu_.dtype)
+    A = P @ L @ U
+    if adjoint:
+        A = np.conj(np.swapaxes(A, -1, -2))
+    if not left:  # X A = B is A^T X^T = B^T
+        A, b = np.swapaxes(A, -1, -2), np.swapaxes(b, -1, -2)
+    batch = np.broadcast_shapes(A.shape[:-2], b.shape[:-2])
+    dtype = np.result_type(A, b)
+    out = np.linalg.solve(np.broadcast_to(A, batch + A.shape[-2:]).astype(dtype),
+                          np.broadcast_to(b, batch + b.shape[-2:]).astype(dtype))
+    return np.ascontiguousarray(np.swapaxes(out, -1, -2)) if not left else out
+
+
 def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
                     adjoint: bool = False) -> Tensor:
     """``X`` with ``A X = B`` for ``A = P L U`` given by ``lu_factor`` (``X A = B`` when not
@@ -192,16 +319,9 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
         equation = "AX = B" if left else "XA = B"
         raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
                            f"{equation} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
-    L, U = _unpack(LU)
-    P = wrap(_permutation(pivots._data, n, LU._data.dtype))
-    if not left:  # X A = B is A^T X^T = B^T
-        return _mT(linalg_lu_solve(LU, pivots, _mT(B), adjoint=not adjoint))
-    if adjoint:  # U^T L^T P^T X = B
-        Y = solve_triangular(_mT(U), B, upper=False)
-        Y = solve_triangular(_mT(L), Y, upper=True, unitriangular=True)
-        return la.matmul(P, Y)
-    Y = solve_triangular(L, la.matmul(_mT(P), B), upper=False, unitriangular=True)
-    return solve_triangular(U, Y, upper=True)
+    out = _lu_solve_array(LU._data, pivots._data, B._data, left, adjoint)
+    return record(LinalgLuSolveBackward0, (LU, B), out,
+                  attrs={"pivots": pivots, "left": left, "adjoint": adjoint})
 
 
 def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:

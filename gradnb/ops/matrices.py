@@ -1,8 +1,10 @@
 """Matrix construction and products: triangles and diagonals, block_diag, kron, the fused
 ``add*`` products, inner/vdot/tensordot/einsum, dist/cdist.
 
-``diagonal`` and ``diagonal_scatter`` are primitives whose derivatives are each other; the
-rest are compositions of differentiable gradnb ops (so every order of derivative is free).
+``diagonal`` and ``diagonal_scatter`` are primitives whose derivatives are each other;
+``cdist`` records PyTorch's ``CdistBackward0`` (or ``EuclideanDistBackward0``) with a derivative
+written in gradnb ops; the rest are compositions of differentiable gradnb ops (so every order
+of derivative is free).
 """
 
 from __future__ import annotations
@@ -464,15 +466,120 @@ def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
     return red.dist(input, other, p)
 
 
+_CDIST_MODES = {None: 0, "use_mm_for_euclid_dist_if_necessary": 0,
+                "use_mm_for_euclid_dist": 1, "donot_use_mm_for_euclid_dist": 2}
+
+
 def cdist(x1: Tensor, x2: Tensor, p=2.0, compute_mode=None) -> Tensor:
-    """Pairwise ``p``-norm distances between the rows of ``x1`` and ``x2`` (batched)."""
+    """Pairwise ``p``-norm distances between the rows of ``x1`` and ``x2`` (batched).
+
+    As PyTorch's: one ``_cdist_forward`` (``CdistBackward0``), except the Euclidean distance
+    through matrix products (``_euclidean_dist``) for ``p=2`` when ``compute_mode`` asks for it
+    or, by default, when either side has more than 25 rows."""
     if x1.dim() < 2 or x2.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    return red.norm(diff, p, dim=-1)
+    mode = _CDIST_MODES.get(compute_mode)
+    if mode is None:
+        raise RuntimeError(f"{compute_mode} is not a valid value for compute_mode")
+    r1, r2, c = x1.shape[-2], x2.shape[-2], x1.shape[-1]
+    by_mm = p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25)))
+    if x1.numel() == 0 or x2.numel() == 0 or not by_mm:
+        return _cdist_forward(x1, x2, float(p))
+    batch = tuple(np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
+    n = int(np.prod(batch))
+    out_shape = (*batch, r1, r2)
+    if r1 == 0 or r2 == 0 or n == 0 or c == 0:  # (not reached: empty inputs go above)
+        return _cdist_forward(x1, x2, float(p))
+    if n == 1:
+        dist = _euclidean_dist(x1, x2)
+    else:
+        dist = _euclidean_dist(x1.expand(*batch, r1, c).contiguous().view(n, r1, c),
+                               x2.expand(*batch, r2, c).contiguous().view(n, r2, c))
+    return dist.view(*out_shape)
+
+
+def _differences(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return a[..., :, None, :] - b[..., None, :, :]
+
+
+def _cdist_array(a: np.ndarray, b: np.ndarray, p: float) -> np.ndarray:
+    diff = np.abs(_differences(a, b))
+    if p == 0:
+        return (diff != 0).sum(-1).astype(a.dtype)
+    if p == np.inf:
+        return diff.max(-1, initial=0.0)
+    if p == 1:
+        return diff.sum(-1)
+    if p == 2:
+        return np.sqrt((diff * diff).sum(-1))
+    return (diff ** p).sum(-1) ** (1 / p)
+
+
+class CdistBackward0(Node):
+    rule = ("x1: _cdist_backward(grad.contiguous(), x1, x2, p, result); "
+            "x2: _cdist_backward(grad.mT().contiguous(), x2, x1, p, result.mT().contiguous())")
+    __slots__ = ("p",)
+    on_tensors = True
+    inputs = ("x1", "x2")
+    saves = ("x1", "x2", "p", "result")
+
+    def backward(self, g):
+        x1, x2, dist = self.saved(g)
+        w = _cdist_pair_grad(x1.unsqueeze(-2) - x2.unsqueeze(-3), dist.unsqueeze(-1),
+                             g.unsqueeze(-1), self.p)
+        return (red.sum(w, -2) if self.needs(0) else None,
+                -red.sum(w, -3) if self.needs(1) else None)
+
+
+def _cdist_pair_grad(diff, dist, g, p: float):
+    """PyTorch's ``_cdist_backward`` per pair of rows: the gradient of ``|diff|_p`` times
+    ``g`` (zero where the distance is zero)."""
+    from . import elementwise as ew
+
+    if p == 0:
+        return diff * 0
+    if p == 1:
+        return g * diff.sign()
+    if p == np.inf:
+        return g * diff.sign() * (diff.abs() == dist)
+    zero = dist == 0
+    safe = ew.where(zero, 1.0, dist)
+    if p == 2:
+        return ew.where(zero, 0.0, g * diff / safe)
+    flat = diff == 0
+    power = ew.where(flat, 1.0, diff.abs()) ** (p - 1)  # |diff|^(p-1), 0 taken where diff is
+    return ew.where(zero | flat, 0.0, g * diff.sign() * power / safe ** (p - 1))
+
+
+def _cdist_forward(x1: Tensor, x2: Tensor, p: float) -> Tensor:
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
+    out = _cdist_array(x1._data, x2._data, p)
+    return record(CdistBackward0, (x1, x2), out, attrs={"p": p})
+
+
+class EuclideanDistBackward0(Node):
+    rule = "x1, x2: _euclidean_dist_backward(grad, x1, x2, result)"
+    __slots__ = ()
+    on_tensors = True
+    inputs = ("x1", "x2")
+    saves = ("x1", "x2", "result")
+
+    def backward(self, g):
+        from . import elementwise as ew
+
+        x1, x2, res = self.saved(g)
+        zero = res == 0
+        ratio = ew.where(zero, 0.0, g / ew.where(zero, 1.0, res))
+        return (x1 * red.sum(ratio, -1, keepdim=True) - la.matmul(ratio, x2),
+                x2 * red.sum(ratio, -2).unsqueeze(-1) - la.matmul(ratio.transpose(-2, -1), x1))
+
+
+def _euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
+    return record(EuclideanDistBackward0, (x1, x2), _cdist_array(x1._data, x2._data, 2.0))
 
 
 def cartesian_prod(*tensors: Tensor) -> Tensor:

@@ -153,10 +153,58 @@ def _compare_saved(name, t, g, values) -> str:
             gv = getattr(g, "_saved_" + attr)
         except Exception as exc:  # noqa: BLE001 - any failure is the finding
             return f"{name}._saved_{attr} raises {_describe(exc)} in gradnb"
+        if _defined_up_to_phase(name, attr, t):
+            tv, gv = _phase_aligned(tv, gv, rows=attr == "Vh")
         problem = _same_value(tv, gv)
         if problem:
             return f"{name}._saved_{attr}: {problem}"
     return ""
+
+
+# Eigenvectors and singular vectors are defined only up to a unit phase per vector (a sign
+# when real; torch.linalg.eig/eigh/svd's docs say so), and another LAPACK build picks another
+# one. These saved values are compared after giving each vector (a column; a row of Vh) the
+# phase that makes torch's largest-magnitude entry of it real and positive, in both libraries.
+# op_db's eig/eigh samples take abs() of the eigenvectors: that AbsBackward0 saves them too.
+_DEFINED_UP_TO_PHASE = {
+    ("LinalgEigBackward0", "eigenvectors"),
+    ("LinalgEighBackward0", "eigenvectors"),
+    ("LinalgSvdBackward0", "U"),
+    ("LinalgSvdBackward0", "V"),
+    ("LinalgSvdBackward0", "Vh"),
+}
+
+
+def _defined_up_to_phase(name: str, attr: str, node) -> bool:
+    if (name, attr) in _DEFINED_UP_TO_PHASE:
+        return True
+    if (name, attr) != ("AbsBackward0", "self") or len(node.next_functions) != 1:
+        return False
+    source, output = node.next_functions[0]
+    return (source is not None and output == 1
+            and _short_name(source) in ("LinalgEigBackward0", "LinalgEighBackward0"))
+
+
+def _phase_aligned(tv, gv, rows: bool):
+    """``tv`` and ``gv`` as NumPy arrays, each vector turned to the phase fixed by torch's
+    largest-magnitude entry of it; unchanged when they cannot be compared so."""
+    import torch
+
+    if not isinstance(tv, torch.Tensor) or not isinstance(gv, gradnb.Tensor):
+        return tv, gv
+    e, a = to_numpy(tv), to_numpy(gv)
+    if e.shape != a.shape or e.dtype != a.dtype or e.ndim < 2 or e.size == 0:
+        return tv, gv
+    axis = -1 if rows else -2  # the axis running along one vector
+    k = np.expand_dims(np.argmax(np.abs(e), axis=axis), axis)
+
+    def turned(x):
+        pivot = np.take_along_axis(x, k, axis=axis)
+        size = np.abs(pivot)
+        phase = np.where(size > 0, pivot / np.where(size > 0, size, 1), 1)
+        return x * np.conj(phase)
+
+    return torch.from_numpy(turned(e)), gradnb.tensor(turned(a))
 
 
 def _same_value(tv, gv) -> str:
