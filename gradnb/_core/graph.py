@@ -439,11 +439,11 @@ def _compile_saves(cls) -> None:
         elif name in cls.outputs:
             spec.append(Output(cls.outputs.index(name)))
             tensors.append(name)
+        elif name in cls.computed:  # (before ``result1``: max_pool's indices are one)
+            spec.append(None)  # the op's tensor, put in its place per recording
+            tensors.append(name)
         elif result:
             spec.append(Output(int(result.group(1) or 0)))
-            tensors.append(name)
-        elif name in cls.computed:
-            spec.append(None)  # the op's tensor, put in its place per recording
             tensors.append(name)
         elif filled and filled.group(1) in cls.inputs:
             fills.append((name, cls.inputs.index(filled.group(1)), filled.group(2)))

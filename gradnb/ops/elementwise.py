@@ -18,9 +18,10 @@ from .._core.backend import get_array_module, silent
 from .._core.graph import Node
 from .._core.record import record, wrap
 from . import dual
-from ._args import check_tensor_only, check_tensor_or_number
+from ._args import check_tensor_only, check_tensor_or_number, scalar_type_name
 from ._common import Tensor, binary_operands
 from ._declare import node, unary
+from .arithmetic import div
 from .complex import complex_sgn, sgn_array
 
 __all__ = [
@@ -30,7 +31,9 @@ __all__ = [
     "allclose",
     "asin",
     "atan",
+    "bitwise_left_shift",
     "bitwise_not",
+    "bitwise_right_shift",
     "ceil",
     "clamp",
     "clamp_max",
@@ -46,13 +49,19 @@ __all__ = [
     "expm1",
     "fix",
     "floor",
+    "floor_divide",
     "ge",
+    "greater",
+    "greater_equal",
     "gt",
+    "heaviside",
     "isclose",
     "isfinite",
     "isinf",
     "isnan",
     "le",
+    "less",
+    "less_equal",
     "log",
     "log1p",
     "log2",
@@ -65,6 +74,7 @@ __all__ = [
     "maximum",
     "minimum",
     "ne",
+    "not_equal",
     "relu",
     "round",
     "rsqrt",
@@ -570,6 +580,41 @@ bitwise_or = _compare("bitwise_or")
 bitwise_xor = _compare("bitwise_xor")
 
 
+# PyTorch's longer names of the comparisons.
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+def _shift(name: str, ufunc, kernel: str):
+    def fn(input, other) -> Tensor:
+        _, _, a, b = binary_operands(input, other)
+        data = a if hasattr(a, "dtype") else b
+        if data.dtype.kind not in "iu":
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{scalar_type_name(data.dtype)}'")
+        return wrap(get_array_module(data).asarray(ufunc(a, b)))
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` of integer tensors (no gradient)."
+    return fn
+
+
+bitwise_left_shift = _shift("bitwise_left_shift", np.left_shift, "lshift_cpu")
+bitwise_right_shift = _shift("bitwise_right_shift", np.right_shift, "rshift_cpu")
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """0 where ``input < 0``, ``values`` where it is 0, 1 where it is positive (no gradient:
+    PyTorch has no derivative for it)."""
+    if input._data.dtype != values._data.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return wrap(_xp(input).heaviside(input._data, values._data))
+
+
+def floor_divide(input, other) -> Tensor:
+    """``input / other`` rounded toward negative infinity (``div(rounding_mode="floor")``)."""
+    return div(input, other, rounding_mode="floor")
+
+
 def logical_not(input: Tensor) -> Tensor:
     return wrap(_xp(input).logical_not(input._data))
 
@@ -609,7 +654,11 @@ def isclose(input: Tensor, other: Tensor, rtol=1e-05, atol=1e-08, equal_nan=Fals
 
 TENSOR_METHODS = {
     "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
-    "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
+    "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "greater": gt,
+    "greater_equal": ge, "less": lt, "less_equal": le, "not_equal": ne,
+    "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
+    "__lshift__": bitwise_left_shift, "__rshift__": bitwise_right_shift,
+    "heaviside": heaviside, "floor_divide": floor_divide,
     "__and__": bitwise_and, "__or__": bitwise_or, "__xor__": bitwise_xor, "__invert__": bitwise_not,
     "logical_not": logical_not, "logical_and": logical_and, "logical_or": logical_or,
     "logical_xor": logical_xor, "bitwise_not": bitwise_not,

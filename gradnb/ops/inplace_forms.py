@@ -9,6 +9,7 @@ and a form exists exactly where its out-of-place op does.
 from __future__ import annotations
 
 from .._core.tensor import Tensor
+from ._args import scalar_type_name
 from .inplace import apply_inplace
 
 __all__ = ["install"]
@@ -24,6 +25,20 @@ FORMS = (
     "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "selu_", "celu_", "sigmoid_",
     "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "threshold_", "trunc_",
     "xlogy_", "addmv_", "fill_", "zero_", "detach_",
+)
+
+# The forms PyTorch has only as ``Tensor`` methods (no ``torch.<name>``).
+METHOD_FORMS = (
+    "absolute_", "addbmm_", "addmm_", "addr_", "arctan2_", "atan2_", "baddbmm_",
+    "bitwise_and_", "bitwise_left_shift_", "bitwise_not_", "bitwise_or_", "bitwise_right_shift_",
+    "bitwise_xor_", "copysign_", "cumprod_", "cumsum_", "digamma_", "erfinv_",
+    "floor_divide_", "fmod_", "heaviside_", "hypot_", "index_copy_",
+    "index_fill_", "lerp_", "lgamma_", "logical_and_", "logical_not_", "logical_or_",
+    "logical_xor_", "masked_scatter_", "mvlgamma_", "nextafter_", "remainder_", "renorm_",
+    "sgn_", "sign_", "tril_", "triu_",
+    # comparisons write 0/1 in ``self``'s dtype
+    "eq_", "ne_", "not_equal_", "ge_", "greater_equal_", "greater_", "gt_", "le_",
+    "less_equal_", "less_", "lt_",
 )
 
 
@@ -46,10 +61,30 @@ def _function(name: str, method):
     return function
 
 
+def _float_power_(self: Tensor, exponent) -> Tensor:
+    """``float_power`` written into ``self``, which must already be double (or complex double):
+    the op computes in double precision."""
+    op = _in_place("float_power_", _namespace["float_power"])
+    result = "ComplexDouble" if self._data.dtype.kind == "c" or (
+        isinstance(exponent, Tensor) and exponent._data.dtype.kind == "c") else "Double"
+    expected = {"Double": "float64", "ComplexDouble": "complex128"}[result]
+    if self._data.dtype.name != expected:
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{scalar_type_name(self._data.dtype)} but the operation's result "
+                           f"requires dtype {result}")
+    return op(self, exponent)
+
+
+_namespace: dict = {}
+
+
 def install(namespace: dict) -> None:
     """Give ``Tensor`` each in-place form it lacks whose op ``namespace`` (gradnb's top level)
     has, and ``namespace`` the function form of each."""
-    for name in FORMS:
+    _namespace.update(namespace)
+    if not hasattr(Tensor, "float_power_") and "float_power" in namespace:
+        Tensor.float_power_ = _float_power_
+    for name in (*FORMS, *METHOD_FORMS):
         method = getattr(Tensor, name, None)
         if method is None:
             op = namespace.get(name[:-1])
@@ -57,4 +92,5 @@ def install(namespace: dict) -> None:
                 continue
             method = _in_place(name, op)
             setattr(Tensor, name, method)
-        namespace.setdefault(name, _function(name, method))
+        if name in FORMS:
+            namespace.setdefault(name, _function(name, method))

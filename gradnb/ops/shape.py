@@ -462,6 +462,36 @@ class UnsqueezeBackward1(UnsqueezeBackward0):
     __slots__ = ()
 
 
+class SqueezeBackward3(SqueezeBackward0):
+    """Gradient of ``squeeze_()``, the in-place form."""
+    rule = "self: unsqueeze_to(grad, self_sym_sizes)"
+
+    __slots__ = ()
+
+
+class SqueezeBackward5(SqueezeBackward2):
+    """Gradient of ``squeeze_(dims)``, the in-place form."""
+    rule = "self: unsqueeze_to(grad, dim, self_sym_sizes)"
+
+    __slots__ = ()
+
+
+class TBackward1(TBackward0):
+    """Gradient of ``t_``, the in-place form."""
+    rule = "self: grad.t()"
+
+    __slots__ = ()
+
+
+# The node PyTorch records for a view op's in-place form (``x.squeeze_(1)``): the same rule and
+# saves under another name, so each is a subclass that adds nothing.
+INPLACE_VIEW_NODES = {
+    SqueezeBackward0: SqueezeBackward3, SqueezeBackward1: SqueezeBackward4,
+    SqueezeBackward2: SqueezeBackward5, UnsqueezeBackward0: UnsqueezeBackward1,
+    TransposeBackward0: TransposeBackward1, TBackward0: TBackward1,
+}
+
+
 def inplace_view_step(cls, input: Tensor, data, **attrs) -> Tensor:
     """An in-place view step of a composite (``squeeze_``, ``unsqueeze_``, ``transpose_`` on an
     intermediate it owns) recorded as the node PyTorch records for it (``SqueezeBackward4``):

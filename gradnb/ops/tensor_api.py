@@ -182,8 +182,12 @@ def _inplace_view(view):
                                "operation.")
         out = view(self, *args, **kwargs)
         self._data = out._data
-        if out.grad_fn is not None:
-            self.grad_fn = out.grad_fn
+        node = out._grad_fn
+        if node is not None:
+            # The in-place form's own node (``SqueezeBackward4`` for ``squeeze_(dim)``): a
+            # subclass with the same slots, so the recorded node changes only its class.
+            node.__class__ = sh.INPLACE_VIEW_NODES.get(type(node), type(node))
+            self._grad_fn = node
             self._output_nr = out._output_nr
         bump_version(self)
         return self
