@@ -396,7 +396,7 @@ class Tensor:
         if self.device.type != "cpu":
             suffixes.append(f"device='{self.device}'")
         if self.grad_fn is not None:
-            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+            suffixes.append(f"grad_fn=<{self.grad_fn.name().rpartition('::')[2]}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         data = self._data if type(self._data) is np.ndarray else self._data.get()

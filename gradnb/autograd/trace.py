@@ -231,7 +231,7 @@ class Trace(events.Subscriber):
                 if s.source is not None and s.source[0] == _SELF else s
                 for s in saved
             )
-        record = OpRecord(key, node.name(), tuple(inputs), outputs, saved, weakref.ref(node),
+        record = OpRecord(key, _shown_name(node), tuple(inputs), outputs, saved, weakref.ref(node),
                           output_tensors, tuple(self._scope), seq=node._seq)
         self._key_of_node[node._seq] = key
         self._records[key] = record
@@ -266,7 +266,7 @@ class Trace(events.Subscriber):
     def _add_horizon(self, node: Node, meta) -> int:
         """An op from before the trace: drawn as an input leaf carrying the op's name."""
         shape, dtype = (tuple(meta[0]), _dtype_name(meta[1])) if meta is not None else ((), "")
-        record = LeafRecord(self._next_key(), shape, dtype, True, _dead, horizon=node.name())
+        record = LeafRecord(self._next_key(), shape, dtype, True, _dead, horizon=_shown_name(node))
         self._records[record.key] = record
         self.leaves.append(record)
         self._key_of_node[node._seq] = record.key
@@ -394,3 +394,9 @@ def _nbytes(shape: tuple[int, ...], dtype: str) -> int:
     for d in shape:
         count *= d
     return count * np.dtype(dtype).itemsize
+
+
+def _shown_name(node) -> str:
+    """A node's name as a trace shows it: without a C++ namespace (``CopySlices`` for
+    ``gradnb::autograd::CopySlices``)."""
+    return node.name().rpartition("::")[2]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from html import escape
 
+from gradnb.notebook.explain.notes import short_name
 from gradnb.notebook.formatting import format_number, format_shape
 from gradnb.notebook.tensors import dtype_name, values
 
@@ -34,7 +35,7 @@ def tensor_html(tensor) -> str | None:
         return None
     autograd = ""
     if tensor.grad_fn is not None:
-        autograd = f", grad_fn={tensor.grad_fn.name()}"
+        autograd = f", grad_fn={short_name(tensor.grad_fn)}"
     elif tensor.requires_grad:
         autograd = ", requires_grad=True"
     caption = f"tensor {format_shape(tensor.shape)} {dtype_name(tensor)}{autograd}"

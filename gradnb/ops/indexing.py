@@ -410,6 +410,11 @@ class CopySlices(_RegionWrite):
 
     __slots__ = ()
 
+    def name(self) -> str:
+        """As PyTorch names this C++ node (``torch::autograd::CopySlices``), in gradnb's
+        namespace; views and reprs show ``CopySlices``."""
+        return "gradnb::autograd::CopySlices"
+
 
 def index_put(input: Tensor, indices, values, accumulate: bool = False) -> Tensor:
     """A copy of ``input`` with ``values`` put (or, with ``accumulate``, added) at ``indices``.

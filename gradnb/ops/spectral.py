@@ -9,38 +9,29 @@ from ._common import Tensor
 from .complex import view_as_real
 from .creation import zeros
 from .fft import _c2c, _r2c
+from .padding import constant_pad_nd
+from .padding_modes import circular_pad, index_pad
 from .shape import SqueezeBackward4, TransposeBackward1, cat, inplace_view_step, unsqueeze
 from .strided import as_strided
 
 __all__ = ["stft"]
 
 
-def _pad_index(length: int, pad: int, mode: str):
-    """Source positions of a signal of ``length`` padded by ``pad`` on both sides (None marks
-    a zero of constant padding)."""
-    inner = np.arange(length)
-    left, right = np.arange(-pad, 0), np.arange(length, length + pad)
-    if mode == "reflect":
-        if pad >= length:
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
-                               f"input dimension, but got: padding ({pad}, {pad}) at dimension "
-                               f"0 of input [{length}]")
-        left, right = -left, 2 * (length - 1) - right
-    elif mode == "replicate":
-        left, right = np.zeros(pad, int), np.full(pad, length - 1)
-    elif mode == "circular":
-        left, right = left % length, right % length
-    elif mode != "constant":
-        raise NotImplementedError(f"stft: pad_mode {mode!r} is not supported")
-    return np.concatenate((left, inner, right))
-
-
 def _padded(x: Tensor, pad: int, mode: str) -> Tensor:
+    """The signal padded by ``pad`` on both sides of its last dim, through ``pad``'s own nodes
+    (``ReflectionPad1DBackward0``...), as PyTorch's stft calls ``F.pad``."""
     if mode == "constant":
-        z = zeros(*x.shape[:-1], pad, dtype=x.dtype)
-        return cat((z, x, z), dim=-1)
-    # contiguous, as PyTorch's pad gives it: the frames are a strided view of its storage
-    return x[..., _pad_index(x.shape[-1], pad, mode)].contiguous()
+        return constant_pad_nd(x, (pad, pad))
+    if mode == "circular":
+        return circular_pad(x, (pad, pad))
+    if mode not in ("reflect", "replicate"):
+        raise NotImplementedError(f"stft: pad_mode {mode!r} is not supported")
+    length = x.shape[-1]
+    if mode == "reflect" and pad >= length:
+        raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
+                           f"input dimension, but got: padding ({pad}, {pad}) at dimension "
+                           f"{x.dim() - 1} of input {list(x.shape)}")
+    return index_pad(x, (pad, pad), mode)
 
 
 def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,

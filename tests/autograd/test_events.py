@@ -109,5 +109,5 @@ def test_grad_mode_blocks_and_in_place_writes_are_reported():
         ("enter", "no_grad"), ("exit", "no_grad"),
         ("enter", "inference_mode"), ("exit", "inference_mode"),
         ("op", "MulBackward0"), ("op", "MulBackward0"), ("write", 1),
-        ("op", "CopySlices"), ("write", 2),
+        ("op", "gradnb::autograd::CopySlices"), ("write", 2),
     ]

@@ -268,7 +268,7 @@ def test_setitem_value_requiring_grad_makes_target_require_grad():
     x = gradnb.zeros(3)
     w = gradnb.tensor(2.0, requires_grad=True)
     x[1] = w
-    assert x.requires_grad and x.grad_fn.name() == "CopySlices"
+    assert x.requires_grad and x.grad_fn.name() == "gradnb::autograd::CopySlices"
     (x * gradnb.tensor([1.0, 10.0, 100.0])).sum().backward()
     assert w.grad.item() == 10.0
 
@@ -313,7 +313,7 @@ def test_setitem_through_a_view_rebases_the_base():
     y = x * 1.0
     row = y[1]
     row[0] = 10.0
-    assert y.grad_fn.name() == "CopySlices" and row.grad_fn.name() == "AsStridedBackward0"
+    assert y.grad_fn.name() == "gradnb::autograd::CopySlices" and row.grad_fn.name() == "AsStridedBackward0"
     assert y.tolist()[1][0] == 10.0
     (y * y).sum().backward()
     expected = 2 * np.arange(6.0).reshape(2, 3)
@@ -521,7 +521,7 @@ def test_observers_see_the_nodes_of_writes():
             self.names = []
 
         def op_recorded(self, node, outputs):
-            self.names.append(node.name())
+            self.names.append(node.name().rpartition("::")[2])
 
     recorder = Recorder()
     x = gradnb.tensor(A34, requires_grad=True)

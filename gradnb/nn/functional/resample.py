@@ -20,7 +20,7 @@ from ..._core.record import record
 from ..._core.tensor import Tensor
 from ...ops.indexing import scatter_into_zeros
 from ...ops.padding import _constant_pad, constant_pad_nd
-from .padding_modes import circular_pad, index_pad
+from ...ops.padding_modes import circular_pad, index_pad
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = ["channel_shuffle", "constant_pad_nd", "interpolate", "pad", "pixel_shuffle",

@@ -17,6 +17,7 @@ from html import escape
 from gradnb._core.graph import AccumulateGrad
 from gradnb.autograd.trace import Trace
 from gradnb.notebook.build import build_graph, describe
+from gradnb.notebook.explain.notes import short_name
 from gradnb.notebook.explain.watcher import Write, watcher
 from gradnb.notebook.explain.where import Where
 from gradnb.notebook.graph_view import GraphView
@@ -103,7 +104,7 @@ class InplaceErrorView:
             elif sharing:
                 self.saved_name = sharing[0]
             else:
-                self.saved_name = f"the result of {culprit.node.name()}"
+                self.saved_name = f"the result of {short_name(culprit.node)}"
             op_box = built.box_of.get(key)
             if op_box is not None:
                 graph.set_highlight([op_box], "active")
@@ -131,7 +132,7 @@ class InplaceErrorView:
             return f"backward({self.label}) failed: a saved tensor was modified in place"
         saved_at = f" at {c.saved_where}" if c.saved_where else ""
         return (f"in-place error: {self.saved_name} ({describe(c.shape, c.dtype)}) was saved by "
-                f"{c.node.name()}{saved_at} and then modified in place by "
+                f"{short_name(c.node)}{saved_at} and then modified in place by "
                 f"{self._writes_text()} (version {c.saved_version} -> {c.version})")
 
     def _writes_text(self) -> str:

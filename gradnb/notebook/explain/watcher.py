@@ -41,7 +41,7 @@ from gradnb._core.tensor import Tensor
 from gradnb.autograd import events
 from gradnb.autograd.trace import Trace
 from gradnb.nn.modules.module import Module
-from gradnb.notebook.explain.notes import note_of
+from gradnb.notebook.explain.notes import note_of, short_name
 from gradnb.notebook.explain.unrecorded import UnrecordedCalls
 from gradnb.notebook.explain.where import CellNumbers, Where, is_internal_code, user_frame
 from gradnb.notebook.formatting import format_shape, host_array
@@ -404,7 +404,7 @@ class Watcher:
     def backward_started(self, roots, grads) -> None:
         """A pass begins: open its record."""
         index = self.backwards[-1].index + 1 if self.backwards else 1
-        names = ", ".join(r.grad_fn.name() if r.grad_fn is not None else "a leaf" for r in roots)
+        names = ", ".join(short_name(r.grad_fn) if r.grad_fn is not None else "a leaf" for r in roots)
         self._current = BackwardRecord(index, self._where(), names,
                                        [weakref.ref(r) for r in roots])
         self._marks = {}
@@ -494,11 +494,11 @@ class Watcher:
         cause = note_of(node, "why_nonfinite") or ""
         detail = (f"{cause}{'; ' if cause else ''}"
                   f"{', '.join(values) if values else 'its inputs'}{at}").strip()
-        return Blame(kind, node.name(), self.where_of(node), detail,
+        return Blame(kind, short_name(node), self.where_of(node), detail,
                      note_of(node, "fix_nonfinite") or "")
 
     def _blame_zero(self, node, out) -> Blame:
-        name = node.name()
+        name = short_name(node)
         reason = note_of(node, "why_zero") or "it multiplied the gradient by zeros"
         return Blame("zero", name, self.where_of(node),
                      f"{reason} (the gradient it passed on, {format_shape(out.shape)}, is all 0)")
@@ -518,7 +518,7 @@ def _saved_values(node) -> list[tuple[str, np.ndarray]]:
         arrays = node.saved(None)
     except RuntimeError:
         return []
-    labels = ("result",) if node.name() in ("SqrtBackward0", "RsqrtBackward0",
+    labels = ("result",) if short_name(node) in ("SqrtBackward0", "RsqrtBackward0",
                                               "ReciprocalBackward0") else ("self", "other")
     out = []
     for label, array in zip(labels, arrays):
@@ -562,7 +562,7 @@ def _cut_from(source, how: str, where: Where | None, result: weakref.ref | None,
         return Cut(how, where, "a leaf", None, result,
                    leaves if leaves is not None else (leaf,) if leaf is not None else (),
                    leaf, block, source is not None)
-    return Cut(how, where, node.name(), node._sequence_nr(), result,
+    return Cut(how, where, short_name(node), node._sequence_nr(), result,
                leaves if leaves is not None else _leaves_behind(node), None, block)
 
 

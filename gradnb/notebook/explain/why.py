@@ -29,6 +29,7 @@ import numpy as np
 
 from gradnb._core.graph import AccumulateGrad
 from gradnb._core.tensor import Tensor
+from gradnb.notebook.explain.notes import short_name
 from gradnb.notebook.explain.watcher import Watcher, watcher
 from gradnb.notebook.explain.where import Where
 from gradnb.notebook.formatting import host_array
@@ -166,23 +167,23 @@ def _non_leaf_reason(name: str, t: Tensor, names: Names, watch: Watcher) -> Reas
     where = watch.where_of(node)
     leaf = _direct_leaf(node)
     leaf_name = names.of_tensor(leaf) if leaf is not None else None
-    head = f"{name}: .grad is None because {name} is not a leaf ({node.name()}{_at(where)})"
-    if leaf is not None and node.name() in _COPIES:
+    head = f"{name}: .grad is None because {name} is not a leaf ({short_name(node)}{_at(where)})"
+    if leaf is not None and short_name(node) in _COPIES:
         other = leaf_name or "the original leaf"
         return Reason(name, head, [
-            (f"{name} is a copy of {other} made by {node.name()}: it is no longer the leaf "
+            (f"{name} is a copy of {other} made by {short_name(node)}: it is no longer the leaf "
             f"(moved or copied), so the gradient goes to {other}.grad")],
             f"read {other}.grad, or make the leaf with the dtype/device you need "
             f"(tensor(..., dtype=..., requires_grad=True)) and use that", where)
     if leaf is not None:
         other = leaf_name or "a leaf"
         return Reason(name, head, [
-            (f"{name} was computed from {other} by {node.name()} (arithmetic on a leaf or "
+            (f"{name} was computed from {other} by {short_name(node)} (arithmetic on a leaf or "
             "parameter makes a new, non-leaf tensor); backward fills .grad only on leaves")],
             f"call {name}.retain_grad() before backward, or do the arithmetic under no_grad() "
             f"and keep {name} a leaf", where)
     return Reason(name, head, [
-        (f"{name} is computed by {node.name()}; backward fills .grad only on leaves (tensors "
+        (f"{name} is computed by {short_name(node)}; backward fills .grad only on leaves (tensors "
         "you created with requires_grad=True)")],
         f"call {name}.retain_grad() before backward to keep its gradient", where)
 
@@ -232,7 +233,7 @@ def _missing_reason(name: str, t: Tensor, names: Names, watch: Watcher) -> Reaso
     details = []
     if use is not None:
         node, where = use
-        details.append(f"{name} was last used by {node.name()}{_at(where)}, in a graph that "
+        details.append(f"{name} was last used by {short_name(node)}{_at(where)}, in a graph that "
                        f"backward did not go through (backward was run on another graph)")
     else:
         details.append(f"{name} is not an input of any op that led to the output "

@@ -14,12 +14,12 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..._core.backend import get_array_module
-from ..._core.graph import Node, bump_version
-from ..._core.record import record
-from ..._core.tensor import Tensor
-from ...ops.creation import zeros
-from ...ops.indexing import CopySlices, scatter_into_zeros
+from .._core.backend import get_array_module
+from .._core.graph import Node, bump_version
+from .._core.record import record
+from .._core.tensor import Tensor
+from .creation import zeros
+from .indexing import CopySlices, scatter_into_zeros
 
 __all__ = ["circular_pad", "index_pad"]
 
@@ -99,7 +99,9 @@ def index_pad(input: Tensor, pads: tuple, mode: str) -> Tensor:
     """``reflect`` or ``replicate`` padding of the last ``len(pads) // 2`` dims (1 to 3),
     arguments already checked."""
     data = input._data
-    out = data[_key(data.shape, pads, mode, get_array_module(data))]
+    xp = get_array_module(data)
+    # contiguous, as PyTorch's pad gives it (a gather over an open mesh may not be)
+    out = xp.ascontiguousarray(data[_key(data.shape, pads, mode, xp)])
     return record(_NODES[mode][len(pads) // 2 - 1], (input,), out,
                   attrs={"padding": pads, "mode": mode})
 
