@@ -19,6 +19,7 @@ from . import (
 from ._core.backend import device
 from ._core.default_device import get_default_device, set_default_device
 from ._core.dtype import (
+    bfloat16,
     bool,
     cdouble,
     cfloat,

@@ -162,6 +162,8 @@ def matmul(input, other) -> Tensor:
         out = a @ b
     except ValueError:
         raise RuntimeError(_shape_error(a, b)) from None
+    if out.dtype is not a.dtype:  # ml_dtypes' bfloat16 product comes back float32
+        out = out.astype(a.dtype)
     return record(_node_class(a, b), (ta, tb), out, operands=(a, b))
 
 
@@ -192,6 +194,8 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
         out = a @ b
     except ValueError:
         raise RuntimeError(_shape_error(a, b)) from None
+    if out.dtype is not a.dtype:  # ml_dtypes' bfloat16 product comes back float32
+        out = out.astype(a.dtype)
     return record(BmmBackward0, (ta, tb), out, operands=(a, b))
 
 

@@ -20,7 +20,6 @@ KNOWN_GAPS = {
     "max_pool2d_with_indices_backward": _ATEN_ONLY,
     "torch.ops.aten._safe_softmax.default": _ATEN_ONLY,
     "slice": "missing: op_db calls torch.ops.aten.slice.Tensor, an ATen operator with no public torch.slice; gradnb has no aten namespace (t[a:b:c] and narrow do the same)",
-    "bfloat16": "missing: NumPy has no bfloat16 (ml_dtypes 0.6.0 on PyPI provides one: a candidate optional dependency, with the dtype, promotion and printing work it brings)",
     "chalf": "missing: NumPy has no complex32 (half-precision complex), so gradnb offers no chalf",
     "to_sparse": "missing: sparse tensors have no autograd in gradnb",
     "native_dropout_backward": _ATEN_ONLY,
