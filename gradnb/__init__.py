@@ -116,9 +116,10 @@ __version__ = "0.1.0"
 # PyTorch's namespace (gradnb.nn.Linear, gradnb.optim.SGD, gradnb.save, ...) without paying for
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
 _LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft",
-                 "special", "func", "masked", "backends", "jit", "accelerator"}
+                 "special", "func", "masked", "backends", "jit", "accelerator", "amp", "cpu"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse",
-               "vmap": "func",
+               "vmap": "func", "autocast": "amp", "is_autocast_enabled": "amp",
+               "get_autocast_dtype": "amp", "set_autocast_dtype": "amp",
                # nn.functional ops that PyTorch also offers at the top level
                "alpha_dropout": "nn.functional", "channel_shuffle": "nn.functional",
                "constant_pad_nd": "nn.functional.resample",

@@ -13,6 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ... import _autocast
 from ..._core.backend import get_array_module
 from ..._core.graph import Node
 from ..._core.record import record
@@ -129,6 +130,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
            dilation=1, groups: int = 1) -> Tensor:
     """2-D cross-correlation of ``(N, C, H, W)`` (or ``(C, H, W)``) input with
     ``(O, C/groups, kh, kw)`` filters."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, weight, bias = _autocast.lower(input, weight, bias)
     if input.ndim == 3:
         return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation,
                       groups).squeeze(0)

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from ... import _autocast
 from ..._core.tensor import Tensor
 from ...ops.shape import stack
 from .conv import conv2d, spread
@@ -38,6 +39,8 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
            dilation=1, groups: int = 1) -> Tensor:
     """1-D cross-correlation of ``(N, C, L)`` (or ``(C, L)``) input with ``(O, C/groups, k)``
     filters."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, weight, bias = _autocast.lower(input, weight, bias)
     x, unbatched = _batched(input, 1, "conv1d")
     check_conv(x, weight, bias, stride, padding, dilation, groups)
     pad2 = padding if isinstance(padding, str) else (0, _ntuple(padding, 1)[0])
@@ -54,6 +57,8 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
            dilation=1, groups: int = 1) -> Tensor:
     """3-D cross-correlation of ``(N, C, D, H, W)`` (or unbatched) input with
     ``(O, C/groups, kd, kh, kw)`` filters."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, weight, bias = _autocast.lower(input, weight, bias)
     x, unbatched = _batched(input, 3, "conv3d")
     check_conv(x, weight, bias, stride, padding, dilation, groups)
     kernel = tuple(weight.shape[2:])
@@ -118,6 +123,8 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias, stride, padding, output
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
                      padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """The transpose (gradient) of ``conv1d``, a learnable upsampling of ``(N, C, L)``."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, weight, bias = _autocast.lower(input, weight, bias)
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 1, "conv_transpose1d")
 
@@ -125,6 +132,8 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
                      padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """The transpose (gradient) of ``conv2d``, a learnable upsampling of ``(N, C, H, W)``."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, weight, bias = _autocast.lower(input, weight, bias)
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 2, "conv_transpose2d")
 
@@ -132,5 +141,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
                      padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """The transpose (gradient) of ``conv3d``."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, weight, bias = _autocast.lower(input, weight, bias)
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 3, "conv_transpose3d")

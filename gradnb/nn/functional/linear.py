@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _autocast
 from ..._core.graph import Node
 from ..._core.record import record
 from ...ops import dual
@@ -99,6 +100,8 @@ def _bias_plus_product(bias, m1, m2):
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias`` over the last dimension of ``input``."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, weight, bias = _autocast.lower(input, weight, bias)
     wt = weight.t()
     if bias is None:
         return matmul(input, wt)
