@@ -45,6 +45,7 @@ from ._core.dtype import (
 )
 from ._core.printing import set_printoptions
 from ._core.tensor import Size, Tensor, is_tensor, numel
+from ._layout import layout, sparse_coo, sparse_csr, strided
 from ._memory_format import (
     channels_last,
     channels_last_3d,

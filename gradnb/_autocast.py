@@ -10,6 +10,8 @@ The context manager itself is ``gradnb.amp.autocast``.
 
 from __future__ import annotations
 
+__all__ = ["enabled", "lower", "lower_one", "to_float32"]
+
 enabled = False  # CPU autocast is on
 dtype = None  # its gradnb dtype (bfloat16 unless set)
 
