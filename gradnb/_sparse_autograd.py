@@ -63,11 +63,23 @@ class ToSparseBackward1(Node):
         return (_dense(g),)
 
 
+class ToSparseBackward0(ToSparseBackward1):
+    """``to_sparse(sparse_dim)`` (PyTorch's other overload): the same gradient."""
+    rule = "self: to_dense(grad)"
+    __slots__ = ()
+
+
 class ToDenseBackward0(Node):
     """Gradient of ``to_dense``: the dense gradient at the sparse tensor's entries."""
     rule = "self: grad.sparse_mask(self)"
+    saves = ("self",)  # (packed: the sparse tensor's dense stand-in)
     fit_grads = False
     __slots__ = ("sp",)
+
+    @property
+    def _saved_self(self):
+        """The sparse tensor itself (what is packed is its dense stand-in)."""
+        return self.sp
 
     def backward(self, g):
         return (_mask(g, self.sp),)
@@ -130,7 +142,8 @@ def to_sparse(input: Tensor, sparse_dim: int | None = None, *, layout=None,
         vals = data[tuple(idx)]
     out = sp_cls(idx, np.ascontiguousarray(vals), data.shape, is_coalesced=True)
     if input._requires_grad:
-        out._proxy = record(ToSparseBackward1, (input,), np.broadcast_to(
+        node = ToSparseBackward1 if sparse_dim is None else ToSparseBackward0
+        out._proxy = record(node, (input,), np.broadcast_to(
             np.zeros((), dtype=data.dtype), data.shape), attrs={"self_self_sym_blocksize_opt": None})
     return out
 
