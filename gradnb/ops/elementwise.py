@@ -422,7 +422,7 @@ def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
     if max is not None:
         out = xp.minimum(out, max)
     if min is not None and max is not None and min > max:
-        out = xp.where(xp.isnan(d), d, max) if d.dtype.kind in "fc" else xp.full_like(d, max)
+        out = xp.where(xp.isnan(d), d, max) if d.dtype.kind in "fcV" else xp.full_like(d, max)
     out = out.astype(d.dtype, copy=False) if d.dtype.kind == "f" else out
     return record(_cls, (input,), out, attrs={"lo": min, "hi": max})
 

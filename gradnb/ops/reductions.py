@@ -108,7 +108,7 @@ def _kept_shape(shape, axes):
 
 
 def _require_float(data, message: str) -> None:
-    if data.dtype.kind not in "fc":
+    if data.dtype.kind not in "fcV":
         raise RuntimeError(message)
 
 
@@ -165,7 +165,7 @@ def record_picked(cls, input, values, indices, dim: int, axis: int, keepdim: boo
 
 
 def _is_differentiable(out) -> bool:
-    return out.dtype.kind in "fc"
+    return out.dtype.kind in "fcV"
 
 
 # -- helpers for rules that run on arrays and on tensors -------------------------------------------
@@ -275,7 +275,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
     if dim is None:
         with silent():  # inf - inf is NaN, silently
             out = data.sum(dtype=out_dtype)
-        if out.dtype.kind not in "fc":
+        if out.dtype.kind not in "fcV":
             return wrap(out)
         return record(SumBackward0, (input,), out)
     axes = _reduced_axes(dim, data.ndim)
@@ -315,7 +315,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
     """Arithmetic mean (floating-point tensors only, as in PyTorch)."""
     data = input._data
     if dtype is not None:
-        if _dtype.as_dtype(dtype).np.kind not in "fc":
+        if _dtype.as_dtype(dtype).np.kind not in "fcV":
             raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be "
                                "either a floating point or complex dtype. Got: "
                                f"{scalar_type_name(_dtype.as_dtype(dtype))}")
@@ -882,7 +882,7 @@ class LogsumexpBackward0(Node):
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(input)))`` over ``dim``, computed without overflow (integers as floats)."""
     data = input._data
-    if data.dtype.kind not in "fc":
+    if data.dtype.kind not in "fcV":
         data = data.astype(_dtype.get_default_dtype().np)
     axes = _reduced_axes(dim, data.ndim)
     xp = get_array_module(data)
