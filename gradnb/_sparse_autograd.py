@@ -96,6 +96,35 @@ class ValuesBackward0(Node):
         return (_sparse()(sp._idx, np.array(_dense(g)), sp._shape, is_coalesced=sp._coalesced),)
 
 
+class CoalesceBackward0(Node):
+    """Gradient of ``coalesce``: the (coalesced) gradient as it is."""
+    rule = "self: grad"
+    fit_grads = False
+    __slots__ = ()
+
+    def backward(self, g):
+        return (g,)
+
+
+class SparseMulBackward0(Node):
+    """Gradient of a sparse tensor times a number: the gradient times that number."""
+    rule = "self: grad * other"
+    torch_name = "MulBackward0"
+    fit_grads = False
+    __slots__ = ("other",)
+
+    def backward(self, g):
+        return (g * self.other,)
+
+
+def follow(node_cls, sp, out, **attrs):
+    """``out`` (a new sparse tensor) made from ``sp`` by ``node_cls``, in ``sp``'s graph."""
+    if sp._proxy is not None and sp._proxy._requires_grad:
+        out._proxy = record(node_cls, (sp._proxy,), np.broadcast_to(
+            np.zeros((), dtype=out._vals.dtype), out._shape), attrs=attrs or None)
+    return out
+
+
 class SparseAddmmBackward0(Node):
     """Gradient of ``sparse.mm(mat1, mat2)`` (PyTorch's ``addmm`` with ``beta=0``): for the sparse
     ``mat1``, ``grad @ mat2.T`` at its entries; for the dense ``mat2``, ``mat1.T @ grad``."""

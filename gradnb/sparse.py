@@ -205,7 +205,12 @@ class SparseTensor:
             indices = unique.reshape(1, -1).astype(np.int64)
         else:
             indices = xp.stack(xp.unravel_index(unique, self._shape[:k])).astype(np.int64)
-        return SparseTensor(indices, values, self._shape, is_coalesced=True)
+        out = SparseTensor(indices, values, self._shape, is_coalesced=True)
+        if self._proxy is None:
+            return out
+        from ._sparse_autograd import CoalesceBackward0, follow
+
+        return follow(CoalesceBackward0, self, out)
 
     def _coalesce_(self) -> SparseTensor:
         """Coalesce in place (for in-place edits of the values, such as clipping)."""
@@ -260,6 +265,9 @@ class SparseTensor:
     def __add__(self, other):
         """Sparse + sparse stays sparse (entries concatenated); sparse + dense is dense."""
         if isinstance(other, SparseTensor):
+            if self.requires_grad or other.requires_grad:
+                raise RuntimeError("gradnb: sparse + sparse does not record gradients yet; "
+                                   "add their to_dense() tensors")
             if other._shape != self._shape:
                 raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self "
                                    f"has size {list(self._shape)} while other has size "
@@ -269,7 +277,7 @@ class SparseTensor:
                                 xp.concatenate([self._vals, other._vals.astype(self._vals.dtype)]),
                                 self._shape)
         if isinstance(other, Tensor):
-            return other + Tensor._make(self._dense_array())
+            return other + self.to_dense()
         if hasattr(other, "shape") and hasattr(other, "dtype"):  # a raw array inside the engine
             dense = self._dense_array()
             return dense + other
@@ -284,8 +292,13 @@ class SparseTensor:
             scalar = scalar._data.reshape(())
         if not (isinstance(scalar, (int, float)) or getattr(scalar, "ndim", 1) == 0):
             return NotImplemented
-        return SparseTensor(self._idx, self._vals * scalar, self._shape,
-                            is_coalesced=self._coalesced)
+        out = SparseTensor(self._idx, self._vals * scalar, self._shape,
+                           is_coalesced=self._coalesced)
+        if self._proxy is None:
+            return out
+        from ._sparse_autograd import SparseMulBackward0, follow
+
+        return follow(SparseMulBackward0, self, out, other=scalar)
 
     __rmul__ = __mul__
 

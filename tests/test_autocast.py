@@ -66,9 +66,9 @@ def test_errors_and_warnings_match_torch():
             lib.autocast("foo")
         with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
             lib.autocast(3)
-        with pytest.warns(UserWarning, match="In CPU autocast, but the target dtype is not"):
-            with lib.autocast("cpu", dtype=lib.float64):
-                assert not lib.is_autocast_enabled("cpu")
+        with pytest.warns(UserWarning, match="In CPU autocast, but the target dtype is not"), \
+                lib.autocast("cpu", dtype=lib.float64):
+            assert not lib.is_autocast_enabled("cpu")
         with pytest.warns(FutureWarning, match=r"\.cpu\.amp\.autocast\(args...\)` is deprecated"):
             ctx = lib.cpu.amp.autocast()
         with ctx:

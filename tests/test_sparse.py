@@ -234,3 +234,27 @@ def test_sparse_mm_of_dense_operands_is_mm():
     assert gradnb.sparse.mm(a, gradnb.ones(3, 2)).tolist() == [[3.0, 3.0], [3.0, 3.0]]
     with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied"):
         gradnb.sparse.mm(a.to_sparse(), gradnb.ones(2, 2))
+
+
+def test_coalesce_and_scaling_stay_in_the_graph_as_in_torch():
+    import warnings
+
+    torch = _torch()
+
+    def run(lib):
+        sp = lib.sparse_coo_tensor([[0, 0, 1], [1, 1, 0]], [1.0, 2.0, 3.0], (2, 2),
+                                   requires_grad=True)
+        c = sp.coalesce()
+        m = c * 2
+        m.to_dense().sum().backward()
+        return [c.grad_fn.name(), m.grad_fn.name(), _spelled(repr(sp.grad))]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert run(gradnb) == run(torch)
+
+
+def test_sparse_plus_dense_carries_the_gradient():
+    x = gradnb.ones(2, 2, requires_grad=True)
+    (x.to_sparse() + gradnb.ones(2, 2)).sum().backward()
+    assert x.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
