@@ -108,3 +108,10 @@ def test_common_ops_keep_bfloat16_and_carry_gradients_as_torch(name):
     # rounds once, so the last bit may differ.
     np.testing.assert_allclose(gv, tv, rtol=2e-2, atol=2e-2)
     np.testing.assert_allclose(gx, tx, rtol=2e-2, atol=2e-2)
+
+
+def test_save_and_load_keep_bfloat16(tmp_path):
+    x = gradnb.tensor([1.5, 2.25, -3.0], dtype=gradnb.bfloat16)
+    gradnb.save({"x": x}, tmp_path / "t.pt")
+    back = gradnb.load(tmp_path / "t.pt")["x"]
+    assert back.dtype == gradnb.bfloat16 and back.tolist() == [1.5, 2.25, -3.0]
