@@ -119,8 +119,13 @@ __version__ = "0.1.0"
 _LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft",
                  "special", "func", "masked", "backends", "jit", "accelerator", "amp", "cpu"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse",
-               "vmap": "func", "autocast": "amp", "is_autocast_enabled": "amp",
-               "get_autocast_dtype": "amp", "set_autocast_dtype": "amp",
+               "vmap": "func",
+               **{name: "amp.autocast_mode" for name in (
+                   "autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
+                   "set_autocast_enabled", "is_autocast_cpu_enabled", "get_autocast_cpu_dtype",
+                   "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
+                   "is_autocast_cache_enabled", "set_autocast_cache_enabled",
+                   "clear_autocast_cache")},
                # nn.functional ops that PyTorch also offers at the top level
                "alpha_dropout": "nn.functional", "channel_shuffle": "nn.functional",
                "constant_pad_nd": "nn.functional.resample",

@@ -94,3 +94,39 @@ def test_grad_scaler_matches_torch():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert run(gradnb) == run(torch)
+
+
+def test_functional_switches_and_custom_fwd():
+    assert gradnb.amp.is_autocast_available("cpu")
+    assert gradnb.is_autocast_cache_enabled()
+    gradnb.set_autocast_enabled("cpu", True)
+    try:
+        assert gradnb.is_autocast_enabled("cpu")
+        assert (gradnb.ones(2, 2) @ gradnb.ones(2, 2)).dtype == gradnb.bfloat16
+    finally:
+        gradnb.set_autocast_enabled("cpu", False)
+    with pytest.warns(DeprecationWarning, match="is_autocast_cpu_enabled"):
+        assert not gradnb.is_autocast_cpu_enabled()
+
+    class Square(gradnb.autograd.Function):
+        @staticmethod
+        @gradnb.amp.custom_fwd(device_type="cpu", cast_inputs=gradnb.float32)
+        def forward(ctx, x):
+            return x @ x
+
+        @staticmethod
+        @gradnb.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            return g
+
+    with gradnb.autocast("cpu"):
+        assert Square.apply(gradnb.ones(2, 2).bfloat16()).dtype == gradnb.float32
+
+
+def test_public_names_exist_in_torch():
+    for name in ("autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled",
+                 "is_autocast_cpu_enabled", "clear_autocast_cache", "bfloat16", "sparse_coo",
+                 "strided", "layout"):
+        assert hasattr(torch, name) and hasattr(gradnb, name), name
+    for name in ("autocast", "GradScaler", "custom_fwd", "custom_bwd", "is_autocast_available"):
+        assert hasattr(torch.amp, name) and hasattr(gradnb.amp, name), name

@@ -10,8 +10,16 @@ gradnb.bfloat16
 
 from __future__ import annotations
 
-from .autocast_mode import autocast, get_autocast_dtype, is_autocast_enabled, set_autocast_dtype
+from .autocast_mode import (
+    autocast,
+    custom_bwd,
+    custom_fwd,
+    get_autocast_dtype,
+    is_autocast_available,
+    is_autocast_enabled,
+    set_autocast_dtype,
+)
 from .grad_scaler import GradScaler
 
-__all__ = ["GradScaler", "autocast", "get_autocast_dtype", "is_autocast_enabled",
-           "set_autocast_dtype"]
+__all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd", "get_autocast_dtype",
+           "is_autocast_available", "is_autocast_enabled", "set_autocast_dtype"]

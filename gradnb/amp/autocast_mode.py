@@ -13,7 +13,11 @@ import warnings
 from .. import _autocast
 from .._core import dtype as _dtype
 
-__all__ = ["autocast", "get_autocast_dtype", "is_autocast_enabled", "set_autocast_dtype"]
+__all__ = ["autocast", "clear_autocast_cache", "custom_bwd", "custom_fwd",
+           "get_autocast_cpu_dtype", "get_autocast_dtype", "is_autocast_available",
+           "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled",
+           "set_autocast_cache_enabled", "set_autocast_cpu_dtype", "set_autocast_cpu_enabled",
+           "set_autocast_dtype", "set_autocast_enabled"]
 
 _DEVICE_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, "
                  "lazy, vulkan, mps, meta, hpu, mtia, privateuseone")
@@ -109,3 +113,91 @@ class autocast:
                 return func(*args, **kwargs)
 
         return run
+
+
+def is_autocast_available(device_type: str) -> bool:
+    """Whether autocast exists for ``device_type`` (PyTorch says so for CPU and CUDA)."""
+    return _device_type(device_type) in ("cpu", "cuda")
+
+
+def set_autocast_enabled(device_type: str, enabled: bool) -> None:
+    """Turn CPU autocast on or off outside a context manager (other devices: no effect)."""
+    if _device_type(device_type) == "cpu":
+        _autocast.enabled = bool(enabled)
+        if _autocast.enabled and _autocast.dtype is None:
+            _autocast.dtype = get_autocast_dtype("cpu")
+
+
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(f"gradnb.{old}() is deprecated. Please use gradnb.{new} instead.",
+                  DeprecationWarning, stacklevel=3)
+
+
+def is_autocast_cpu_enabled() -> bool:
+    """Deprecated form of ``is_autocast_enabled("cpu")``."""
+    _deprecated("is_autocast_cpu_enabled", "is_autocast_enabled('cpu')")
+    return _autocast.enabled
+
+
+def get_autocast_cpu_dtype():
+    """Deprecated form of ``get_autocast_dtype("cpu")``."""
+    _deprecated("get_autocast_cpu_dtype", "get_autocast_dtype('cpu')")
+    return get_autocast_dtype("cpu")
+
+
+def set_autocast_cpu_enabled(enabled: bool) -> None:
+    """Deprecated form of ``set_autocast_enabled("cpu", enabled)``."""
+    _deprecated("set_autocast_cpu_enabled", "set_autocast_enabled('cpu', enabled)")
+    set_autocast_enabled("cpu", enabled)
+
+
+def set_autocast_cpu_dtype(dtype) -> None:
+    """Deprecated form of ``set_autocast_dtype("cpu", dtype)``."""
+    _deprecated("set_autocast_cpu_dtype", "set_autocast_dtype('cpu', dtype)")
+    set_autocast_dtype("cpu", dtype)
+
+
+def is_autocast_cache_enabled() -> bool:
+    """Always True in PyTorch's default; gradnb keeps no cast cache (each cast is recorded)."""
+    return True
+
+
+def set_autocast_cache_enabled(enabled: bool) -> None:
+    """Accepted for PyTorch code; gradnb keeps no cast cache."""
+
+
+def clear_autocast_cache() -> None:
+    """Accepted for PyTorch code; gradnb keeps no cast cache."""
+
+
+def custom_fwd(fwd=None, *, device_type: str, cast_inputs=None):
+    """Decorate a custom ``Function.forward`` for autocast, as ``torch.amp.custom_fwd``: with
+    ``cast_inputs`` the forward runs with autocast off and its floating tensor arguments cast
+    to that dtype; without it, under the autocast state of the caller."""
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+    if not isinstance(device_type, str):
+        raise ValueError(  # noqa: TRY004 - as PyTorch
+            f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    _device_type(device_type)
+
+    @functools.wraps(fwd)
+    def run(*args, **kwargs):
+        if cast_inputs is None or not _autocast.enabled:
+            return fwd(*args, **kwargs)
+        target = _dtype.as_dtype(cast_inputs)
+        cast = [_autocast._cast(a, target) for a in args]
+        cast_kw = {k: _autocast._cast(v, target) for k, v in kwargs.items()}
+        with autocast(device_type, enabled=False):
+            return fwd(*cast, **cast_kw)
+
+    return run
+
+
+def custom_bwd(bwd=None, *, device_type: str):
+    """Decorate a custom ``Function.backward`` for autocast, as ``torch.amp.custom_bwd``
+    (gradnb runs backward outside autocast, so the function runs as it is)."""
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+    _device_type(device_type)
+    return bwd
