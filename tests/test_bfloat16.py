@@ -115,3 +115,13 @@ def test_save_and_load_keep_bfloat16(tmp_path):
     gradnb.save({"x": x}, tmp_path / "t.pt")
     back = gradnb.load(tmp_path / "t.pt")["x"]
     assert back.dtype == gradnb.bfloat16 and back.tolist() == [1.5, 2.25, -3.0]
+
+
+def test_reductions_accumulate_in_float32_as_torch():
+    def run(lib):
+        x = lib.ones(10000).bfloat16()
+        m = x.reshape(100, 100)
+        return [float(v.float().item()) for v in (x.sum(), x.mean(), x.cumsum(0)[-1], x.prod(),
+                                                 m.sum(1)[0], m.mean(0)[0])]
+
+    assert run(gradnb) == run(torch) == [9984.0, 1.0, 9984.0, 1.0, 100.0, 1.0]
