@@ -22,13 +22,7 @@ from ._core.graph import Node
 from ._core.record import record
 from ._core.tensor import Tensor
 
-__all__ = ["mm", "sparse_mask", "to_sparse"]
-
-
-def _sparse():
-    from .sparse import SparseTensor
-
-    return SparseTensor
+__all__ = ["follow", "mask", "proxy_of", "record_to_sparse", "sparse_mm", "to_dense", "values"]
 
 
 def proxy_of(shape, np_dtype, requires_grad: bool = False) -> Tensor:
@@ -44,12 +38,12 @@ def _dense(g):
     return g._data if isinstance(g, Tensor) else g
 
 
-def _mask(g, sp):
+def mask(g, sp):
     """``g`` (dense) at ``sp``'s entries, as a sparse tensor of ``sp``'s pattern."""
     g = _dense(g)
     k = sp._idx.shape[0]
-    return _sparse()(sp._idx, np.ascontiguousarray(g[tuple(sp._idx[:k])]), sp._shape,
-                     is_coalesced=sp._coalesced)
+    return type(sp)(sp._idx, np.ascontiguousarray(g[tuple(sp._idx[:k])]), sp._shape,
+                    is_coalesced=sp._coalesced)
 
 
 class ToSparseBackward1(Node):
@@ -82,7 +76,7 @@ class ToDenseBackward0(Node):
         return self.sp
 
     def backward(self, g):
-        return (_mask(g, self.sp),)
+        return (mask(g, self.sp),)
 
 
 class ValuesBackward0(Node):
@@ -93,7 +87,7 @@ class ValuesBackward0(Node):
 
     def backward(self, g):
         sp = self.sp
-        return (_sparse()(sp._idx, np.array(_dense(g)), sp._shape, is_coalesced=sp._coalesced),)
+        return (type(sp)(sp._idx, np.array(_dense(g)), sp._shape, is_coalesced=sp._coalesced),)
 
 
 class CoalesceBackward0(Node):
@@ -142,38 +136,21 @@ class SparseAddmmBackward0(Node):
         rows, cols = sp._idx[0], sp._idx[1]
         g1 = g2 = None
         if self._next[1] is not None:
-            g1 = _sparse()(sp._idx, np.einsum("nk,nk->n", g[rows], d[cols]), sp._shape,
-                           is_coalesced=sp._coalesced)
+            g1 = type(sp)(sp._idx, np.einsum("nk,nk->n", g[rows], d[cols]), sp._shape,
+                          is_coalesced=sp._coalesced)
         if self._next[2] is not None:
             g2 = np.zeros(d.shape, dtype=np.result_type(g.dtype, sp._vals.dtype))
             np.add.at(g2, cols, sp._vals[:, None] * g[rows])
         return (None, g1, g2)
 
 
-def to_sparse(input: Tensor, sparse_dim: int | None = None, *, layout=None,
-              blocksize=None, dense_dim=None):
-    """A sparse COO copy of a dense tensor (its nonzero entries); ``sparse_dim`` leading
-    dimensions are indexed, the rest stay dense in the values."""
-    sp_cls = _sparse()
-    if isinstance(input, sp_cls):
-        return input
-    if layout is not None and getattr(layout, "_name", str(layout)).split(".")[-1] != "sparse_coo":
-        raise RuntimeError(f"to_sparse: layout {layout} is not supported by gradnb (COO only)")
-    data = input._data
-    k = data.ndim if sparse_dim is None else int(sparse_dim)
-    if data.ndim == k:
-        idx = np.stack(np.nonzero(data)).astype(np.int64).reshape(k, -1)
-        vals = data[tuple(idx)]
-    else:
-        flat = data.reshape(data.shape[:k] + (-1,))
-        keep = np.nonzero(np.any(flat != 0, axis=-1))
-        idx = np.stack(keep).astype(np.int64).reshape(k, -1)
-        vals = data[tuple(idx)]
-    out = sp_cls(idx, np.ascontiguousarray(vals), data.shape, is_coalesced=True)
+def record_to_sparse(input: Tensor, out, sparse_dim):
+    """Put ``out`` (``input`` made sparse) in ``input``'s graph."""
     if input._requires_grad:
         node = ToSparseBackward1 if sparse_dim is None else ToSparseBackward0
         out._proxy = record(node, (input,), np.broadcast_to(
-            np.zeros((), dtype=data.dtype), data.shape), attrs={"self_self_sym_blocksize_opt": None})
+            np.zeros((), dtype=input._data.dtype), input._data.shape),
+            attrs={"self_self_sym_blocksize_opt": None})
     return out
 
 
@@ -196,23 +173,8 @@ def values(sp) -> Tensor:
     return record(ValuesBackward0, (sp._proxy,), sp._vals.view(), attrs={"sp": sp})
 
 
-def sparse_mask(input: Tensor, mask):
-    """``input``'s values at ``mask``'s entries, as a sparse tensor of ``mask``'s pattern."""
-    if not getattr(mask, "is_sparse", False):
-        raise RuntimeError("sparse_mask expects mask to be sparse COO tensor")
-    return _mask(input._data, mask.coalesce())
-
-
-def mm(mat1, mat2) -> Tensor:
-    """``mat1 @ mat2`` for a sparse COO ``mat1`` (2-D) and a dense ``mat2``, as
-    ``torch.sparse.mm``; the gradient of ``mat1`` is sparse, masked to its entries."""
-    sp_cls = _sparse()
-    if not isinstance(mat1, sp_cls):
-        from .ops.linalg import mm as dense_mm
-
-        return dense_mm(mat1, mat2)
-    if mat1.ndim != 2 or mat1.sparse_dim() != 2:
-        raise RuntimeError("sparse.mm: mat1 must be a 2-D sparse COO matrix")
+def sparse_mm(mat1, mat2: Tensor) -> Tensor:
+    """``mat1 @ mat2`` for a 2-D sparse COO ``mat1`` and a dense ``mat2``, in the graph."""
     d = mat2._data
     if mat1._shape[1] != d.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1._shape[0]}x"
@@ -222,5 +184,3 @@ def mm(mat1, mat2) -> Tensor:
     np.add.at(out, rows, mat1._vals[:, None] * d[cols])
     return record(SparseAddmmBackward0, (None, mat1._proxy, mat2), out,
                   attrs={"alpha": 1, "beta": 0, "sp": mat1})
-
-

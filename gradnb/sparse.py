@@ -20,12 +20,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import _layout
+from . import _sparse_autograd as _grad
 from ._core import backend as _backend
 from ._core import dtype as _dtype
 from ._core.tensor import Size, Tensor
 from .ops.creation import tensor
 
-__all__ = ["SparseTensor", "mm", "sparse_coo_tensor"]
+__all__ = ["SparseTensor", "mm", "sparse_coo_tensor", "sparse_mask", "to_sparse"]
 
 
 def _add_at(target, index, values) -> None:
@@ -80,9 +81,7 @@ class SparseTensor:
             raise RuntimeError("you can only change requires_grad flags of leaf variables.")
         if requires_grad and self._vals.dtype.kind not in "fcV":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        from ._sparse_autograd import proxy_of
-
-        self._proxy = proxy_of(self._shape, self._vals.dtype, bool(requires_grad)) \
+        self._proxy = _grad.proxy_of(self._shape, self._vals.dtype, bool(requires_grad)) \
             if requires_grad else None
         return self
 
@@ -173,9 +172,7 @@ class SparseTensor:
         if not self._coalesced:
             raise RuntimeError("Cannot get values on an uncoalesced tensor, please call "
                                ".coalesce() first")
-        from ._sparse_autograd import values
-
-        return values(self)
+        return _grad.values(self)
 
     def _indices(self) -> Tensor:
         return Tensor._make(self._idx)
@@ -208,9 +205,7 @@ class SparseTensor:
         out = SparseTensor(indices, values, self._shape, is_coalesced=True)
         if self._proxy is None:
             return out
-        from ._sparse_autograd import CoalesceBackward0, follow
-
-        return follow(CoalesceBackward0, self, out)
+        return _grad.follow(_grad.CoalesceBackward0, self, out)
 
     def _coalesce_(self) -> SparseTensor:
         """Coalesce in place (for in-place edits of the values, such as clipping)."""
@@ -220,9 +215,7 @@ class SparseTensor:
 
     def to_dense(self, dtype=None, *, masked_grad: bool = True) -> Tensor:
         """The dense tensor this stands for (duplicates summed), in the graph."""
-        from ._sparse_autograd import to_dense
-
-        return to_dense(self, dtype, masked_grad=masked_grad)
+        return _grad.to_dense(self, dtype, masked_grad=masked_grad)
 
     def to_sparse(self, *args, **kwargs) -> SparseTensor:
         """Itself (already sparse COO)."""
@@ -296,9 +289,7 @@ class SparseTensor:
                            is_coalesced=self._coalesced)
         if self._proxy is None:
             return out
-        from ._sparse_autograd import SparseMulBackward0, follow
-
-        return follow(SparseMulBackward0, self, out, other=scalar)
+        return _grad.follow(_grad.SparseMulBackward0, self, out, other=scalar)
 
     __rmul__ = __mul__
 
@@ -353,7 +344,46 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
 
 
 def mm(mat1, mat2) -> Tensor:
-    """``mat1 @ mat2`` for a sparse COO ``mat1`` and a dense ``mat2`` (``torch.sparse.mm``)."""
-    from ._sparse_autograd import mm as sparse_mm
+    """``mat1 @ mat2`` for a sparse COO ``mat1`` (2-D) and a dense ``mat2``, as
+    ``torch.sparse.mm``; the gradient of ``mat1`` is sparse, masked to its entries."""
+    if not isinstance(mat1, SparseTensor):
+        from .ops.linalg import mm as dense_mm
 
-    return sparse_mm(mat1, mat2)
+        return dense_mm(mat1, mat2)
+    if mat1.ndim != 2 or mat1.sparse_dim() != 2:
+        raise RuntimeError("sparse.mm: mat1 must be a 2-D sparse COO matrix")
+    return _grad.sparse_mm(mat1, mat2)
+
+
+def to_sparse(input: Tensor, sparse_dim: int | None = None, *, layout=None,
+              blocksize=None, dense_dim=None) -> SparseTensor:
+    """A sparse COO copy of a dense tensor (its nonzero entries); ``sparse_dim`` leading
+    dimensions are indexed, the rest stay dense in the values."""
+    if isinstance(input, SparseTensor):
+        return input
+    if layout is not None and getattr(layout, "_name", str(layout)).split(".")[-1] != "sparse_coo":
+        raise RuntimeError(f"to_sparse: layout {layout} is not supported by gradnb (COO only)")
+    data = input._data
+    k = data.ndim if sparse_dim is None else int(sparse_dim)
+    if data.ndim == k:
+        idx = np.stack(np.nonzero(data)).astype(np.int64).reshape(k, -1)
+    else:
+        flat = data.reshape(data.shape[:k] + (-1,))
+        idx = np.stack(np.nonzero(np.any(flat != 0, axis=-1))).astype(np.int64).reshape(k, -1)
+    vals = np.ascontiguousarray(data[tuple(idx)])
+    out = SparseTensor(idx, vals, data.shape, is_coalesced=True)
+    return _grad.record_to_sparse(input, out, sparse_dim)
+
+
+def sparse_mask(input: Tensor, mask) -> SparseTensor:
+    """``input``'s values at ``mask``'s entries, as a sparse tensor of ``mask``'s pattern."""
+    if not getattr(mask, "is_sparse", False):
+        raise RuntimeError("sparse_mask expects mask to be sparse COO tensor")
+    return _grad.mask(input._data, mask.coalesce())
+
+
+# Bound to the dense Tensor by gradnb._tensor_methods.
+TENSOR_METHODS = {
+    "layout": property(lambda self: _layout.strided),
+    "to_sparse": to_sparse, "to_sparse_coo": to_sparse, "sparse_mask": sparse_mask,
+}

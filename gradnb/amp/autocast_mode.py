@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import warnings
 
-from .. import _autocast
+from .._core import autocast_state as _autocast
 from .._core import dtype as _dtype
 
 __all__ = ["autocast", "clear_autocast_cache", "custom_bwd", "custom_fwd",

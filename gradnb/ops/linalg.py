@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from .. import _autocast
+from .._core import autocast_state as _autocast
 from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record

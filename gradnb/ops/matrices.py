@@ -11,7 +11,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .. import _autocast
+from .._core import autocast_state as _autocast
 from .._core.backend import get_array_module
 from .._core.grad_mode import no_grad
 from .._core.graph import Node

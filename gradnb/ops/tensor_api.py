@@ -278,28 +278,8 @@ _DEVICE_FLAGS = {
 }
 
 
-def _sparse_op(name):
-    def call(self, *args, **kwargs):
-        from .. import _sparse_autograd
-
-        return getattr(_sparse_autograd, name)(self, *args, **kwargs)
-
-    call.__name__ = name
-    call.__doc__ = f"``{name}`` (``gradnb._sparse_autograd.{name}``)."
-    return call
-
-
-def _layout_of(self):
-    from .._layout import strided
-
-    return strided
-
-
 TENSOR_METHODS = {
     **_DEVICE_FLAGS,
-    "layout": property(_layout_of),
-    "to_sparse": _sparse_op("to_sparse"), "to_sparse_coo": _sparse_op("to_sparse"),
-    "sparse_mask": _sparse_op("sparse_mask"),
     "new_zeros": _new(0), "new_ones": _new(1), "new_empty": _new(0), "new_full": new_full,
     "new_tensor": new_tensor, "type": type_, "stride": stride, "is_contiguous": is_contiguous,
     "data_ptr": data_ptr, "random_": random_, "new": new, "resize_": resize_,

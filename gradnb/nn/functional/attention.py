@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ... import _autocast
+from ..._core import autocast_state as _autocast
 from ..._core.tensor import Tensor
 from ...ops.creation import tensor
 from .activation import dropout, softmax

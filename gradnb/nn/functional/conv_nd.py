@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from ... import _autocast
+from ..._core import autocast_state as _autocast
 from ..._core.tensor import Tensor
 from ...ops.shape import stack
 from .conv import conv2d, spread

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import _autocast
+from ..._core import autocast_state as _autocast
 from ..._core.graph import Node
 from ..._core.record import record
 from ...ops import dual

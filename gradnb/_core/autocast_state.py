@@ -17,7 +17,7 @@ dtype = None  # its gradnb dtype (bfloat16 unless set)
 
 
 def _cast(value, target):
-    from ._core.tensor import Tensor
+    from .tensor import Tensor
 
     if isinstance(value, Tensor) and value.dtype is not target and value.dtype.is_floating_point \
             and value.dtype.name != "float64":
@@ -37,6 +37,6 @@ def lower_one(value):
 
 def to_float32(*values):
     """``values`` with their lower-precision floating tensors cast to float32."""
-    from ._core import dtype as _dtype
+    from . import dtype as _dtype
 
     return tuple(_cast(v, _dtype.float32) for v in values)
