@@ -19,6 +19,7 @@ from . import (
 from ._core.backend import device
 from ._core.default_device import get_default_device, set_default_device
 from ._core.dtype import (
+    bfloat16,
     bool,
     cdouble,
     cfloat,
@@ -44,6 +45,7 @@ from ._core.dtype import (
 )
 from ._core.printing import set_printoptions
 from ._core.tensor import Size, Tensor, is_tensor, numel
+from ._layout import layout, sparse_coo, sparse_csr, strided
 from ._memory_format import (
     channels_last,
     channels_last_3d,
@@ -115,9 +117,15 @@ __version__ = "0.1.0"
 # PyTorch's namespace (gradnb.nn.Linear, gradnb.optim.SGD, gradnb.save, ...) without paying for
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
 _LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft",
-                 "special", "func", "masked", "backends", "jit", "accelerator"}
+                 "special", "func", "masked", "backends", "jit", "accelerator", "amp", "cpu"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse",
                "vmap": "func",
+               **{name: "amp.autocast_mode" for name in (
+                   "autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
+                   "set_autocast_enabled", "is_autocast_cpu_enabled", "get_autocast_cpu_dtype",
+                   "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
+                   "is_autocast_cache_enabled", "set_autocast_cache_enabled",
+                   "clear_autocast_cache")},
                # nn.functional ops that PyTorch also offers at the top level
                "alpha_dropout": "nn.functional", "channel_shuffle": "nn.functional",
                "constant_pad_nd": "nn.functional.resample",

@@ -149,6 +149,13 @@ def _fmt(value: float) -> str:
     return f"{value:.6g}"
 
 
+def _ml_finfo(np_dtype):
+    """ml_dtypes' finfo (bfloat16: NumPy's own finfo does not know the type)."""
+    import ml_dtypes
+
+    return ml_dtypes.finfo(np_dtype)
+
+
 class finfo:
     """Facts of a floating-point dtype, as PyTorch's ``torch.finfo``: ``bits``, ``eps``,
     ``max``, ``min``, ``tiny`` (= ``smallest_normal``), ``resolution``, ``dtype`` (its name).
@@ -160,10 +167,10 @@ class finfo:
         if not isinstance(type, _dtype.dtype):
             raise TypeError("finfo(): argument 'type' (position 1) must be gradnb.dtype, not "
                             f"{builtins.type(type).__name__}")
-        if type.np.kind not in "fc":
+        if not (type.is_floating_point or type.is_complex):
             raise TypeError("gradnb.finfo() requires a floating point input type. Use "
                             "gradnb.iinfo to handle 'gradnb.finfo'")
-        info = np.finfo(type.np)
+        info = np.finfo(type.np) if type.np.kind in "fc" else _ml_finfo(type.np)
         self.bits = int(info.bits)
         self.eps = float(info.eps)
         self.max = float(info.max)

@@ -7,6 +7,7 @@ methods. This module only collects them.
 
 from __future__ import annotations
 
+from . import sparse
 from ._core.tensor import Tensor
 from .autograd import engine
 from .ops import (
@@ -44,7 +45,7 @@ __all__ = ["FAMILIES"]
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine,
             pointwise, matrices, joining, sorting, linalg_decompositions, linalg_householder,
             linalg_lu, linalg_norms, special_functions, scans, statistics, regions, tensor_api,
-            softmax, complex, spectral, scatter_reductions, strided, counting)
+            softmax, complex, spectral, scatter_reductions, strided, counting, sparse)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():

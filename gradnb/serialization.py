@@ -123,8 +123,12 @@ def _encode(obj: Any, arrays: dict) -> Any:
         name = f"tensor_{len(arrays)}"
         data = obj._data
         arrays[name] = data if type(data) is np.ndarray else data.get()
-        return {"tensor": name, "requires_grad": obj.requires_grad,
+        node = {"tensor": name, "requires_grad": obj.requires_grad,
                 "parameter": bool(obj._is_param)}
+        if data.dtype.kind == "V":  # bfloat16: .npy has no such type; its bits go as int16
+            arrays[name] = arrays[name].view(np.int16)
+            node["dtype"] = "bfloat16"
+        return node
     if isinstance(obj, dict):
         items = []
         for key, value in obj.items():
@@ -147,6 +151,8 @@ def _decode(node: dict, archive, device) -> Any:
         data = np.array(archive[node["tensor"]])
         if not data.dtype.isnative:
             data = data.astype(data.dtype.newbyteorder("="))
+        if node.get("dtype") == "bfloat16" and data.dtype == np.int16:
+            data = data.view(_dtype.bfloat16.np)
         if device is not None and Device(device).type != "cpu":
             data = to_device(data, Device(device))
         t = Tensor._make(data)

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _layout
+from . import _sparse_autograd as _grad
 from ._core import backend as _backend
 from ._core import dtype as _dtype
 from ._core.tensor import Size, Tensor
 from .ops.creation import tensor
 
-__all__ = ["SparseTensor", "sparse_coo_tensor"]
+__all__ = ["SparseTensor", "mm", "sparse_coo_tensor", "sparse_mask", "to_sparse"]
 
 
 def _add_at(target, index, values) -> None:
@@ -42,16 +44,15 @@ class SparseTensor:
     scalar ``*``, ``coalesce``, ``to_dense``, ``zero_``, ``to(device)``."""
 
     is_sparse = True
-    layout = "sparse_coo"
-    requires_grad = False
-    grad_fn = None
-    is_leaf = True
+    is_sparse_csr = False
+    layout = _layout.sparse_coo
     # NumPy must hand ``array + sparse`` to ``__radd__`` instead of making an object array.
     __array_ufunc__ = None
 
-    __slots__ = ("__weakref__", "_coalesced", "_idx", "_shape", "_vals")
+    __slots__ = ("__weakref__", "_coalesced", "_idx", "_proxy", "_shape", "_vals")
 
     def __init__(self, indices, values, size, *, is_coalesced: bool = False) -> None:
+        self._proxy = None  # the dense stand-in that carries grad_fn / .grad (_sparse_autograd)
         self._idx = indices
         self._vals = values
         self._shape = tuple(int(s) for s in size)
@@ -63,6 +64,45 @@ class SparseTensor:
         if indices.shape[0] + values.ndim - 1 != len(self._shape):
             raise RuntimeError(f"number of dimensions must be sparse_dim ({indices.shape[0]}) + "
                                f"dense_dim ({values.ndim - 1}), but got {len(self._shape)}")
+
+    # -- autograd -------------------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        """Whether gradients flow to (or through) this tensor."""
+        return self._proxy is not None and self._proxy._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> SparseTensor:
+        """Make this sparse tensor a leaf that collects a (sparse) ``.grad``."""
+        if self._proxy is not None and self._proxy.grad_fn is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+        if requires_grad and self._vals.dtype.kind not in "fcV":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._proxy = _grad.proxy_of(self._shape, self._vals.dtype, bool(requires_grad)) \
+            if requires_grad else None
+        return self
+
+    @property
+    def grad_fn(self):
+        """The node that made this tensor (None for a leaf)."""
+        return None if self._proxy is None else self._proxy.grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        """A leaf's accumulated gradient (sparse, as PyTorch's)."""
+        return None if self._proxy is None else self._proxy._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if self._proxy is not None:
+            self._proxy._grad = value
 
     # -- metadata -------------------------------------------------------------------------------
     @property
@@ -117,6 +157,9 @@ class SparseTensor:
         """True when indices are unique and sorted."""
         return self._coalesced
 
+    def __len__(self) -> int:
+        return self._shape[0]
+
     def indices(self) -> Tensor:
         """The indices of a coalesced tensor (call ``coalesce()`` first, as in PyTorch)."""
         if not self._coalesced:
@@ -129,7 +172,7 @@ class SparseTensor:
         if not self._coalesced:
             raise RuntimeError("Cannot get values on an uncoalesced tensor, please call "
                                ".coalesce() first")
-        return Tensor._make(self._vals)
+        return _grad.values(self)
 
     def _indices(self) -> Tensor:
         return Tensor._make(self._idx)
@@ -159,7 +202,10 @@ class SparseTensor:
             indices = unique.reshape(1, -1).astype(np.int64)
         else:
             indices = xp.stack(xp.unravel_index(unique, self._shape[:k])).astype(np.int64)
-        return SparseTensor(indices, values, self._shape, is_coalesced=True)
+        out = SparseTensor(indices, values, self._shape, is_coalesced=True)
+        if self._proxy is None:
+            return out
+        return _grad.follow(_grad.CoalesceBackward0, self, out)
 
     def _coalesce_(self) -> SparseTensor:
         """Coalesce in place (for in-place edits of the values, such as clipping)."""
@@ -167,9 +213,15 @@ class SparseTensor:
         self._idx, self._vals, self._coalesced = c._idx, c._vals, True
         return self
 
-    def to_dense(self) -> Tensor:
-        """The dense tensor this stands for (duplicates summed)."""
-        return Tensor._make(self._dense_array())
+    def to_dense(self, dtype=None, *, masked_grad: bool = True) -> Tensor:
+        """The dense tensor this stands for (duplicates summed), in the graph."""
+        return _grad.to_dense(self, dtype, masked_grad=masked_grad)
+
+    def to_sparse(self, *args, **kwargs) -> SparseTensor:
+        """Itself (already sparse COO)."""
+        return self
+
+    to_sparse_coo = to_sparse
 
     def _dense_array(self):
         xp = _backend.get_array_module(self._vals)
@@ -197,13 +249,18 @@ class SparseTensor:
                             is_coalesced=self._coalesced)
 
     def detach(self) -> SparseTensor:
-        """Itself: a sparse gradient is never part of a graph."""
-        return self
+        """The same entries outside any graph."""
+        if self._proxy is None:
+            return self
+        return SparseTensor(self._idx, self._vals, self._shape, is_coalesced=self._coalesced)
 
     # -- arithmetic -----------------------------------------------------------------------------
     def __add__(self, other):
         """Sparse + sparse stays sparse (entries concatenated); sparse + dense is dense."""
         if isinstance(other, SparseTensor):
+            if self.requires_grad or other.requires_grad:
+                raise RuntimeError("gradnb: sparse + sparse does not record gradients yet; "
+                                   "add their to_dense() tensors")
             if other._shape != self._shape:
                 raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self "
                                    f"has size {list(self._shape)} while other has size "
@@ -213,7 +270,7 @@ class SparseTensor:
                                 xp.concatenate([self._vals, other._vals.astype(self._vals.dtype)]),
                                 self._shape)
         if isinstance(other, Tensor):
-            return other + Tensor._make(self._dense_array())
+            return other + self.to_dense()
         if hasattr(other, "shape") and hasattr(other, "dtype"):  # a raw array inside the engine
             dense = self._dense_array()
             return dense + other
@@ -228,8 +285,11 @@ class SparseTensor:
             scalar = scalar._data.reshape(())
         if not (isinstance(scalar, (int, float)) or getattr(scalar, "ndim", 1) == 0):
             return NotImplemented
-        return SparseTensor(self._idx, self._vals * scalar, self._shape,
-                            is_coalesced=self._coalesced)
+        out = SparseTensor(self._idx, self._vals * scalar, self._shape,
+                           is_coalesced=self._coalesced)
+        if self._proxy is None:
+            return out
+        return _grad.follow(_grad.SparseScaled, self, out, other=scalar)
 
     __rmul__ = __mul__
 
@@ -254,11 +314,17 @@ class SparseTensor:
         pad = " " * len("tensor(")
         idx = repr(Tensor._make(self._idx)).replace("\n", "\n" + pad + " " * len("indices="))
         vals = repr(Tensor._make(self._vals)).replace("\n", "\n" + pad + " " * len("values="))
+        tail = ""
+        if self.grad_fn is not None:
+            tail = f", grad_fn=<{self.grad_fn.name()}>"
+        elif self.requires_grad:
+            tail = ", requires_grad=True"
         return (f"tensor(indices={idx},\n{pad}values={vals},\n{pad}size={self._shape}, "
-                f"nnz={self._nnz()}, layout=torch.sparse_coo)")
+                f"nnz={self._nnz()}, layout=gradnb.sparse_coo{tail})")
 
 
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
+                      requires_grad: bool = False, check_invariants=None,
                       is_coalesced: bool | None = None) -> SparseTensor:
     """Build a sparse COO tensor from ``indices`` (``sparse_dim x nnz``) and ``values``."""
     idx_t = indices if isinstance(indices, Tensor) else tensor(indices, dtype=_dtype.int64)
@@ -273,4 +339,51 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
         k = idx.shape[0]
         size = tuple(int(m) + 1 for m in idx.max(axis=1)) + tuple(vals.shape[1:]) if idx.size \
             else (0,) * k + tuple(vals.shape[1:])
-    return SparseTensor(idx, vals, size, is_coalesced=bool(is_coalesced))
+    out = SparseTensor(idx, vals, size, is_coalesced=bool(is_coalesced))
+    return out.requires_grad_() if requires_grad else out
+
+
+def mm(mat1, mat2) -> Tensor:
+    """``mat1 @ mat2`` for a sparse COO ``mat1`` (2-D) and a dense ``mat2``, as
+    ``torch.sparse.mm``; the gradient of ``mat1`` is sparse, masked to its entries."""
+    if not isinstance(mat1, SparseTensor):
+        from .ops.linalg import mm as dense_mm
+
+        return dense_mm(mat1, mat2)
+    if mat1.ndim != 2 or mat1.sparse_dim() != 2:
+        raise RuntimeError("sparse.mm: mat1 must be a 2-D sparse COO matrix")
+    return _grad.sparse_mm(mat1, mat2)
+
+
+def to_sparse(input: Tensor, sparse_dim: int | None = None, *, layout=None,
+              blocksize=None, dense_dim=None) -> SparseTensor:
+    """A sparse COO copy of a dense tensor (its nonzero entries); ``sparse_dim`` leading
+    dimensions are indexed, the rest stay dense in the values."""
+    if isinstance(input, SparseTensor):
+        return input
+    if layout is not None and getattr(layout, "_name", str(layout)).split(".")[-1] != "sparse_coo":
+        raise RuntimeError(f"to_sparse: layout {layout} is not supported by gradnb (COO only)")
+    data = input._data
+    k = data.ndim if sparse_dim is None else int(sparse_dim)
+    if data.ndim == k:
+        idx = np.stack(np.nonzero(data)).astype(np.int64).reshape(k, -1)
+    else:
+        flat = data.reshape(data.shape[:k] + (-1,))
+        idx = np.stack(np.nonzero(np.any(flat != 0, axis=-1))).astype(np.int64).reshape(k, -1)
+    vals = np.ascontiguousarray(data[tuple(idx)])
+    out = SparseTensor(idx, vals, data.shape, is_coalesced=True)
+    return _grad.record_to_sparse(input, out, sparse_dim)
+
+
+def sparse_mask(input: Tensor, mask) -> SparseTensor:
+    """``input``'s values at ``mask``'s entries, as a sparse tensor of ``mask``'s pattern."""
+    if not getattr(mask, "is_sparse", False):
+        raise RuntimeError("sparse_mask expects mask to be sparse COO tensor")
+    return _grad.mask(input._data, mask.coalesce())
+
+
+# Bound to the dense Tensor by gradnb._tensor_methods.
+TENSOR_METHODS = {
+    "layout": property(lambda self: _layout.strided),
+    "to_sparse": to_sparse, "to_sparse_coo": to_sparse, "sparse_mask": sparse_mask,
+}

@@ -164,3 +164,97 @@ def test_sparse_gradient_matches_torch(torch):
                                   t_emb.weight.grad._indices().numpy())
     np.testing.assert_allclose(g_emb.weight.grad.to_dense().numpy(),
                                t_emb.weight.grad.to_dense().numpy(), rtol=1e-6)
+
+
+# -- autograd through sparse tensors, compared with PyTorch ----------------------------------
+def _torch():
+    return pytest.importorskip("torch")
+
+
+def _spelled(text: str) -> str:
+    return text.replace("torch.", "gradnb.")
+
+
+def _graph_run(lib):
+    x = lib.tensor([[0.0, 2.0], [3.0, 0.0]], requires_grad=True)
+    s = x.to_sparse()
+    seen = [repr(s), type(s.grad_fn).__name__,
+            [type(n[0]).__name__ for n in s.grad_fn.next_functions]]
+    d = s.to_dense()
+    seen += [type(d.grad_fn).__name__, [type(n[0]).__name__ for n in d.grad_fn.next_functions]]
+    (d * d).sum().backward()
+    seen.append(repr(x.grad))
+    x.grad = None
+    w = lib.ones(2, 3, requires_grad=True)
+    m = lib.sparse.mm(s, w)
+    n = m.grad_fn
+    seen += [repr(m), [type(k[0]).__name__ if k[0] is not None else None
+                       for k in n.next_functions],
+             n._saved_alpha, n._saved_beta, tuple(n._saved_mat2_sym_sizes),
+             tuple(n._saved_mat2_sym_strides)]
+    m.sum().backward()
+    seen += [repr(x.grad), repr(w.grad)]
+    x.grad = None
+    v = s.coalesce().values()
+    (v * 2).sum().backward()
+    seen += [repr(v), repr(x.grad)]
+    seen += [s.is_sparse, s.is_sparse_csr, repr(s.layout), repr(x.layout), x.is_sparse_csr,
+             repr(s.indices().dtype), s._nnz()]
+    seen.append(repr(lib.tensor([[1.0, 1.0], [1.0, 1.0]]).sparse_mask(s)))
+    seen.append(repr(lib.tensor([[1.0, 0, 0], [0, 0, 5.0]]).to_sparse(1)))
+    return [_spelled(str(item)) for item in seen]
+
+
+def test_gradients_through_to_sparse_to_dense_mm_values_match_torch():
+    import warnings
+
+    torch = _torch()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _graph_run(gradnb) == _graph_run(torch)
+
+
+def test_sparse_leaf_gets_a_sparse_gradient_as_in_torch():
+    import warnings
+
+    torch = _torch()
+
+    def run(lib):
+        sp = lib.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2), requires_grad=True)
+        lib.sparse.mm(sp, lib.ones(2, 2)).sum().backward()
+        return [_spelled(repr(sp)), sp.is_leaf, _spelled(repr(sp.grad)), sp.grad.is_sparse]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert run(gradnb) == run(torch)
+
+
+def test_sparse_mm_of_dense_operands_is_mm():
+    a = gradnb.ones(2, 3)
+    assert gradnb.sparse.mm(a, gradnb.ones(3, 2)).tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied"):
+        gradnb.sparse.mm(a.to_sparse(), gradnb.ones(2, 2))
+
+
+def test_coalesce_and_scaling_stay_in_the_graph_as_in_torch():
+    import warnings
+
+    torch = _torch()
+
+    def run(lib):
+        sp = lib.sparse_coo_tensor([[0, 0, 1], [1, 1, 0]], [1.0, 2.0, 3.0], (2, 2),
+                                   requires_grad=True)
+        c = sp.coalesce()
+        m = c * 2
+        m.to_dense().sum().backward()
+        return [c.grad_fn.name(), m.grad_fn.name(), _spelled(repr(sp.grad))]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert run(gradnb) == run(torch)
+
+
+def test_sparse_plus_dense_carries_the_gradient():
+    x = gradnb.ones(2, 2, requires_grad=True)
+    (x.to_sparse() + gradnb.ones(2, 2)).sum().backward()
+    assert x.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]

@@ -239,6 +239,8 @@ def _nested_str(array: np.ndarray, indent: int, summarize: bool, formatter: _For
 
 
 def _contents_str(array: np.ndarray, indent: int) -> str:
+    if array.dtype.kind == "V":  # ml_dtypes' bfloat16: PyTorch formats its values as floats
+        array = array.astype(np.float32)
     summarize = array.size > PRINT_OPTS.threshold
     sample = _summarized(array) if summarize else array
     formatter = _ComplexFormatter(sample) if array.dtype.kind == "c" else _Formatter(sample)

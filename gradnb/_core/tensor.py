@@ -317,7 +317,7 @@ class Tensor:
         return int(self._data.nbytes)
 
     def is_floating_point(self) -> bool:
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind == "f" or _dtype.is_bfloat16_np(self._data.dtype)
 
     def is_inference(self) -> bool:
         """True for tensors created inside ``inference_mode``."""

@@ -82,7 +82,7 @@ def _root_grads(tensors, grads, create_graph, Tensor):
         if g is None:
             if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if t._data.dtype.kind != "f":
+            if t._data.dtype.kind not in "fV":  # (V: bfloat16, an ml_dtypes float)
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
                 )

@@ -312,7 +312,7 @@ def _connect_outputs(ctx, output, args, tensor_args, executable):
         metas.append((out._data.shape, out._data.dtype, get_array_module(out._data)))
         if id(out) in input_ids and id(out) not in dirty:
             out = _alias(out)  # an input returned as is: a new tensor, same storage
-        joins = executable and id(outputs[i]) not in non_diff and out._data.dtype.kind in "fc"
+        joins = executable and id(outputs[i]) not in non_diff and out._data.dtype.kind in "fcV"
         if executable and not joins:
             out._requires_grad = False
         elif joins:

@@ -52,7 +52,7 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
 
 
 def _outer_alias(primal):
-    return ops.indexing.alias(primal) if primal.requires_grad else primal
+    return ops.shape.alias(primal) if primal.requires_grad else primal
 
 
 def _basis(x: Tensor, k: int) -> Tensor:

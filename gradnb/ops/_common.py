@@ -28,7 +28,8 @@ __all__ = [
 _make = Tensor._make
 
 # Category of a dtype kind for promotion: bool < integer < floating < complex.
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+# ("V" is ml_dtypes' bfloat16, the only such dtype a tensor holds.)
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
 
 
 def _scalar_category(x) -> int:

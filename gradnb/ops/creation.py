@@ -637,6 +637,7 @@ TENSOR_METHODS = {
     "float": lambda self, memory_format=None: to(self, dtype="float32", memory_format=memory_format),
     "double": lambda self, memory_format=None: to(self, dtype="float64", memory_format=memory_format),
     "half": lambda self, memory_format=None: to(self, dtype="float16", memory_format=memory_format),
+    "bfloat16": lambda self, memory_format=None: to(self, dtype="bfloat16", memory_format=memory_format),
     "cfloat": lambda self, memory_format=None: to(self, dtype="complex64", memory_format=memory_format),
     "cdouble": lambda self, memory_format=None: to(self, dtype="complex128", memory_format=memory_format),
     "long": lambda self: to(self, dtype="int64"),

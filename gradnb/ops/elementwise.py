@@ -439,8 +439,8 @@ def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
     if max is not None:
         out = xp.minimum(out, max)
     if min is not None and max is not None and min > max:
-        out = xp.where(xp.isnan(d), d, max) if d.dtype.kind in "fc" else xp.full_like(d, max)
-    if d.dtype.kind == "f":
+        out = xp.where(xp.isnan(d), d, max) if d.dtype.kind in "fcV" else xp.full_like(d, max)
+    if d.dtype.kind in "fV":
         out = out.astype(d.dtype, copy=False)
     elif d.dtype.kind in "iu" and (type(min) is float or type(max) is float):
         # An integer tensor with a float bound becomes the default float dtype, as PyTorch

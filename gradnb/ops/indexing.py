@@ -27,7 +27,7 @@ from ._args import check_value_fits, scalar_type_name
 from ._common import Tensor
 from ._out import OUT_DTYPE_EXPECTED, accepts_out
 from .creation import zeros
-from .shape import SliceBackward0, UnsqueezeBackward0, expand
+from .shape import SliceBackward0, UnsqueezeBackward0, alias, expand
 
 __all__ = [
     "gather",
@@ -295,20 +295,6 @@ def _unsqueeze(input: Tensor, dim: int) -> Tensor:
     return record(UnsqueezeBackward0, (input,), data[(slice(None),) * dim + (None,)],
                   attrs={"in_shape": data.shape, "dim": dim})
 
-
-class AliasBackward0(Node):
-    rule = "self: grad"
-    __slots__ = ()
-    is_view = True
-    fit_grads = False  # the rule returns the input's shape itself
-
-    def backward(self, g):
-        return (g,)
-
-
-def alias(input: Tensor) -> Tensor:
-    """The same data as a new view (what ``t[...]`` returns)."""
-    return record(AliasBackward0, (input,), input._data.view())
 
 
 class IndexBackward0(Node):

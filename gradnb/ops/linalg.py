@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
+from .._core import autocast_state as _autocast
 from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record
@@ -153,6 +154,8 @@ def _node_class(a, b):
 
 def matmul(input, other) -> Tensor:
     """Matrix product with NumPy/PyTorch broadcasting over batch dimensions."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, other = _autocast.lower(input, other)
     ta, tb, a, b = binary_operands(input, other, broadcast=False)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
@@ -162,6 +165,8 @@ def matmul(input, other) -> Tensor:
         out = a @ b
     except ValueError:
         raise RuntimeError(_shape_error(a, b)) from None
+    if out.dtype is not a.dtype:  # ml_dtypes' bfloat16 product comes back float32
+        out = out.astype(a.dtype)
     return record(_node_class(a, b), (ta, tb), out, operands=(a, b))
 
 
@@ -178,6 +183,8 @@ def _shape_error(a, b) -> str:
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """Matrix product of two 2-d tensors."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, mat2 = _autocast.lower(input, mat2)
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError("self must be a matrix")
     return matmul(input, mat2)
@@ -185,6 +192,8 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Batched matrix product of two 3-d tensors."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, mat2 = _autocast.lower(input, mat2)
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     ta, tb, a, b = binary_operands(input, mat2, broadcast=False)
@@ -192,6 +201,8 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
         out = a @ b
     except ValueError:
         raise RuntimeError(_shape_error(a, b)) from None
+    if out.dtype is not a.dtype:  # ml_dtypes' bfloat16 product comes back float32
+        out = out.astype(a.dtype)
     return record(BmmBackward0, (ta, tb), out, operands=(a, b))
 
 

@@ -13,6 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._core import autocast_state as _autocast
 from .._core.backend import get_array_module
 from .._core.grad_mode import no_grad
 from .._core.graph import Node
@@ -273,6 +274,8 @@ def _fused(input, product, beta, alpha):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, mat1, mat2 = _autocast.lower(input, mat1, mat2)
     if mat1.dim() != 2 or mat2.dim() != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.dim()}-D tensor" if mat1.dim() != 2
                            else f"mat2 must be a matrix, got {mat2.dim()}-D tensor")
@@ -360,6 +363,8 @@ class BaddbmmBackward0(_FusedBackward):
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)`` per batch."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, batch1, batch2 = _autocast.lower(input, batch1, batch2)
     return _fused_node(BaddbmmBackward0, input, (batch1, batch2),
                        lambda: la.bmm(batch1, batch2), beta, alpha)
 
@@ -386,6 +391,8 @@ class AddbmmBackward0(_FusedBackward):
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, batch1, batch2 = _autocast.lower(input, batch1, batch2)
     return _fused_node(
         AddbmmBackward0, input, (batch1, batch2),
         lambda: red.sum(la.bmm(batch1, batch2), 0), beta, alpha,

@@ -551,7 +551,7 @@ class NextafterBackward0(Node):
 def nextafter(input: Tensor, other) -> Tensor:
     """The next floating-point value after ``input`` towards ``other``."""
     promoted = binary_operands(input, other)[2]
-    if promoted.dtype.kind not in "fc":
+    if promoted.dtype.kind not in "fcV":
         name = scalar_type_name(promoted.dtype)
         raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{name}\'')
     a, b = _pair(input, other)

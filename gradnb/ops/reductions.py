@@ -108,7 +108,7 @@ def _kept_shape(shape, axes):
 
 
 def _require_float(data, message: str) -> None:
-    if data.dtype.kind not in "fc":
+    if data.dtype.kind not in "fcV":
         raise RuntimeError(message)
 
 
@@ -122,7 +122,12 @@ def _integral_to_int64(data, dtype):
         return _dtype.as_dtype(dtype).np
     if data.dtype.kind in "bui":
         return _dtype.int64.np
+    if data.dtype.kind == "V":  # bfloat16 sums in float32 (rounded once after), as PyTorch's
+        return _F32
     return None
+
+
+_F32 = np.dtype(np.float32)
 
 
 # -- recording ------------------------------------------------------------------------------------
@@ -165,7 +170,7 @@ def record_picked(cls, input, values, indices, dim: int, axis: int, keepdim: boo
 
 
 def _is_differentiable(out) -> bool:
-    return out.dtype.kind in "fc"
+    return out.dtype.kind in "fcV"
 
 
 # -- helpers for rules that run on arrays and on tensors -------------------------------------------
@@ -277,10 +282,14 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
             out = data.sum(dtype=out_dtype)
         if out.dtype.kind not in "fc":
             return wrap(out)
+        if out_dtype is _F32 and dtype is None:
+            out = np.asarray(out).astype(data.dtype)
         return record(SumBackward0, (input,), out)
     axes = _reduced_axes(dim, data.ndim)
     with silent():  # inf - inf is NaN, silently
         out = data.sum(axis=axes, keepdims=keepdim, dtype=out_dtype)
+    if out_dtype is _F32 and dtype is None:
+        out = np.asarray(out).astype(data.dtype)
     return _record(SumBackward1, input, out, axes=axes, dim=shown_dims(dim), keepdim=keepdim)
 
 
@@ -315,7 +324,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
     """Arithmetic mean (floating-point tensors only, as in PyTorch)."""
     data = input._data
     if dtype is not None:
-        if _dtype.as_dtype(dtype).np.kind not in "fc":
+        if _dtype.as_dtype(dtype).np.kind not in "fcV":
             raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be "
                                "either a floating point or complex dtype. Got: "
                                f"{scalar_type_name(_dtype.as_dtype(dtype))}")
@@ -327,11 +336,12 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
     xp = get_array_module(data)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # the mean of nothing is NaN, silently
+        acc = _F32 if data.dtype.kind == "V" else None  # bfloat16: float32 accumulation
         if dim is None:
-            out = xp.asarray(data.mean(), dtype=data.dtype)
+            out = xp.asarray(data.mean(dtype=acc), dtype=data.dtype)
             return _record(MeanBackward0, input, out)
         axes = _reduced_axes(dim, data.ndim)
-        out = data.mean(axis=axes, keepdims=keepdim).astype(data.dtype, copy=False)
+        out = data.mean(axis=axes, keepdims=keepdim, dtype=acc).astype(data.dtype, copy=False)
     return _record(MeanBackward1, input, out, axes=axes, dim=shown_dims(dim), keepdim=keepdim)
 
 
@@ -591,10 +601,14 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
     out_dtype = _integral_to_int64(data, dtype)
     if dim is None:
         out = data.prod(dtype=out_dtype)
+        if out_dtype is _F32 and dtype is None:
+            out = np.asarray(out).astype(data.dtype)
         return _record(ProdBackward0, input, out)
     axis = _single_dim("prod", dim, data.ndim)
     axes = (axis,) if data.ndim else ()
     out = data.prod(axis=axes, keepdims=keepdim, dtype=out_dtype)
+    if out_dtype is _F32 and dtype is None:
+        out = out.astype(data.dtype)
     return _record(ProdBackward1, input, out, axis=axis, dim=shown_dim(dim), keepdim=keepdim)
 
 
@@ -882,7 +896,7 @@ class LogsumexpBackward0(Node):
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(input)))`` over ``dim``, computed without overflow (integers as floats)."""
     data = input._data
-    if data.dtype.kind not in "fc":
+    if data.dtype.kind not in "fcV":
         data = data.astype(_dtype.get_default_dtype().np)
     axes = _reduced_axes(dim, data.ndim)
     xp = get_array_module(data)
@@ -990,6 +1004,8 @@ def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     out_dtype = _integral_to_int64(data, dtype)
     out = data.cumsum(axis=axis, dtype=out_dtype) if data.ndim else data.astype(
         out_dtype or data.dtype)
+    if out_dtype is _F32 and dtype is None:
+        out = out.astype(data.dtype)
     return _record(CumsumBackward0, input, out, axis=axis, dim=shown_dim(dim))
 
 
@@ -1045,6 +1061,8 @@ def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     out_dtype = _integral_to_int64(data, dtype)
     out = data.cumprod(axis=axis, dtype=out_dtype) if data.ndim else data.astype(
         out_dtype or data.dtype)
+    if out_dtype is _F32 and dtype is None:
+        out = out.astype(data.dtype)
     return _record(CumprodBackward0, input, out, axis=axis, dim=shown_dim(dim))
 
 

@@ -122,7 +122,7 @@ def _cumulative_extreme(input: Tensor, dim: int, largest: bool, result):
     shape[d] = data.shape[d]
     positions = xp.arange(data.shape[d]).reshape(shape)
     hit = data == values  # ties take the later index, as in PyTorch
-    if data.dtype.kind in "fc":
+    if data.dtype.kind in "fcV":
         hit = hit | xp.isnan(data)
     idx = xp.where(hit, positions, -1)
     idx = xp.maximum.accumulate(idx, axis=d) if idx.size else idx
@@ -131,7 +131,7 @@ def _cumulative_extreme(input: Tensor, dim: int, largest: bool, result):
 
 def _record_extreme(cls, input: Tensor, values, indices, dim: int, axis: int):
     indices = wrap(indices)
-    if values.dtype.kind not in "fc":
+    if values.dtype.kind not in "fcV":
         return wrap(values), indices
     out = record(cls, (input,), values, save=(0, indices),
                  attrs={"axis": axis, "dim": shown_dim(dim)})

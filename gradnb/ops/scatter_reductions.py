@@ -147,7 +147,7 @@ def _reduce(out, key, values, reduce: str, include_self: bool):
             out.shape, dtype=np.int64)
         ix._add_at(xp, counts, key, xp.ones(values.shape, dtype=np.int64))
         counts[counts == 0] = 1
-        if out.dtype.kind in "fc":
+        if out.dtype.kind in "fcV":
             return (out / counts).astype(out.dtype, copy=False)
         return (out // counts).astype(out.dtype, copy=False)
     with np.errstate(invalid="ignore", over="ignore"):

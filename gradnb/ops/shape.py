@@ -1003,6 +1003,21 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
     return record(RollBackward0, (input,), out, attrs={"shifts": shifts, "axes": None, "dims": dims})
 
 
+class AliasBackward0(Node):
+    rule = "self: grad"
+    __slots__ = ()
+    is_view = True
+    fit_grads = False  # the rule returns the input's shape itself
+
+    def backward(self, g):
+        return (g,)
+
+
+def alias(input: Tensor) -> Tensor:
+    """The same data as a new view (what ``t[...]`` returns)."""
+    return record(AliasBackward0, (input,), input._data.view())
+
+
 def movedim(input: Tensor, source, destination) -> Tensor:
     """Move dimensions ``source`` to positions ``destination`` (a permuting view)."""
     ndim = input._data.ndim
@@ -1018,7 +1033,6 @@ def movedim(input: Tensor, source, destination) -> Tensor:
         if len(set(wrapped)) != len(wrapped):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given)})")
     if ndim == 0:  # PyTorch returns an alias of a 0-d tensor (there is nothing to permute)
-        from .indexing import alias
         return alias(input)
     order = [d for d in range(ndim) if d not in src]
     for d, s in sorted(zip(dst, src, strict=True)):

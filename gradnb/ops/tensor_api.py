@@ -73,7 +73,7 @@ def _legacy_type(name: str, dtype_name: str):
 FloatTensor = _legacy_type("FloatTensor", "float32")
 DoubleTensor = _legacy_type("DoubleTensor", "float64")
 HalfTensor = _legacy_type("HalfTensor", "float16")
-BFloat16Tensor = _legacy_type("BFloat16Tensor", "float32")
+BFloat16Tensor = _legacy_type("BFloat16Tensor", "bfloat16")
 LongTensor = _legacy_type("LongTensor", "int64")
 IntTensor = _legacy_type("IntTensor", "int32")
 ShortTensor = _legacy_type("ShortTensor", "int16")

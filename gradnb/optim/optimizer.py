@@ -309,7 +309,7 @@ def _cast(param: Tensor, value, key=None):
         data = value._data
         if type(data) is not type(param._data):
             data = to_device(data, device_of(param._data))
-        if key != "step" and param._data.dtype.kind in "fc":
+        if key != "step" and param._data.dtype.kind in "fcV":
             data = data.astype(param._data.dtype)
         return Tensor._make(data.copy())
     if isinstance(value, dict):

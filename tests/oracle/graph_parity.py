@@ -210,6 +210,11 @@ def _phase_aligned(tv, gv, rows: bool):
 def _same_value(tv, gv) -> str:
     import torch
 
+    if isinstance(tv, torch.Tensor) and tv.layout == torch.sparse_coo:
+        if not getattr(gv, "is_sparse", False):
+            return f"torch a sparse tensor, gradnb {type(gv).__name__}"
+        same = np.allclose(np.asarray(gv), to_numpy(tv.to_dense()), rtol=1e-6, atol=1e-6)
+        return "" if same else "values differ"
     if isinstance(tv, torch.Tensor):
         if not isinstance(gv, gradnb.Tensor):
             return f"torch a tensor, gradnb {type(gv).__name__}"

@@ -214,7 +214,7 @@ class Converter:
             raise Unsupported(f"{t.layout} tensor")
         dtype = _gradnb_attr(str(t.dtype).removeprefix("torch."))
         try:
-            arr = np.array(t.detach().resolve_conj().resolve_neg().cpu().numpy(), copy=True)
+            arr = np.array(to_numpy(t), copy=True)  # (bfloat16 as float32, cast back below)
             out = gradnb.tensor(arr, dtype=dtype)
         except Exception as exc:
             raise Unsupported(_describe(exc)) from exc
@@ -280,8 +280,12 @@ def to_numpy(value):
     if isinstance(value, torch.Tensor):
         if value._is_zerotensor():
             return np.zeros(tuple(value.shape), dtype=str(value.dtype).removeprefix("torch."))
-        return value.detach().resolve_conj().resolve_neg().cpu().numpy()
-    return np.asarray(gradnb.Tensor.detach(value).numpy())
+        value = value.detach().resolve_conj().resolve_neg().cpu()
+        if value.dtype == torch.bfloat16:  # NumPy has no bfloat16: compared as float32
+            value = value.float()
+        return value.numpy()
+    arr = np.asarray(gradnb.Tensor.detach(value).numpy())
+    return arr.astype(np.float32) if arr.dtype.kind == "V" else arr
 
 
 # -- comparing ---------------------------------------------------------------------------------

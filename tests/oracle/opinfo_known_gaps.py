@@ -13,16 +13,14 @@ _ATEN_ONLY = ("out of scope: torch has this op only in its dispatcher namespace 
 # Entry -> why it fails (the first failing sample's finding).
 KNOWN_GAPS = {
     "linalg.norm.subgradients_at_zero": "second order: at a zero vector torch's second derivative of the norm is NaN, gradnb's safe denominators give a finite value",
-    "sparse.sampled_addmm": "missing: sparse tensors have no autograd in gradnb",
-    "sparse.mm.reduce": "missing: sparse tensors have no autograd in gradnb",
+    "sparse.sampled_addmm": "missing: its samples are sparse CSR tensors; gradnb has the sparse COO layout only",
+    "sparse.mm.reduce": "missing: its samples are sparse CSR tensors (and torch.sparse.mm's reduce= works only on CSR); gradnb has the sparse COO layout only",
     "as_strided.partial_views": "harness: the sample is a view into a larger storage; the harness gives both libraries fresh leaves (torch itself then rejects storage offset 10) and gradnb a copy without the storage",
     "as_strided_scatter": "torch's gradient for input is wrong (g at the overwritten positions; its own op_db skips test_fn_grad and torch.autograd.gradcheck fails); gradnb keeps the true derivative",
     "max_pool2d_with_indices_backward": _ATEN_ONLY,
     "torch.ops.aten._safe_softmax.default": _ATEN_ONLY,
     "slice": "missing: op_db calls torch.ops.aten.slice.Tensor, an ATen operator with no public torch.slice; gradnb has no aten namespace (t[a:b:c] and narrow do the same)",
-    "bfloat16": "missing: NumPy has no bfloat16 (ml_dtypes 0.6.0 on PyPI provides one: a candidate optional dependency, with the dtype, promotion and printing work it brings)",
     "chalf": "missing: NumPy has no complex32 (half-precision complex), so gradnb offers no chalf",
-    "to_sparse": "missing: sparse tensors have no autograd in gradnb",
     "native_dropout_backward": _ATEN_ONLY,
 }
 

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ..._core import autocast_state as _autocast
 from ..._core.tensor import Tensor
 from ...ops.creation import tensor
 from .activation import dropout, softmax
@@ -38,6 +39,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     """``softmax(q k^T * scale + mask) v`` over the last two dims. A boolean ``attn_mask``
     keeps the positions where it is True; a float one is added to the scores; ``is_causal``
     masks the future (above the diagonal)."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        query, key, value = _autocast.lower(query, key, value)
     l_q, l_k = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ..._core import autocast_state as _autocast
 from ..._core.backend import get_array_module
 from ..._core.graph import Node
 from ..._core.record import record
@@ -172,6 +173,8 @@ def conv_nd(input: Tensor, weight: Tensor, bias, stride, padding, dilation, grou
     """``conv1d``/``conv2d``/``conv3d`` (``n`` = 1, 2, 3): checks, unbatched inputs,
     ``"valid"``/``"same"``."""
     name = f"conv{n}d"
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, weight, bias = _autocast.lower(input, weight, bias)
     if input.ndim == n + 1:
         return conv_nd(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups,
                        n).squeeze(0)

@@ -4,6 +4,7 @@ after, as PyTorch's ``batchify``."""
 
 from __future__ import annotations
 
+from ..._core import autocast_state as _autocast
 from ..._core.tensor import Tensor
 from .conv import conv_nd, convolution
 from .conv_checks import check_conv, expand_param
@@ -49,6 +50,8 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias, stride, padding, output
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
                      padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """The transpose (gradient) of ``conv1d``, a learnable upsampling of ``(N, C, L)``."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, weight, bias = _autocast.lower(input, weight, bias)
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 1, "conv_transpose1d")
 
@@ -56,6 +59,8 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
                      padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """The transpose (gradient) of ``conv2d``, a learnable upsampling of ``(N, C, H, W)``."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, weight, bias = _autocast.lower(input, weight, bias)
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 2, "conv_transpose2d")
 
@@ -63,5 +68,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
                      padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """The transpose (gradient) of ``conv3d``."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, weight, bias = _autocast.lower(input, weight, bias)
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 3, "conv_transpose3d")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core import autocast_state as _autocast
 from ..._core.graph import Node
 from ..._core.record import record
 from ...ops import dual
@@ -82,7 +83,8 @@ def _bias_plus_product(bias, m1, m2):
     """``bias + m1 @ m2`` as a C-contiguous array, choosing the faster BLAS call for the
     common ``x @ weight.t()``."""
     if _transposed_product_pays(m1, m2):
-        return np.add((m2.T @ m1.T).T, bias, order="C")
+        out = np.add((m2.T @ m1.T).T, bias, order="C")
+        return out if out.dtype is m1.dtype else out.astype(m1.dtype)
     product = m1 @ m2
     if (type(product) is np.ndarray and bias.dtype == product.dtype
             and bias.shape == product.shape[product.ndim - bias.ndim:]):
@@ -90,11 +92,16 @@ def _bias_plus_product(bias, m1, m2):
         # activation-sized allocation per layer (the same sum: addition commutes exactly).
         product += bias
         return product
-    return bias + product
+    out = bias + product
+    if out.dtype is not m1.dtype and m1.dtype.kind == "V":  # bfloat16: NumPy's product is float32
+        out = out.astype(m1.dtype)
+    return out
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias`` over the last dimension of ``input``."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, weight, bias = _autocast.lower(input, weight, bias)
     wt = weight.t()
     if bias is None:
         return matmul(input, wt)

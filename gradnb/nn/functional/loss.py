@@ -11,6 +11,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..._core import autocast_state as _autocast
 from ..._core.backend import get_array_module
 from ..._core.graph import Node
 from ..._core.record import record
@@ -65,6 +66,8 @@ class MseLossBackward0(Node):
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
              reduction: str = "mean") -> Tensor:
     """Mean (or summed, or elementwise) squared error."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, target = _autocast.to_float32(input, target)
     _check_reduction(reduction)
     if tuple(input.shape) != tuple(target.shape):
         warnings.warn(
@@ -186,6 +189,8 @@ class NllLoss2DBackward0(NllLossBackward0):
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """Negative log likelihood of the target classes, given log-probabilities ``input``."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, target, weight = _autocast.to_float32(input, target, weight)
     _check_reduction(reduction)
     x = input._data
     t = target._data
@@ -258,6 +263,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                   label_smoothing: float = 0.0) -> Tensor:
     """Cross entropy between logits ``input`` (class dimension 1) and class indices or class
     probabilities ``target``; ``nll_loss(log_softmax(input, 1))`` for indices."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, target, weight = _autocast.to_float32(input, target, weight)
     _check_reduction(reduction)
     in_shape = input._data.shape
     class_dim = 0 if len(in_shape) == 1 else 1
@@ -350,6 +357,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
                                      pos_weight: Tensor | None = None) -> Tensor:
     """Binary cross entropy on logits: ``-[y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))]``,
     computed as ``(1 - y) x + softplus(-x)`` so it stays finite for any logit."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, target, weight = _autocast.to_float32(input, target, weight)
     _check_reduction(reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "

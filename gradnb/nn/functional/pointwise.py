@@ -13,6 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..._core import autocast_state as _autocast
 from ..._core.backend import get_array_module
 from ..._core.graph import Node
 from ..._core.record import record
@@ -291,6 +292,8 @@ class PreluKernelBackward0(Node):
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one entry or one per
     channel (dim 1, or dim 0 of a 1-D input)."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, weight = _autocast.lower(input, weight)
     if input.ndim == 0 and weight.numel() != 1:
         raise RuntimeError("Not allow zero-dim input tensor.")
     if weight.ndim > 1:

@@ -13,6 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..._core import autocast_state as _autocast
 from ..._core.backend import get_array_module, silent
 from ..._core.grad_mode import no_grad
 from ..._core.graph import Node
@@ -93,6 +94,8 @@ def _loss_operands(input: Tensor, target: Tensor):
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean (or summed, or elementwise) absolute error."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, target = _autocast.to_float32(input, target)
     _check_reduction(reduction)
     _warn_shape(input, target)
     loss = elementwise.abs(input - target)
@@ -104,6 +107,8 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere (``d = x - y``)."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, target = _autocast.to_float32(input, target)
     _check_reduction(reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -121,6 +126,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, target = _autocast.to_float32(input, target)
     _check_reduction(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -142,6 +149,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     """``target * (log(target) - input)`` (``input`` holds log-probabilities; 0 where the
     target is 0), or ``exp(t) * (t - input)`` with ``log_target=True``."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, target = _autocast.to_float32(input, target)
     if reduction not in ("none", "mean", "sum", "batchmean"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if reduction == "mean":
@@ -166,6 +175,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """``-(y log x + (1 - y) log(1 - x))`` for probabilities ``x``, each log clamped at -100
     as PyTorch does, so a saturated prediction gives a large finite loss."""
+    if _autocast.enabled:  # PyTorch's CPU autocast list
+        input, target, weight = _autocast.to_float32(input, target, weight)
     _check_reduction(reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input "

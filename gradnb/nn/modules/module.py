@@ -496,7 +496,7 @@ class Module:
                     p._grad._data = fn(p._grad._data)
             for b in module._buffers.values():
                 if b is not None:
-                    b._data = fn(b._data) if b._data.dtype.kind == "f" or not \
+                    b._data = fn(b._data) if _dtype.is_float_np(b._data.dtype) or not \
                         floating_only_buffers else _device_only(fn, b._data)
         return self
 
@@ -519,7 +519,7 @@ class Module:
         def convert(arr):
             if target is not None:
                 arr = to_device(arr, target)
-            if np_dtype is not None and arr.dtype.kind == "f" and arr.dtype != np_dtype:
+            if np_dtype is not None and _dtype.is_float_np(arr.dtype) and arr.dtype != np_dtype:
                 arr = arr.astype(np_dtype)
             return arr
 
@@ -544,6 +544,10 @@ class Module:
     def half(self) -> Module:
         """Cast floating-point parameters and buffers to float16."""
         return self.to(dtype="float16")
+
+    def bfloat16(self) -> Module:
+        """Cast floating-point parameters and buffers to bfloat16."""
+        return self.to(dtype="bfloat16")
 
     # -- printing -------------------------------------------------------------------------------
     def _get_name(self) -> str:
