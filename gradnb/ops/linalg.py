@@ -10,12 +10,16 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
+import numpy as np
+
 from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record
 from . import dual
 from ._args import reflected, scalar_type_name
 from ._common import Tensor, binary_operands
+
+_ndarray = np.ndarray
 
 __all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer", "trace"]
 
@@ -34,6 +38,71 @@ class MmBackward0(Node):
         ga = dual.matmul(g, dual.mT(dual.conj(b))) if self.needs(0) else None
         gb = dual.matmul(dual.mT(dual.conj(a)), g) if self.needs(1) else None
         return ga, gb
+
+
+class AddmmBackward0(Node):
+    """``d(beta * self + alpha * mat1 @ mat2)``: ``beta * g`` for ``self`` (summed over the rows
+    here for a vector bias; other shapes are summed down by the engine), ``alpha * g @ mat2^H``
+    for ``mat1`` and ``alpha * mat1^H @ g`` for ``mat2``. ``F.linear`` records it for every
+    layer, so the first-order pass runs on arrays without ``dual``'s dispatch."""
+    rule = ("self: maybe_multiply(grad, beta.conj()); mat1: mm_mat1_backward(grad, mat2, "
+            "mat1.sym_sizes(), mat1.sym_strides(), mat1.layout(), alpha); mat2: "
+            "mm_mat2_backward(grad, mat1, mat2.sym_sizes(), mat2.sym_strides(), mat2.layout(), "
+            "alpha)")
+
+    __slots__ = ("mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes", "mat2_sym_strides")
+    inputs = ("self", "mat1", "mat2")
+    saves = ("alpha", "beta", "mat1", "mat1_sym_sizes", "mat1_sym_strides", "mat2",
+             "mat2_sym_sizes", "mat2_sym_strides")
+    saved_when: ClassVar[dict] = {"mat1": ("mat2",), "mat2": ("mat1",)}
+    # PyTorch keeps a matrix's strides only for that matrix's own gradient (else shows ()).
+    saved_attrs: ClassVar[dict] = {"mat1_sym_strides": "shown_mat1_strides",
+                                   "mat2_sym_strides": "shown_mat2_strides"}
+    # ``F.linear``'s: class defaults, so its recording sets nothing (``addmm`` passes its own).
+    alpha = 1
+    beta = 1
+
+    @property
+    def shown_mat1_strides(self):
+        return self.mat1_sym_strides if self._next[1] is not None else ()
+
+    @property
+    def shown_mat2_strides(self):
+        return self.mat2_sym_strides if self._next[2] is not None else ()
+
+    def backward(self, g):
+        m1, m2 = self.saved(g)
+        alpha, beta = self.alpha, self.beta
+        nxt = self._next
+        if type(g) is _ndarray and g.dtype.kind != "c" and alpha == 1 and beta == 1:
+            # first order, real, F.linear's: the same products, without dual's dispatch
+            return (
+                self._grad_bias(g) if nxt[0] is not None else None,
+                g @ m2.T if nxt[1] is not None else None,
+                (g.T @ m1).T if nxt[2] is not None else None,
+            )
+        if alpha != 1:
+            alpha = alpha.conjugate()
+        gs = g1 = g2 = None
+        if self.needs(0):
+            gs = self._grad_bias(g) if beta == 1 else self._grad_bias(g) * beta.conjugate()
+        if self.needs(1):
+            g1 = dual.matmul(g, dual.mT(dual.conj(m2)))
+            g1 = g1 if alpha == 1 else g1 * alpha
+        if self.needs(2):
+            g2 = dual.mT(dual.matmul(dual.mT(g), dual.conj(m1)))
+            g2 = g2 if alpha == 1 else g2 * alpha
+        return gs, g1, g2
+
+    def _grad_bias(self, g):
+        # nn.Linear's bias is a vector: summing the rows here skips the engine's general
+        # unbroadcast (which works out the axes first), a measurable share of a small-batch
+        # step. The same sum over the same axis, so the same numbers. ``mat2``'s gradient is
+        # computed as (g.T @ mat1).T: ``mat2`` is usually ``weight.t()``, so after TBackward0
+        # the weight's gradient is C-contiguous like the weight and becomes ``.grad`` uncopied.
+        if len(self.input_metadata(0)[0]) == 1:
+            return dual.sum(g, 0)
+        return g
 
 
 class BmmBackward0(Node):

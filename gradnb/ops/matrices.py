@@ -274,7 +274,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     if mat1.dim() != 2 or mat2.dim() != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.dim()}-D tensor" if mat1.dim() != 2
                            else f"mat2 must be a matrix, got {mat2.dim()}-D tensor")
-    return _fused(input, la.mm(mat1, mat2), beta, alpha)
+    return _fused_node(la.AddmmBackward0, input, (mat1, mat2), lambda: la.mm(mat1, mat2), beta,
+                       alpha)
 
 
 def _fused_node(cls, input, operands, product, beta, alpha, attrs=None):

@@ -4,59 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._core.graph import Node
 from ..._core.record import record
-from ...ops import dual
-from ...ops.linalg import matmul
+from ...ops.linalg import AddmmBackward0, matmul
 from ._fused import Tensor
 
 __all__ = ["addmm", "bilinear", "linear"]
 
 
-class AddmmBackward0(Node):
-    """``d(bias + m1 @ m2)``: ``g`` summed over the rows for a vector bias (other biases get
-    ``g``, which the engine sums down to their shape), ``g @ m2.T`` for ``m1`` and
-    ``m1.T @ g`` for ``m2``."""
-    rule = "self: beta * grad; mat1: alpha * grad @ mat2.T; mat2: alpha * mat1.T @ grad"
-
-    __slots__ = ()
-
-    def backward(self, g):
-        m1, m2 = self.saved(g)
-        if type(g) is np.ndarray:  # first order: the same products, without dual's dispatch
-            return (
-                self._grad_bias(g) if self._next[0] is not None else None,
-                g @ m2.T if self._next[1] is not None else None,
-                (g.T @ m1).T if self._next[2] is not None else None,
-            )
-        return (
-            self._grad_bias(g) if self.needs(0) else None,
-            dual.matmul(g, dual.mT(m2)) if self.needs(1) else None,
-            self._grad_mat2(m1, g) if self.needs(2) else None,
-        )
-
-    def _grad_bias(self, g):
-        # nn.Linear's bias is a vector: summing the rows here skips the engine's general
-        # unbroadcast (which works out the axes first), a measurable share of a small-batch
-        # step. The same sum over the same axis, so the same numbers.
-        if len(self.input_metadata(0)[0]) == 1:
-            return dual.sum(g, 0)
-        return g
-
-    @staticmethod
-    def _grad_mat2(m1, g):
-        # ``mat2`` is usually ``weight.t()``: computing (g.T @ m1).T makes the gradient a
-        # transposed view of a C-contiguous product, so after TBackward0 the weight's gradient
-        # is C-contiguous like the weight and can become ``.grad`` without a copy.
-        return dual.mT(dual.matmul(dual.mT(g), m1))
-
-
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     """``input + mat1 @ mat2`` for 2-D ``mat1`` and ``mat2`` (``input`` broadcasts)."""
-    out = _bias_plus_product(input._data, mat1._data, mat2._data)
-    # Each matrix is needed only for the other one's gradient.
-    save = (1 if mat2._requires_grad else None, 2 if mat1._requires_grad else None)
-    return record(AddmmBackward0, (input, mat1, mat2), out, save=save)
+    return record(AddmmBackward0, (input, mat1, mat2),
+                  _bias_plus_product(input._data, mat1._data, mat2._data))
 
 
 # OpenBLAS computes ``x @ w.T`` (w stored out x in, as nn.Linear keeps it) up to twice as slowly
