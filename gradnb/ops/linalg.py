@@ -14,8 +14,10 @@ import numpy as np
 
 from .._core.backend import get_array_module
 from .._core.graph import Node
-from .._core.record import record
+from .._core.grad_mode import state as _grad_state
+from .._core.record import record, wrap
 from . import dual
+from . import shape as sh
 from ._args import reflected, scalar_type_name
 from ._common import Tensor, binary_operands
 
@@ -151,87 +153,143 @@ class DotBackward0(Node):
                 g * a if self.needs(1) else None)
 
 
-class MatmulBackward(Node):
-    """Batched products (any rank, NumPy's broadcasting of batch dimensions): PyTorch records
-    these through a reshape (``UnsafeViewBackward0``); we compute the product directly."""
-    rule = "self: grad @ other.mT; other: self.mT @ grad"
+class SqueezeBackward4(Node):
+    """``vector @ matrix``'s last step: PyTorch computes ``v.unsqueeze(0).mm(m).squeeze_(0)``,
+    and the in-place squeeze leaves this node on the product."""
+    rule = "self: unsqueeze_to(grad, dim, self_sym_sizes)"
 
-    __slots__ = ()
-    torch_name = "UnsafeViewBackward0"
-    saves = (0, 1)
+    __slots__ = ("dim", "in_shape")
+    is_view = True
+    fit_grads = False  # the rule returns the input's shape itself
+    inputs = ("self",)
+    saves = ("dim", "self_sym_sizes")
+    saved_attrs: ClassVar[dict] = {"self_sym_sizes": "in_shape"}
+    unsigned = ("dim",)
 
     def backward(self, g):
-        a, b = map(dual.conj, self.saved(g))  # complex: products with the adjoints
-        a2 = dual.reshape(a, (1,) + tuple(a.shape)) if len(a.shape) == 1 else a
-        b2 = dual.reshape(b, tuple(b.shape) + (1,)) if len(b.shape) == 1 else b
-        g2 = g
-        if len(a.shape) == 1:
-            g2 = dual.reshape(g2, tuple(g2.shape[:-1]) + (1,) + tuple(g2.shape[-1:])) \
-                if len(b.shape) > 1 else g2
-        if len(b.shape) == 1:
-            g2 = dual.reshape(g2, tuple(g2.shape) + (1,))
-        ga = gb = None
-        if self.needs(0):
-            ga = dual.matmul(g2, dual.mT(b2))
-            if len(a.shape) == 1:
-                ga = dual.reshape(ga, tuple(ga.shape[:-2]) + tuple(ga.shape[-1:]))
-        if self.needs(1):
-            gb = dual.matmul(dual.mT(a2), g2)
-            if len(b.shape) == 1:
-                gb = dual.reshape(gb, tuple(gb.shape[:-1]))
-        return ga, gb
-
-
-class VectorMatmulBackward(MatmulBackward):
-    """``vector @ matrix`` (PyTorch computes it as an unsqueeze, mm and squeeze)."""
-    rule = "a 1-D operand: its grad is the matmul grad with the added dim squeezed back"
-
-    __slots__ = ()
-    torch_name = "SqueezeBackward4"
-
-
-class BroadcastMatmulBackward(MatmulBackward):
-    """Batched products whose batch dimensions come only from ``other`` (PyTorch copies)."""
-    rule = (
-        "self: grad @ other.mT summed over broadcast batch dims; other: self.mT @ grad, summed "
-        "likewise"
-    )
-
-    __slots__ = ()
-    torch_name = "CloneBackward0"
-
-
-def _node_class(a, b):
-    """The node PyTorch's ``matmul`` would leave for these operand ranks and batch shapes."""
-    if a.ndim == 2 and b.ndim == 2:
-        return MmBackward0
-    if a.ndim == 1 and b.ndim == 1:
-        return DotBackward0
-    if a.ndim == 2 and b.ndim == 1:
-        return MvBackward0
-    if a.ndim == 1 and b.ndim == 2:
-        return VectorMatmulBackward
-    batch_a = math.prod(a.shape[:-2]) if a.ndim >= 3 else 1
-    batch_b = math.prod(b.shape[:-2]) if b.ndim >= 3 else 1
-    if b.ndim >= 3 and a.ndim >= 2 and batch_a == 1 and batch_b > 1:
-        return BroadcastMatmulBackward
-    if a.ndim == 2 and b.ndim >= 3:
-        return BroadcastMatmulBackward
-    return MatmulBackward
+        return (dual.reshape(g, self.in_shape),)
 
 
 def matmul(input, other) -> Tensor:
-    """Matrix product with NumPy/PyTorch broadcasting over batch dimensions."""
+    """Matrix product with NumPy/PyTorch broadcasting over batch dimensions.
+
+    ``2-d @ 2-d`` records one ``MmBackward0``; the other ranks record what PyTorch's
+    ``at::matmul`` composes (``dot``, ``mv``, an unsqueezed ``mm``, the batch folded into an
+    ``mm``/``mv``, or expanded batches through ``bmm``), so the graph has PyTorch's nodes.
+    """
     ta, tb, a, b = binary_operands(input, other, broadcast=False)
-    if a.ndim == 0 or b.ndim == 0:
+    da, db = a.ndim, b.ndim
+    if da == 2 and db == 2:  # the fast path: one product, one node
+        try:
+            out = a @ b
+        except ValueError:
+            raise RuntimeError(_shape_error(a, b)) from None
+        return record(MmBackward0, (ta, tb), out, operands=(a, b))
+    if da == 0 or db == 0:
         raise RuntimeError(
-            f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
         )
-    try:
-        out = a @ b
-    except ValueError:
-        raise RuntimeError(_shape_error(a, b)) from None
-    return record(_node_class(a, b), (ta, tb), out, operands=(a, b))
+    _check_shapes(a, b)
+    if not ((ta is not None and ta._requires_grad) or (tb is not None and tb._requires_grad)) \
+            or not _grad_state.enabled:
+        return record(MmBackward0, (None, None), a @ b)  # nothing records: one product
+    return _composed(_as_tensor(ta, a), _as_tensor(tb, b))
+
+
+def _as_tensor(t, data):
+    """The operand as a tensor of the computing dtype (a cast records, as PyTorch's would)."""
+    if t is None:
+        return wrap(data)
+    return t if t._data is data else t.to(data.dtype)
+
+
+def _check_shapes(a, b) -> None:
+    inner = b.shape[-2] if b.ndim > 1 else b.shape[0]
+    ok = a.shape[-1] == inner
+    if ok:
+        try:
+            np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        except ValueError:
+            ok = False
+    if not ok:
+        raise RuntimeError(_shape_error(a, b))
+
+
+def _record_product(cls, a, b):
+    return record(cls, (a, b), a._data @ b._data)
+
+
+def _composed(a, b):
+    """PyTorch's ``_matmul_impl`` for the ranks other than 2-d @ 2-d, step by step."""
+    da, db = a.ndim, b.ndim
+    if da == 1 and db == 1:
+        return _record_product(DotBackward0, a, b)
+    if da == 2 and db == 1:
+        return _record_product(MvBackward0, a, b)
+    if da == 1 and db == 2:
+        m = _record_product(MmBackward0, sh.unsqueeze(a, 0), b)
+        data = m._data
+        return record(SqueezeBackward4, (m,), data.reshape(data.shape[1:]),
+                      attrs={"dim": 0, "in_shape": data.shape})
+    if _should_fold(a, b):
+        # the batch of the larger operand folded into the rows of one mm (or mv)
+        transpose = db > da
+        t1 = sh.transpose(b, -2, -1) if transpose else a
+        t2 = (sh.t(a) if da == 2 else a) if transpose else b
+        sizes1 = tuple(t1.shape)
+        out_shape = sizes1[:-1]
+        folded = sh.reshape(t1, (math.prod(out_shape), sizes1[-1]))
+        if t2.ndim == 2:
+            out = sh.unsafe_view(_record_product(MmBackward0, folded, t2),
+                                 out_shape + (t2.shape[1],))
+            return sh.contiguous(sh.transpose(out, -2, -1)) if transpose else out
+        return sh.unsafe_view(_record_product(MvBackward0, folded, t2), out_shape)
+    n = a.shape[-2] if da > 1 else 1
+    m1 = a.shape[-1]
+    batch1 = tuple(a.shape[:max(da - 2, 0)])
+    m2 = b.shape[-2] if db > 1 else b.shape[0]
+    p = b.shape[-1] if db > 1 else 1
+    batch2 = tuple(b.shape[:max(db - 2, 0)])
+    if da == 3 and db == 3 and batch1[0] != batch2[0]:
+        # a batch of one that needs grad goes through the fold instead (PyTorch's choice)
+        if batch1[0] == 1 and a._requires_grad:
+            return matmul(sh.squeeze(a, 0), b)
+        if batch2[0] == 1 and b._requires_grad:
+            return matmul(a, sh.squeeze(b, 0))
+    batch = tuple(np.broadcast_shapes(batch1, batch2))
+    count = math.prod(batch)
+    a3 = sh.reshape(sh.expand(a, batch + (n, m1)), (count, n, m1))
+    if db == 1:
+        b3 = sh.unsqueeze(sh.reshape(sh.expand(b, batch + (m2,)), (count, m2)), 2)
+    else:
+        b3 = sh.reshape(sh.expand(b, batch + (m2, p)), (count, m2, p))
+    out_shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    out = _record_product(BmmBackward0, a3, b3)
+    if db == 1:
+        out = sh.squeeze(out, -1)
+    return sh.unsafe_view(out, out_shape)
+
+
+def _should_fold(a, b) -> bool:
+    """PyTorch's ``should_fold``: whether the larger operand (3-d or more, against a 1-d or 2-d
+    one) folds into a matrix for one ``mm``/``mv`` instead of a ``bmm``."""
+    larger = a.ndim >= b.ndim
+    big, small = (a, b) if larger else (b, a)
+    if not (big.ndim >= 3 and small.ndim <= 2):
+        return False
+    if small._requires_grad:  # a bmm would expand its gradient to the whole batch first
+        return True
+    if a.ndim == 2:  # folding would need a transposed copy of the product
+        return False
+    data = big._data
+    if data.size == 0:
+        return True
+    shape = list(data.shape)
+    strides = [st // data.itemsize for st in data.strides]
+    if not larger:  # (the folded operand is b.mT)
+        shape[-2:] = shape[:-3:-1]
+        strides[-2:] = strides[:-3:-1]
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
 
 
 def _shape_error(a, b) -> str:
