@@ -7,6 +7,7 @@ rest are compositions of differentiable gradnb ops (so every order of derivative
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
 import numpy as np
@@ -397,37 +398,56 @@ addcmul, addcdiv = pw.addcmul, pw.addcdiv  # pointwise ops with their own nodes
 
 # -- contractions -----------------------------------------------------------------------------
 def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
-    """Sum of products over ``dims`` (a count of trailing/leading dims, or two lists)."""
+    """Sum of products over ``dims`` (a count of trailing/leading dims, or two lists).
+
+    Composed as PyTorch's ``at::tensordot``: each operand permuted (dims kept as given, so
+    ``dims=2`` contracts ``a``'s dims ``-2, -1``) and reshaped to a matrix for one ``mm``, or
+    flattened for one ``dot`` when neither keeps a free element; a contracted dim of size 1
+    is summed away first (it broadcasts against the other's).
+    """
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
-        dims_a = list(range(a.dim() - dims, a.dim()))
-        dims_b = list(range(dims))
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
     else:
         dims_a, dims_b = dims
         if isinstance(dims_a, int):
             dims_a, dims_b = [dims_a], [dims_b]
-        dims_a = [_wrap(d, a.dim()) for d in dims_a]
-        dims_b = [_wrap(d, b.dim()) for d in dims_b]
-    # a contracted dimension of size 1 broadcasts against the other's, as in PyTorch
-    shape_a, shape_b = list(a.shape), list(b.shape)
-    for da, db in zip(dims_a, dims_b):
-        if shape_a[da] == 1:
-            shape_a[da] = shape_b[db]
-        elif shape_b[db] == 1:
-            shape_b[db] = shape_a[da]
-        elif shape_a[da] != shape_b[db]:
-            raise RuntimeError(f"contracted dimensions need to match, but first has size "
-                               f"{shape_a[da]} in dim {da} and second has size {shape_b[db]} in "
-                               f"dim {db}")
-    a, b = a.expand(*shape_a), b.expand(*shape_b)
-    free_a = [d for d in range(a.dim()) if d not in dims_a]
-    free_b = [d for d in range(b.dim()) if d not in dims_b]
-    k = int(np.prod([a.shape[d] for d in dims_a]))
-    am = a.permute(*free_a, *dims_a).reshape(-1, k)
-    bm = b.permute(*dims_b, *free_b).reshape(k, -1)
-    shape = [a.shape[d] for d in free_a] + [b.shape[d] for d in free_b]
-    return la.mm(am, bm).reshape(shape)
+        dims_a, dims_b = list(dims_a), list(dims_b)
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    if a.dtype != b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    wrapped_a = [_wrap(d, a.dim()) for d in dims_a]
+    wrapped_b = [_wrap(d, b.dim()) for d in dims_b]
+    t1, t2, csize = a, b, 1
+    for da, db, wa, wb in zip(dims_a, dims_b, wrapped_a, wrapped_b):
+        s1, s2 = a.shape[wa], b.shape[wb]
+        if s2 == 1:  # a broadcast dim is summed right away
+            t1 = red.sum(t1, [da], True, dtype=t1.dtype)
+        elif s1 == 1:
+            t2 = red.sum(t2, [db], True, dtype=t2.dtype)
+        elif s1 != s2:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in "
+                               f"dim {da} and second has size {s2} in dim {db}")
+        else:
+            csize *= s1
+    free_a = [d for d in range(a.dim()) if d not in wrapped_a]
+    free_b = [d for d in range(b.dim()) if d not in wrapped_b]
+    size1 = math.prod(t1.shape[d] for d in free_a)
+    size2 = math.prod(t2.shape[d] for d in free_b)
+    shape = [t1.shape[d] for d in free_a] + [t2.shape[d] for d in free_b]
+    t1 = t1.permute(*free_a, *dims_a)
+    t2 = t2.permute(*dims_b, *free_b)
+    if size1 == 1 and size2 == 1:  # a full contraction: dot of views, else mul and sum
+        if t1._data.flags.c_contiguous and t2._data.flags.c_contiguous:
+            flat1 = t1 if t1.dim() == 1 else t1.reshape(-1)
+            flat2 = t2 if t2.dim() == 1 else t2.reshape(-1)
+            return la.dot(flat1, flat2).reshape(shape)
+        return red.sum(t1.squeeze() * t2.squeeze(), dtype=t1.dtype).reshape(shape)
+    return la.mm(t1.reshape(size1, csize), t2.reshape(csize, size2)).reshape(shape)
 
 
 def inner(input: Tensor, other: Tensor) -> Tensor:
