@@ -13,8 +13,8 @@ from typing import ClassVar
 import numpy as np
 
 from .._core.backend import get_array_module
-from .._core.graph import Node
 from .._core.grad_mode import state as _grad_state
+from .._core.graph import Node
 from .._core.record import record, wrap
 from . import dual
 from . import shape as sh

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
+from ..._core.backend import get_array_module
+from ..._core.graph import Node
 from ..._core.record import record
 from ...ops.linalg import AddmmBackward0, matmul
+from ...ops.matrices import einsum
 from ._fused import Tensor
 
 __all__ = ["addmm", "bilinear", "linear"]
@@ -63,10 +68,34 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return addmm(bias, flat, wt).reshape(*lead, weight.shape[0])
 
 
+class TrilinearBackward0(Node):
+    """``_trilinear`` as ``bilinear`` calls it: ``out[b, o] = sum_ij i1[b, i] i2[o, i, j]
+    i3[b, j]``; each input's gradient contracts ``grad`` with the other two."""
+    rule = ("i1, i2, i3: _trilinear_backward(grad, i1, i2, i3, expand1, expand2, expand3, "
+            "sumdim, grad_input_mask)")
+
+    __slots__ = ()
+    on_tensors = True
+    inputs = ("i1", "i2", "i3")
+    saves = ("expand1", "expand2", "expand3", "i1", "i2", "i3", "sumdim")
+    saved_when: ClassVar[dict] = {"i1": ("i2", "i3"), "i2": ("i1", "i3"), "i3": ("i1", "i2")}
+    # the only expansion ``bilinear`` asks for
+    expand1, expand2, expand3, sumdim = (1, 3), (0,), (1, 2), (2, 3)
+
+    def backward(self, g):
+        i1, i2, i3 = self.saved(g)
+        return (einsum("bo,oij,bj->bi", g, i2, i3) if self.needs(0) else None,
+                einsum("bo,bi,bj->oij", g, i1, i3) if self.needs(1) else None,
+                einsum("bo,bi,oij->bj", g, i1, i2) if self.needs(2) else None)
+
+
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``y_k = x1^T W_k x2 + b_k`` for ``weight`` of shape ``(out, in1, in2)``."""
-    out, in1, in2 = weight.shape
-    # (..., in1) @ (in1, out * in2) -> (..., out, in2), then contract with x2 over in2.
-    left = matmul(input1, weight.permute(1, 0, 2).reshape(in1, out * in2))
-    y = (left.reshape(*input1.shape[:-1], out, in2) * input2.unsqueeze(-2)).sum(-1)
+    """``y_k = x1^T W_k x2 + b_k`` for ``weight`` of shape ``(out, in1, in2)``: PyTorch's
+    composition, both inputs flattened to matrices for one ``_trilinear``."""
+    out_shape = tuple(input1.shape[:-1]) + (weight.shape[0],)
+    x1 = input1.reshape(-1, input1.shape[-1])
+    x2 = input2.reshape(-1, input2.shape[-1])
+    a, w, b = x1._data, weight._data, x2._data
+    data = get_array_module(a).einsum("bi,oij,bj->bo", a, w, b, optimize=True)
+    y = record(TrilinearBackward0, (x1, weight, x2), data).reshape(out_shape)
     return y if bias is None else y + bias
