@@ -14,7 +14,7 @@ import numpy as np
 
 from .._core.backend import get_array_module
 from .._core.grad_mode import state as _grad_state
-from .._core.graph import Node
+from .._core.graph import Node, PreparedSpec
 from .._core.record import record, wrap
 from . import dual
 from . import shape as sh
@@ -66,11 +66,15 @@ class AddmmBackward0(Node):
 
     @property
     def shown_mat1_strides(self):
-        return self.mat1_sym_strides if self._next[1] is not None else ()
+        if self._next[1] is None:
+            return ()
+        return _element_strides(self.mat1_sym_strides, self.mat1_sym_sizes, self._dtype.itemsize)
 
     @property
     def shown_mat2_strides(self):
-        return self.mat2_sym_strides if self._next[2] is not None else ()
+        if self._next[2] is None:
+            return ()
+        return _element_strides(self.mat2_sym_strides, self.mat2_sym_sizes, self._dtype.itemsize)
 
     def backward(self, g):
         m1, m2 = self.saved(g)
@@ -106,6 +110,34 @@ class AddmmBackward0(Node):
             return dual.sum(g, 0)
         return g
 
+
+
+def _prepare_addmm(node, inputs) -> tuple:
+    """What an ``AddmmBackward0`` keeps per recording: the declared fills, done inline (F.linear
+    records one per layer, and the generic fill loop costs a measurable share of a small
+    step), the strides kept in bytes and shown in elements only when read; each matrix saved
+    only for the other's gradient."""
+    m1, m2 = inputs[1]._data, inputs[2]._data
+    node.mat1_sym_sizes = m1.shape
+    node.mat1_sym_strides = m1.strides
+    node.mat2_sym_sizes = m2.shape
+    node.mat2_sym_strides = m2.strides
+    nxt = node._next
+    return (1 if nxt[2] is not None else None, 2 if nxt[1] is not None else None)
+
+
+def _element_strides(strides, shape, itemsize) -> tuple:
+    """Byte strides as PyTorch's element strides (an empty tensor's are the contiguous ones)."""
+    if 0 not in shape:
+        return tuple(st // itemsize for st in strides)
+    out, step = [], 1
+    for size in reversed(shape):
+        out.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(out))
+
+
+AddmmBackward0._save_spec = PreparedSpec((1, 2), _prepare_addmm)
 
 class BmmBackward0(Node):
     rule = "self: grad.bmm(mat2.transpose(1, 2).conj()); mat2: self.transpose(1, 2).conj().bmm(grad)"
