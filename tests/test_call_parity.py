@@ -54,6 +54,15 @@ CALLS = {
         lambda t: t.index_select(t.ones(0, 3), 0, t.tensor([], dtype=t.int64)),
     "load_state_dict with a list value": lambda t: t.nn.Linear(2, 2).load_state_dict(
         {"weight": [[1.0, 2.0], [3.0, 4.0]], "bias": t.zeros(2)}),
+    "nn.Linear with the wrong in_features": lambda t: t.nn.Linear(3, 2)(t.ones(4, 5)),
+    "nn.Linear with the wrong in_features, batched": lambda t: t.nn.Linear(3, 2)(t.ones(2, 4, 5)),
+    "float32 @ float64": lambda t: t.ones(2, 2) @ t.ones(2, 2, dtype=t.float64),
+    "int64 @ float32 vectors": lambda t: t.ones(2, dtype=t.int64) @ t.ones(2),
+    "float32 matrix @ float64 vector": lambda t: t.ones(2, 2) @ t.ones(2, dtype=t.float64),
+    "batched float32 @ float64": lambda t: t.ones(3, 2, 2) @ t.ones(3, 2, 2, dtype=t.float64),
+    "bmm with batch 4 and 1": lambda t: t.bmm(t.ones(4, 2, 3), t.ones(1, 3, 2)),
+    "bfloat16 @ bfloat16 stays bfloat16":
+        lambda t: (t.ones(2, 3).bfloat16() @ t.ones(3, 2).bfloat16()).dtype,
     "a leaf's AccumulateGrad name":
         lambda t: (t.ones(2, requires_grad=True) * 2).grad_fn.next_functions[0][0].name(),
 }

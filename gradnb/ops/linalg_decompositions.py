@@ -745,7 +745,9 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
 
 
 def multi_dot(tensors) -> Tensor:
-    """The product of a chain of matrices (first and last may be vectors)."""
+    """The product of a chain of matrices (first and last may be vectors), in the cheapest
+    order: PyTorch's (three by comparing the two costs, more by the matrix-chain order), each
+    product one ``mm``, the result viewed to its shape."""
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
@@ -754,14 +756,48 @@ def multi_dot(tensors) -> Tensor:
         tensors[0] = tensors[0].unsqueeze(0)
     if last_vec:
         tensors[-1] = tensors[-1].unsqueeze(-1)
-    out = tensors[0]
-    for t in tensors[1:]:
-        out = la.mm(out, t)
-    if first_vec:
-        out = out.squeeze(0)
-    if last_vec:
-        out = out.squeeze(-1)
-    return out
+    shape = ([] if first_vec else [tensors[0].shape[0]]) + \
+        ([] if last_vec else [tensors[-1].shape[1]])
+    n = len(tensors)
+    if n == 2:
+        out = la.mm(tensors[0], tensors[1])
+    elif n == 3:
+        a, b = tensors[0].shape
+        c, d = tensors[2].shape
+        if (a * c) * (b + d) > (b * d) * (a + c):
+            out = la.mm(tensors[0], la.mm(tensors[1], tensors[2]))
+        else:
+            out = la.mm(la.mm(tensors[0], tensors[1]), tensors[2])
+    else:
+        out = _chain_product(tensors, _chain_order(tensors), 0, n - 1)
+    return out.reshape(shape)
+
+
+def _chain_order(tensors) -> list:
+    """``split[i][j]``: where the cheapest product of tensors ``i..j`` splits."""
+    n = len(tensors)
+    p = [t.shape[0] for t in tensors] + [tensors[-1].shape[1]]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if cost[i][j] is None or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
+def _chain_product(tensors, split, i: int, j: int):
+    if i == j:
+        return tensors[i]
+    k = split[i][j]
+    # the right factor first: the order PyTorch's build evaluates the two arguments of its
+    # ``at::mm(left, right)`` in (its saved tensors are packed in that order)
+    right = _chain_product(tensors, split, k + 1, j)
+    return la.mm(_chain_product(tensors, split, i, k), right)
 
 
 # -- norms -----------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ of derivative is free).
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
 import numpy as np
@@ -279,7 +280,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     if mat1.dim() != 2 or mat2.dim() != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.dim()}-D tensor" if mat1.dim() != 2
                            else f"mat2 must be a matrix, got {mat2.dim()}-D tensor")
-    return _fused(input, la.mm(mat1, mat2), beta, alpha)
+    return _fused_node(la.AddmmBackward0, input, (mat1, mat2), lambda: la.mm(mat1, mat2), beta,
+                       alpha)
 
 
 def _fused_node(cls, input, operands, product, beta, alpha, attrs=None):
@@ -405,37 +407,56 @@ addcmul, addcdiv = pw.addcmul, pw.addcdiv  # pointwise ops with their own nodes
 
 # -- contractions -----------------------------------------------------------------------------
 def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
-    """Sum of products over ``dims`` (a count of trailing/leading dims, or two lists)."""
+    """Sum of products over ``dims`` (a count of trailing/leading dims, or two lists).
+
+    Composed as PyTorch's ``at::tensordot``: each operand permuted (dims kept as given, so
+    ``dims=2`` contracts ``a``'s dims ``-2, -1``) and reshaped to a matrix for one ``mm``, or
+    flattened for one ``dot`` when neither keeps a free element; a contracted dim of size 1
+    is summed away first (it broadcasts against the other's).
+    """
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
-        dims_a = list(range(a.dim() - dims, a.dim()))
-        dims_b = list(range(dims))
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
     else:
         dims_a, dims_b = dims
         if isinstance(dims_a, int):
             dims_a, dims_b = [dims_a], [dims_b]
-        dims_a = [_wrap(d, a.dim()) for d in dims_a]
-        dims_b = [_wrap(d, b.dim()) for d in dims_b]
-    # a contracted dimension of size 1 broadcasts against the other's, as in PyTorch
-    shape_a, shape_b = list(a.shape), list(b.shape)
-    for da, db in zip(dims_a, dims_b):
-        if shape_a[da] == 1:
-            shape_a[da] = shape_b[db]
-        elif shape_b[db] == 1:
-            shape_b[db] = shape_a[da]
-        elif shape_a[da] != shape_b[db]:
-            raise RuntimeError(f"contracted dimensions need to match, but first has size "
-                               f"{shape_a[da]} in dim {da} and second has size {shape_b[db]} in "
-                               f"dim {db}")
-    a, b = a.expand(*shape_a), b.expand(*shape_b)
-    free_a = [d for d in range(a.dim()) if d not in dims_a]
-    free_b = [d for d in range(b.dim()) if d not in dims_b]
-    k = int(np.prod([a.shape[d] for d in dims_a]))
-    am = a.permute(*free_a, *dims_a).reshape(-1, k)
-    bm = b.permute(*dims_b, *free_b).reshape(k, -1)
-    shape = [a.shape[d] for d in free_a] + [b.shape[d] for d in free_b]
-    return la.mm(am, bm).reshape(shape)
+        dims_a, dims_b = list(dims_a), list(dims_b)
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    if a.dtype != b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    wrapped_a = [_wrap(d, a.dim()) for d in dims_a]
+    wrapped_b = [_wrap(d, b.dim()) for d in dims_b]
+    t1, t2, csize = a, b, 1
+    for da, db, wa, wb in zip(dims_a, dims_b, wrapped_a, wrapped_b):
+        s1, s2 = a.shape[wa], b.shape[wb]
+        if s2 == 1:  # a broadcast dim is summed right away
+            t1 = red.sum(t1, [da], True, dtype=t1.dtype)
+        elif s1 == 1:
+            t2 = red.sum(t2, [db], True, dtype=t2.dtype)
+        elif s1 != s2:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in "
+                               f"dim {da} and second has size {s2} in dim {db}")
+        else:
+            csize *= s1
+    free_a = [d for d in range(a.dim()) if d not in wrapped_a]
+    free_b = [d for d in range(b.dim()) if d not in wrapped_b]
+    size1 = math.prod(t1.shape[d] for d in free_a)
+    size2 = math.prod(t2.shape[d] for d in free_b)
+    shape = [t1.shape[d] for d in free_a] + [t2.shape[d] for d in free_b]
+    t1 = t1.permute(*free_a, *dims_a)
+    t2 = t2.permute(*dims_b, *free_b)
+    if size1 == 1 and size2 == 1:  # a full contraction: dot of views, else mul and sum
+        if t1._data.flags.c_contiguous and t2._data.flags.c_contiguous:
+            flat1 = t1 if t1.dim() == 1 else t1.reshape(-1)
+            flat2 = t2 if t2.dim() == 1 else t2.reshape(-1)
+            return la.dot(flat1, flat2).reshape(shape)
+        return red.sum(t1.squeeze() * t2.squeeze(), dtype=t1.dtype).reshape(shape)
+    return la.mm(t1.reshape(size1, csize), t2.reshape(csize, size2)).reshape(shape)
 
 
 def inner(input: Tensor, other: Tensor) -> Tensor:
@@ -602,8 +623,9 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def _parse_einsum(equation: str, operands) -> tuple[list[str], str]:
-    """Explicit per-operand subscripts (ellipsis expanded) and the output subscripts."""
+def _parse_einsum(equation: str, operands) -> tuple[list[list[str]], list[str], int]:
+    """Each operand's labels (``"..."`` one token), the output's, and the number of dims the
+    ellipsis covers."""
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
@@ -611,104 +633,173 @@ def _parse_einsum(equation: str, operands) -> tuple[list[str], str]:
         raise RuntimeError("einsum(): more operands were provided than specified in the "
                            "equation" if len(operands) > len(terms) else
                            "einsum(): fewer operands were provided than specified in the equation")
-    used = set(eq) - set(".,->")
-    spare = iter(c for c in _LETTERS if c not in used)
-    ell_dims = 0
-    for term, op in zip(terms, operands):
-        if "..." in term:
-            ell_dims = max(ell_dims, op.dim() - (len(term) - 3))
-    ell = "".join(next(spare) for _ in range(ell_dims))
-    subs = []
-    for term, op in zip(terms, operands):
-        if "..." in term:
-            n = op.dim() - (len(term) - 3)
-            term = term.replace("...", ell[ell_dims - n:] if n else "")
-        if len(term) != op.dim():
+    labels, ell_dims = [], 0
+    for k, (term, op) in enumerate(zip(terms, operands)):
+        has_ell = "..." in term
+        letters = list(term.replace("...", ""))
+        if (len(letters) > op.dim()) if has_ell else (len(letters) != op.dim()):
             raise RuntimeError(f"einsum(): the number of subscripts in the equation "
-                               f"({len(term)}) does not match the number of dimensions "
-                               f"({op.dim()}) for operand {len(subs)} and no ellipsis was given")
-        subs.append(term)
+                               f"({len(letters)}) does not match the number of dimensions "
+                               f"({op.dim()}) for operand {k} and no ellipsis was given")
+        if has_ell:
+            before, _, after = term.partition("...")
+            ell_dims = max(ell_dims, op.dim() - len(letters))
+            labels.append([*before, "...", *after])
+        else:
+            labels.append(letters)
     if arrow:
-        out = rhs.replace("...", ell)
+        before, ell, after = rhs.partition("...")
+        out = [*before, "...", *after] if ell else list(rhs)
     else:
         counts = {}
-        for c in "".join(subs):
-            counts[c] = counts.get(c, 0) + 1
-        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
-    return subs, out
-
-
-def _distinct(op: Tensor, sub: str) -> tuple[Tensor, str]:
-    """Take diagonals for a letter repeated within one operand (``ii`` -> its diagonal)."""
-    while len(set(sub)) < len(sub):
-        c = next(c for c in sub if sub.count(c) > 1)
-        i = sub.index(c)
-        j = sub.index(c, i + 1)
-        op = diagonal(op, 0, i, j)
-        sub = sub[:i] + sub[i + 1:j] + sub[j + 1:] + c
-    return op, sub
-
-
-class EinsumBackward(Node):
-    rule = "each operand: einsum of grad with the other operands"
-    __slots__ = ("out", "sizes", "subs")
-    on_tensors = True
-
-    def backward(self, g):
-        saved = self.saved(g)
-        grads = []
-        for k, sub in enumerate(self.subs):
-            if not self.needs(k):
-                grads.append(None)
-                continue
-            others = [t for i, t in enumerate(saved) if i != k]
-            other_subs = [s for i, s in enumerate(self.subs) if i != k]
-            present = set(self.out).union(*other_subs)
-            kept = "".join(c for c in sub if c in present)
-            grad = _einsum_core([g, *others], [self.out, *other_subs], kept)
-            if kept != sub:  # letters summed away in the forward come back broadcast
-                shape = [self.sizes[c] if c in kept else 1 for c in sub]
-                order = [kept.index(c) for c in sub if c in kept]
-                grad = grad.permute(*order).reshape(shape) if order else grad.reshape(shape)
-                grad = grad.expand(*[self.sizes[c] for c in sub])
-            grads.append(grad)
-        return tuple(grads)
-
-
-def _einsum_core(ops, subs, out):
-    sizes = {}
-    for op, sub in zip(ops, subs):
-        for c, n in zip(sub, op.shape):
-            if sizes.get(c, 1) == 1:
-                sizes[c] = n
-            elif n not in (1, sizes[c]):
-                raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes "
-                                   f"(original->remapped): {list(op.shape)}")
-    xp = get_array_module(ops[0]._data)
-    data = [o._data for o in ops]
-    dtype = np.result_type(*data)
-    arrays = [d.astype(dtype, copy=False) for d in data]
-    spec = ",".join(subs) + "->" + out
-    result = xp.einsum(spec, *arrays, optimize=len(arrays) > 2)
-    result = xp.asarray(result)
-    if result.dtype != dtype:
-        result = result.astype(dtype)
-    return record(EinsumBackward, tuple(ops), result, save=tuple(ops),
-                  attrs={"subs": list(subs), "out": out, "sizes": sizes})
+        for term in labels:
+            for c in term:
+                if c != "...":
+                    counts[c] = counts.get(c, 0) + 1
+        out = ["...", *sorted(c for c, k in counts.items() if k == 1)]
+    return labels, out, ell_dims
 
 
 def einsum(equation: str, *operands) -> Tensor:
-    """Einstein summation (``einsum('ij,jk->ik', a, b)``); operands may also come as one list."""
+    """Einstein summation (``einsum('ij,jk->ik', a, b)``); operands may also come as one list.
+
+    Composed as PyTorch's ``at::einsum`` (without a contraction path): each operand's
+    diagonals taken, missing labels unsqueezed and its dims permuted to one order (output
+    labels first, then the contracted ones in PyTorch's label order, A-Z then a-z); operands
+    contracted left to right, each pair through ``sumproduct_pair`` (a ``mul``, or permute,
+    reshape, ``bmm``, view, permute); contracted dims summed (one operand) or viewed away.
+    """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    subs, out = _parse_einsum(equation, operands)
-    ops = []
-    clean = []
-    for op, sub in zip(operands, subs):
-        op, sub = _distinct(op, sub)
-        ops.append(op)
-        clean.append(sub)
-    return _einsum_core(ops, clean, out)
+    terms, out_terms, ell_dims = _parse_einsum(equation, operands)
+    dtype = np.result_type(*[o._data for o in operands])
+    ops = [o if o._data.dtype == dtype else o.to(_dtype_of(dtype)) for o in operands]
+    index, ell_index = {}, None
+    for label in out_terms:
+        if label == "...":
+            ell_index = len(index)
+            for k in range(ell_dims):
+                index["...", k] = len(index)
+        else:
+            index[label] = len(index)
+    out_num_dim = len(index)
+    if ell_index is None:
+        for k in range(ell_dims):
+            index["...", k] = len(index)
+    for label in sorted({c for term in terms for c in term if c != "..."}):
+        if label not in index:
+            index[label] = len(index)
+    perm_index = len(index)
+    counts = [0] * perm_index
+    aligned = []
+    for op, term in zip(ops, terms):
+        permutation = [-1] * perm_index
+        dim = 0
+        for label in term:
+            if label == "...":
+                n = op.dim() - (len(term) - 1)
+                for k in range(ell_dims - n, ell_dims):
+                    if op.shape[dim] != 1:
+                        counts[index["...", k]] += 1
+                    permutation[index["...", k]] = dim
+                    dim += 1
+            elif permutation[index[label]] == -1:
+                if op.shape[dim] != 1:
+                    counts[index[label]] += 1
+                permutation[index[label]] = dim
+                dim += 1
+            else:  # a repeated label: its diagonal, in the first one's place
+                prev = permutation[index[label]]
+                op = diagonal(op, 0, prev, dim).movedim(-1, prev)
+        for k, place in enumerate(permutation):
+            if place == -1:
+                op = op.unsqueeze(dim)
+                permutation[k] = dim
+                dim += 1
+        aligned.append(op.permute(*permutation))
+    _check_einsum_broadcast(aligned, operands)
+    while len(aligned) > 1:
+        a, b = aligned.pop(0), aligned.pop(0)
+        sum_dims, a_sum, b_sum = [], [], []
+        for dim in range(out_num_dim, perm_index):
+            if a.shape[dim] != 1 and b.shape[dim] != 1:
+                counts[dim] -= 1
+                if counts[dim] == 1:
+                    sum_dims.append(dim)
+                    counts[dim] = 0
+            elif counts[dim] == 1:
+                if a.shape[dim] != 1:
+                    a_sum.append(dim)
+                    counts[dim] = 0
+                elif b.shape[dim] != 1:
+                    b_sum.append(dim)
+                    counts[dim] = 0
+        if a_sum:
+            a = red.sum(a, a_sum, True)
+        if b_sum:
+            b = red.sum(b, b_sum, True)
+        aligned.insert(0, _sumproduct_pair(a, b, sum_dims))
+    result = aligned[0]
+    if perm_index > out_num_dim:
+        if len(ops) > 1:
+            return result.view(*result.shape[:out_num_dim])
+        return red.sum(result, list(range(out_num_dim, perm_index)))
+    return result
+
+
+def _dtype_of(np_dtype):
+    from .._core.dtype import from_numpy_dtype
+    return from_numpy_dtype(np_dtype)
+
+
+def _check_einsum_broadcast(aligned, operands) -> None:
+    for dim in range(aligned[0].dim()):
+        size = 1
+        for op in aligned:
+            n = op.shape[dim]
+            if n != 1 and size != 1 and n != size:
+                shapes = ", ".join(f"{list(o.shape)}->{list(a.shape)}"
+                                   for o, a in zip(operands, aligned))
+                raise RuntimeError("einsum(): operands do not broadcast with remapped shapes "
+                                   f"(original->remapped): {shapes}")
+            if n != 1:
+                size = n
+
+
+def _sumproduct_pair(left, right, sum_dims):
+    """PyTorch's ``sumproduct_pair`` (keepdim): ``left * right`` summed over ``sum_dims``, as
+    one ``bmm`` of the two permuted and reshaped to ``(both, left only, summed)`` and
+    ``(both, summed, right only)``."""
+    if not sum_dims:
+        return left * right
+    lro, lo, ro = [], [], []
+    lro_size = lo_size = ro_size = sum_size = 1
+    for i in range(left.dim()):
+        sl, sr = left.shape[i] != 1, right.shape[i] != 1
+        if i in sum_dims:
+            if sl and sr:
+                sum_size *= left.shape[i]
+            elif sl:
+                left = red.sum(left, i, True)
+            elif sr:
+                right = red.sum(right, i, True)
+        elif sl and sr:
+            lro.append(i)
+            lro_size *= left.shape[i]
+        elif sl:
+            lo.append(i)
+            lo_size *= left.shape[i]
+        else:
+            ro.append(i)
+            ro_size *= right.shape[i]
+    out_size = [left.shape[d] for d in lro] + [left.shape[d] for d in lo] + \
+        [1] * len(sum_dims) + [right.shape[d] for d in ro]
+    operm = [0] * len(out_size)
+    for k, d in enumerate(lro + lo + list(sum_dims) + ro):
+        operm[d] = k
+    left = left.permute(*lro, *lo, *sum_dims, *ro).reshape(lro_size, lo_size, sum_size)
+    right = right.permute(*lro, *sum_dims, *ro, *lo).reshape(lro_size, sum_size, ro_size)
+    return la.bmm(left, right).view(*out_size).permute(*operm)
 
 
 TENSOR_METHODS = {

@@ -2,62 +2,26 @@
 
 from __future__ import annotations
 
+import math
+from typing import ClassVar
+
 import numpy as np
 
 from ..._core import autocast_state as _autocast
+from ..._core.backend import get_array_module
 from ..._core.graph import Node
 from ..._core.record import record
-from ...ops import dual
-from ...ops.linalg import matmul
+from ...ops.linalg import AddmmBackward0, matmul
+from ...ops.matrices import einsum
 from ._fused import Tensor
 
 __all__ = ["addmm", "bilinear", "linear"]
 
 
-class AddmmBackward0(Node):
-    """``d(bias + m1 @ m2)``: ``g`` summed over the rows for a vector bias (other biases get
-    ``g``, which the engine sums down to their shape), ``g @ m2.T`` for ``m1`` and
-    ``m1.T @ g`` for ``m2``."""
-    rule = "self: beta * grad; mat1: alpha * grad @ mat2.T; mat2: alpha * mat1.T @ grad"
-
-    __slots__ = ()
-
-    def backward(self, g):
-        m1, m2 = self.saved(g)
-        if type(g) is np.ndarray:  # first order: the same products, without dual's dispatch
-            return (
-                self._grad_bias(g) if self._next[0] is not None else None,
-                g @ m2.T if self._next[1] is not None else None,
-                (g.T @ m1).T if self._next[2] is not None else None,
-            )
-        return (
-            self._grad_bias(g) if self.needs(0) else None,
-            dual.matmul(g, dual.mT(m2)) if self.needs(1) else None,
-            self._grad_mat2(m1, g) if self.needs(2) else None,
-        )
-
-    def _grad_bias(self, g):
-        # nn.Linear's bias is a vector: summing the rows here skips the engine's general
-        # unbroadcast (which works out the axes first), a measurable share of a small-batch
-        # step. The same sum over the same axis, so the same numbers.
-        if len(self.input_metadata(0)[0]) == 1:
-            return dual.sum(g, 0)
-        return g
-
-    @staticmethod
-    def _grad_mat2(m1, g):
-        # ``mat2`` is usually ``weight.t()``: computing (g.T @ m1).T makes the gradient a
-        # transposed view of a C-contiguous product, so after TBackward0 the weight's gradient
-        # is C-contiguous like the weight and can become ``.grad`` without a copy.
-        return dual.mT(dual.matmul(dual.mT(g), m1))
-
-
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     """``input + mat1 @ mat2`` for 2-D ``mat1`` and ``mat2`` (``input`` broadcasts)."""
-    out = _bias_plus_product(input._data, mat1._data, mat2._data)
-    # Each matrix is needed only for the other one's gradient.
-    save = (1 if mat2._requires_grad else None, 2 if mat1._requires_grad else None)
-    return record(AddmmBackward0, (input, mat1, mat2), out, save=save)
+    return record(AddmmBackward0, (input, mat1, mat2),
+                  _bias_plus_product(input._data, mat1._data, mat2._data))
 
 
 # OpenBLAS computes ``x @ w.T`` (w stored out x in, as nn.Linear keeps it) up to twice as slowly
@@ -105,17 +69,49 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     wt = weight.t()
     if bias is None:
         return matmul(input, wt)
-    if input.ndim == 2:
-        return addmm(bias, input, wt)
-    lead = tuple(input.shape[:-1])
-    flat = input.reshape(-1, input.shape[-1])
-    return addmm(bias, flat, wt).reshape(*lead, weight.shape[0])
+    try:  # (free until it raises: the shapes are checked by the product itself)
+        if input.ndim == 2:
+            return addmm(bias, input, wt)
+        lead = tuple(input.shape[:-1])
+        flat = input.reshape(-1, input.shape[-1])
+        return addmm(bias, flat, wt).reshape(*lead, weight.shape[0])
+    except ValueError:
+        x, w = input._data, weight._data
+        if x.ndim and w.ndim == 2 and x.shape[-1] != w.shape[1]:
+            rows = x.size // x.shape[-1] if x.shape[-1] else math.prod(x.shape[:-1])
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} "
+                               f"and {w.shape[1]}x{w.shape[0]})") from None
+        raise
+
+
+class TrilinearBackward0(Node):
+    """``_trilinear`` as ``bilinear`` calls it: ``out[b, o] = sum_ij i1[b, i] i2[o, i, j]
+    i3[b, j]``; each input's gradient contracts ``grad`` with the other two."""
+    rule = ("i1, i2, i3: _trilinear_backward(grad, i1, i2, i3, expand1, expand2, expand3, "
+            "sumdim, grad_input_mask)")
+
+    __slots__ = ()
+    on_tensors = True
+    inputs = ("i1", "i2", "i3")
+    saves = ("expand1", "expand2", "expand3", "i1", "i2", "i3", "sumdim")
+    saved_when: ClassVar[dict] = {"i1": ("i2", "i3"), "i2": ("i1", "i3"), "i3": ("i1", "i2")}
+    # the only expansion ``bilinear`` asks for
+    expand1, expand2, expand3, sumdim = (1, 3), (0,), (1, 2), (2, 3)
+
+    def backward(self, g):
+        i1, i2, i3 = self.saved(g)
+        return (einsum("bo,oij,bj->bi", g, i2, i3) if self.needs(0) else None,
+                einsum("bo,bi,bj->oij", g, i1, i3) if self.needs(1) else None,
+                einsum("bo,bi,oij->bj", g, i1, i2) if self.needs(2) else None)
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``y_k = x1^T W_k x2 + b_k`` for ``weight`` of shape ``(out, in1, in2)``."""
-    out, in1, in2 = weight.shape
-    # (..., in1) @ (in1, out * in2) -> (..., out, in2), then contract with x2 over in2.
-    left = matmul(input1, weight.permute(1, 0, 2).reshape(in1, out * in2))
-    y = (left.reshape(*input1.shape[:-1], out, in2) * input2.unsqueeze(-2)).sum(-1)
+    """``y_k = x1^T W_k x2 + b_k`` for ``weight`` of shape ``(out, in1, in2)``: PyTorch's
+    composition, both inputs flattened to matrices for one ``_trilinear``."""
+    out_shape = tuple(input1.shape[:-1]) + (weight.shape[0],)
+    x1 = input1.reshape(-1, input1.shape[-1])
+    x2 = input2.reshape(-1, input2.shape[-1])
+    a, w, b = x1._data, weight._data, x2._data
+    data = get_array_module(a).einsum("bi,oij,bj->bo", a, w, b, optimize=True)
+    y = record(TrilinearBackward0, (x1, weight, x2), data).reshape(out_shape)
     return y if bias is None else y + bias

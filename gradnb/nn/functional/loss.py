@@ -410,8 +410,9 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
     if linear_bias is not None and tuple(linear_bias.shape) != tuple(linear_weight.shape[:-1]):
         raise RuntimeError(f"expected linear_bias shape {tuple(linear_weight.shape[:-1])}, got "
                            f"{tuple(linear_bias.shape)}")
-    w = linear_weight.reshape(-1, in_features)
-    b = None if linear_bias is None else linear_bias.reshape(-1)
+    # (flattened only when there are out_features: PyTorch's graph has no view otherwise)
+    w = linear_weight if not out_features else linear_weight.reshape(-1, in_features)
+    b = linear_bias if linear_bias is None or not out_features else linear_bias.reshape(-1)
 
     logits = linear(input, w, b).reshape(*logits_shape)
     return cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None

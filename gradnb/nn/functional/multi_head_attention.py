@@ -15,6 +15,8 @@ import numpy as np
 from ..._core.tensor import Tensor
 from ...ops.creation import tensor as _tensor
 from ...ops.creation import zeros
+from ...ops.linalg import bmm
+from ...ops.matrices import baddbmm
 from ...ops.shape import cat
 from .activation import dropout, softmax
 from .linear import linear
@@ -77,20 +79,38 @@ def _canonical_mask(mask: Tensor | None, name: str, other: Tensor | None, other_
 
 def _in_projection(query, key, value, embed_dim, in_proj_weight, in_proj_bias,
                    use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight):
+    """q, k and v projected, split from the packed weight as PyTorch's ``_in_projection_packed``
+    splits it (one projection for self-attention, two for a shared key and value), so the
+    graph shows its nodes."""
     e = embed_dim
     b = in_proj_bias
-    bq, bk, bv = (None, None, None) if b is None else (b[:e], b[e:2 * e], b[2 * e:])
-    if not use_separate_proj_weight:
-        if in_proj_weight is None:
-            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
-        wq, wk, wv = in_proj_weight[:e], in_proj_weight[e:2 * e], in_proj_weight[2 * e:]
-    else:
+    if use_separate_proj_weight:
         for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
             if w is None:
                 raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight "
                                      f"is None")
-        wq, wk, wv = q_proj_weight, k_proj_weight, v_proj_weight
-    return linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+        bq, bk, bv = (None, None, None) if b is None else b.chunk(3)
+        return (linear(query, q_proj_weight, bq), linear(key, k_proj_weight, bk),
+                linear(value, v_proj_weight, bv))
+    if in_proj_weight is None:
+        raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+    w = in_proj_weight
+    if key is value:
+        if query is key:  # self-attention: one projection, unpacked
+            proj = _unpack(linear(query, w, b), 3, e)
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = w.split([e, e * 2])
+        b_q, b_kv = (None, None) if b is None else b.split([e, e * 2])
+        kv = _unpack(linear(key, w_kv, b_kv), 2, e)
+        return linear(query, w_q, b_q), kv[0], kv[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
+    return linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
+
+
+def _unpack(proj: Tensor, n: int, e: int) -> Tensor:
+    """``(..., n * e)`` as ``(n, ..., e)``, laid out as PyTorch lays it out."""
+    return proj.unflatten(-1, (n, e)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
 
 
 def _check_attn_mask(attn_mask: Tensor, bsz: int, num_heads: int, tgt_len: int,
@@ -175,8 +195,8 @@ def multi_head_attention_forward(
             raise AssertionError("bias cannot be added to static key.")
         if static_v is not None:
             raise AssertionError("bias cannot be added to static value.")
-        k = cat([k, bias_k.reshape(1, 1, -1).expand(1, bsz, embed_dim)], 0)
-        v = cat([v, bias_v.reshape(1, 1, -1).expand(1, bsz, embed_dim)], 0)
+        k = cat([k, bias_k.repeat(1, bsz, 1)], 0)
+        v = cat([v, bias_v.repeat(1, bsz, 1)], 0)
         attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
         key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
     elif bias_k is not None:
@@ -204,13 +224,15 @@ def multi_head_attention_forward(
         future = np.triu(np.ones((tgt_len, src_len), dtype=bool), 1)
         attn_mask = zeros(tgt_len, src_len, dtype=q.dtype, device=q.device).masked_fill(
             _tensor(future, device=q.device), float("-inf"))
-    scores = (q * math.sqrt(1.0 / head_dim)) @ k.transpose(-2, -1)
-    if attn_mask is not None:
-        scores = scores + attn_mask
+    q_scaled = q * math.sqrt(1.0 / head_dim)
+    if attn_mask is not None:  # PyTorch's fused baddbmm: one BaddbmmBackward0 node
+        scores = baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
+    else:
+        scores = bmm(q_scaled, k.transpose(-2, -1))
     weights = softmax(scores, -1)
     if training and dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
-    out = (weights @ v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+    out = bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
     out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
     if not batched:
         out = out.squeeze(1)
