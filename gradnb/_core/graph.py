@@ -508,9 +508,10 @@ def _fill(node, fills, inputs) -> None:
         elif kind == "dim":
             value = data.ndim
         elif kind == "sym_strides":
-            # An empty tensor has PyTorch's contiguous strides; NumPy gives it zeros.
-            value = tuple(st // data.itemsize for st in data.strides) if data.size else \
-                _contiguous_strides(data.shape)
+            # An empty tensor NumPy made gives zeros where PyTorch's has contiguous strides.
+            strides = data.strides
+            value = tuple(st // data.itemsize for st in strides) if data.size or all(strides) \
+                else _contiguous_strides(data.shape)
         else:
             value = t.dtype
         setattr(node, name, value)

@@ -268,7 +268,7 @@ def graph_sample(op, fn, sample) -> str:
                 if isinstance(x, torch.Tensor)]
     # gradnb's inputs are converted first: torch's call may write into its inputs (batch
     # norm's running statistics), and gradnb must start from the same values
-    conv = Converter()
+    conv = Converter(keep_strides=True)
     try:
         g_inp, g_args, g_kwargs = conv(t_inp), conv(t_args), conv(t_kwargs)
     except Unsupported as exc:

@@ -150,8 +150,12 @@ class Converter:
     """Turns torch values into gradnb ones, remembering which gradnb leaf stands for which torch
     tensor (the same torch tensor twice gives the same gradnb tensor)."""
 
-    def __init__(self, keep_aliasing: bool = False):
+    def __init__(self, keep_aliasing: bool = False, keep_strides: bool = False):
         self.memo = {}
+        # the graph oracle: a non-contiguous torch input (a transposed sample, strides of a
+        # size-1 dim) is given to gradnb with the same strides, so saved strides and the
+        # choice between view and copy see what torch's see
+        self.keep_strides = keep_strides
         # error_inputs' out= cases: views (an expand, a slice) share memory with their base and
         # with each other in gradnb too, so overlap checks see what torch's see
         self.keep_aliasing = keep_aliasing
@@ -164,6 +168,8 @@ class Converter:
             key = id(value)
             if key not in self.memo:
                 made = self._view(value) if self.keep_aliasing and value._base is not None else None
+                if made is None and self.keep_strides:
+                    made = self._strided(value)
                 self.memo[key] = (value, made if made is not None else self._tensor(value))
             return self.memo[key][1]
         if isinstance(value, torch.dtype):
@@ -218,6 +224,32 @@ class Converter:
             out = gradnb.tensor(arr, dtype=dtype)
         except Exception as exc:
             raise Unsupported(_describe(exc)) from exc
+        if t.requires_grad:
+            out.requires_grad_(True)
+        return out
+
+    @staticmethod
+    def _strided(t):
+        """``t`` as a gradnb tensor over its own copy of storage laid out with ``t``'s strides;
+        None where the ordinary (contiguous) copy already has them, or cannot."""
+        import torch
+
+        if (t.layout != torch.strided or t.dtype in (torch.bfloat16, torch.complex32)
+                or t.is_conj() or t.is_neg() or t._is_zerotensor()
+                or t.stride() == torch.empty(t.shape).stride()
+                or any(s <= 0 for s in t.stride())):  # (an expanded sample: the plain copy)
+            return None
+        span = max(1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride())), 0)
+        copy = torch.empty(span, dtype=t.dtype).as_strided(t.shape, t.stride())
+        if torch._debug_has_internal_overlap(copy) == 1:  # (1: it overlaps; 2: too hard to tell)
+            return None
+        copy.copy_(t.detach())
+        array = copy.numpy()
+        if t.numel() == 0:  # (torch hands NumPy zero strides for an empty tensor)
+            item = array.itemsize
+            array = np.lib.stride_tricks.as_strided(np.empty(1, array.dtype), tuple(t.shape),
+                                                    tuple(st * item for st in t.stride()))
+        out = gradnb.from_numpy(array)
         if t.requires_grad:
             out.requires_grad_(True)
         return out
