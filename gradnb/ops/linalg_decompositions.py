@@ -25,8 +25,8 @@ from . import matrices as mx
 from . import reductions as red
 from ._args import scalar_type_name, wrap_dim
 from ._common import Tensor, wrap
-from .creation import eye, ones, zeros_like
-from .lapack import getrf
+from .creation import eye, ones, zeros
+from .lapack import column_major, getrf
 from .shape import cat
 
 __all__ = [
@@ -84,7 +84,7 @@ def inv(A: Tensor) -> Tensor:
     _square(A, "inv")
     _float(A, "inv")
     try:
-        out = np.linalg.inv(A._data)
+        out = column_major(np.linalg.inv(A._data))
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.inv: The diagonal element 1 is zero, the inversion could not "
                            "be completed because the input matrix is singular.") from None
@@ -124,9 +124,10 @@ def _lu_tensors(A: Tensor, transposed: bool = False) -> tuple:
         a = np.swapaxes(a, -1, -2)
     if a.size == 0:  # (getrf's batch loop cannot reshape an empty batch)
         k = min(a.shape[-2:])
-        return wrap(a.copy()), wrap(np.zeros(a.shape[:-2] + (k,), dtype=np.int32))
+        return (wrap(column_major(a.copy())),
+                wrap(np.zeros(a.shape[:-2] + (k,), dtype=np.int32)))
     lu_, pivots, _ = getrf(a)
-    return wrap(lu_), wrap(pivots)
+    return wrap(column_major(lu_)), wrap(pivots)
 
 
 class LinalgSlogdetBackward0(Node):
@@ -208,7 +209,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
                            "singular.") from None
-    return record(LinalgSolveExBackward0, (A, B), out, attrs={"vector": vector, "left": True},
+    return record(LinalgSolveExBackward0, (A, B), column_major(out), attrs={"vector": vector, "left": True},
                   save=lambda: (0, *_lu_tensors(A), OUTPUT))
 
 
@@ -236,8 +237,8 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
         raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
                            "singular.") from None
     if not left:
-        out = np.ascontiguousarray(np.swapaxes(out, -1, -2))
-    return record(LinalgSolveTriangularBackward0, (A, B), out,
+        out = np.swapaxes(out, -1, -2)
+    return record(LinalgSolveTriangularBackward0, (A, B), column_major(out),
                   attrs={"upper": upper, "left": left, "unitriangular": unitriangular})
 
 
@@ -272,7 +273,7 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
     with no_grad():
         M = _mT(A) if transpose else A
         x = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
-    X, clone = record(TriangularSolveBackward0, (b, A), (x._data, A._data.copy()),
+    X, clone = record(TriangularSolveBackward0, (b, A), (x._data, column_major(A._data.copy())),
                       attrs={"upper": upper, "transpose": transpose,
                              "unitriangular": unitriangular})
     return _triangular_result(X, clone)
@@ -346,8 +347,8 @@ def _cholesky(A: Tensor, upper: bool, name: str, cls=LinalgCholeskyExBackward0) 
         raise RuntimeError(f"linalg.{name}: The factorization could not be completed because the "
                            "input is not positive-definite.") from None
     if upper:
-        L = np.swapaxes(L, -1, -2).copy()
-    return record(cls, (A,), L, attrs={"upper": upper})
+        L = np.swapaxes(L, -1, -2)
+    return record(cls, (A,), column_major(L), attrs={"upper": upper})
 
 
 def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
@@ -393,7 +394,7 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
     dtype = np.result_type(a, b)
     out = np.linalg.solve(np.broadcast_to(a, batch + a.shape[-2:]).astype(dtype),
                           np.broadcast_to(b, batch + b.shape[-2:]).astype(dtype))
-    return record(CholeskySolveBackward0, (B, L), out, attrs={"upper": upper})
+    return record(CholeskySolveBackward0, (B, L), column_major(out), attrs={"upper": upper})
 
 
 class CholeskyInverseBackward0(Node):
@@ -414,7 +415,7 @@ def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
     if L.dim() < 2 or L.shape[-1] != L.shape[-2]:
         _square(L, "cholesky_inverse")
     out = np.linalg.inv(_gram(L._data, upper)) if L._data.size else L._data.copy()
-    return record(CholeskyInverseBackward0, (L,), out, attrs={"upper": upper})
+    return record(CholeskyInverseBackward0, (L,), column_major(out), attrs={"upper": upper})
 
 
 # -- QR ------------------------------------------------------------------------------------------
@@ -478,6 +479,7 @@ def qr(A: Tensor, mode: str = "reduced"):
         raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
     _float(A, "qr")
     q, r = np.linalg.qr(A._data, mode="complete" if mode == "complete" else "reduced")
+    q, r = column_major(q), column_major(r)
     if mode == "r":  # R stays in the graph; its backward says why it cannot run
         q = np.zeros((0,), dtype=r.dtype)
         return _qr_result(wrap(q), record(LinalgQrBackward0, (A,), r, save=(),
@@ -526,7 +528,7 @@ def eigh(A: Tensor, UPLO: str = "L"):
     _square(A, "eigh")
     _float(A, "eigh")
     w, v = np.linalg.eigh(A._data, UPLO=UPLO)
-    L, V = record(LinalgEighBackward0, (A,), (w, v))
+    L, V = record(LinalgEighBackward0, (A,), (w, column_major(v)))
     return _eigh_result(L, V)
 
 
@@ -588,7 +590,7 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver=None):
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
     _float(A, "svd")
     u, s, vh = np.linalg.svd(A._data, full_matrices=full_matrices)
-    U, S, Vh = record(LinalgSvdBackward0, (A,), (u, s, vh),
+    U, S, Vh = record(LinalgSvdBackward0, (A,), (column_major(u), s, column_major(vh)),
                       attrs={"full_matrices": full_matrices, "S_sym_argsize_minus_1": s.shape[-1]})
     return _svd_result(U, S, Vh)
 
@@ -601,8 +603,11 @@ def svdvals(A: Tensor, *, driver=None) -> Tensor:
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
     """``torch.svd``: ``(U, S, V)`` (``V``, not ``Vh``)."""
     U, S, Vh = linalg_svd(input, full_matrices=not some)
-    if not compute_uv:
-        return _torch_svd_result(zeros_like(U), S, zeros_like(_mT(Vh)))
+    if not compute_uv:  # PyTorch's: zeros of the full sizes, V the adjoint of a zero Vh
+        *batch, m, n = input.shape
+        return _torch_svd_result(zeros(*batch, m, m, dtype=input.dtype, device=input.device), S,
+                                 _mT(zeros(*batch, n, n, dtype=input.dtype,
+                                           device=input.device)))
     return _torch_svd_result(U, S, _mT(Vh))
 
 
@@ -964,7 +969,9 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     if rcond is None:
         rcond = np.finfo(a.dtype).eps * max(m, n)
     b = Bm._data
-    x = _pinv_array(a, 0.0, max(m, n) * np.finfo(a.dtype).eps, False) @ b
+    # LAPACK solves in place of B, a max(m, n)-row buffer: the solution is its top n rows
+    x = column_major(_pinv_array(a, 0.0, max(m, n) * np.finfo(a.dtype).eps, False) @ b,
+                     max(m, n))
     batch = tuple(A.shape[:-2])
     s = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(batch + (0,), a.dtype)
     smax = s.max(axis=-1, keepdims=True, initial=0.0)

@@ -20,6 +20,7 @@ from . import linalg as la
 from . import matrices as mx
 from ._common import Tensor
 from .creation import eye
+from .lapack import column_major
 from .linalg_decompositions import _float, _mH, _square, solve
 
 __all__ = ["eig", "eigvals"]
@@ -76,7 +77,7 @@ def eig(A: Tensor, *, out=None):
     if not np.isfinite(data).all():
         raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
     w, v = np.linalg.eig(data)
-    L, V = record(LinalgEigBackward0, (A,), (w.astype(kind), v.astype(kind)))
+    L, V = record(LinalgEigBackward0, (A,), (w.astype(kind), column_major(v.astype(kind))))
     return _eig_result(L, V)
 
 

@@ -17,6 +17,7 @@ from . import linalg as la
 from . import matrices as mx
 from ._common import Tensor
 from .creation import eye, zeros_like
+from .lapack import column_major
 from .shape import cat
 
 __all__ = ["orgqr", "ormqr"]
@@ -145,7 +146,7 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     with no_grad():
         out = start.clone() if k == 0 else _apply(_reflectors(A), tau, start,
                                                   reversed(range(k)), left=True)
-    return record(LinalgHouseholderProductBackward0, (A, tau), out._data)
+    return record(LinalgHouseholderProductBackward0, (A, tau), column_major(out._data))
 
 
 orgqr = householder_product
@@ -171,7 +172,7 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
     with no_grad():
         out = other.clone() if k == 0 else _apply(_reflectors(input), tau, other,
                                                   _ormqr_order(k, left, transpose), left)
-    return record(OrmqrBackward0, (input, tau, other), out._data,
+    return record(OrmqrBackward0, (input, tau, other), column_major(out._data),
                   attrs={"left": left, "transpose": transpose})
 
 

@@ -26,6 +26,7 @@ from . import matrices as mx
 from ._args import scalar_type_name
 from ._common import Tensor, wrap
 from .creation import eye, zeros_like
+from .lapack import column_major
 from .lapack import getrf as _getrf
 from .linalg_decompositions import _mH, _mT, solve_triangular
 from .shape import cat
@@ -147,7 +148,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):
         _raise_singular(info, "linalg.lu_factor_ex")
     P = _permutation(pivots, a.shape[-2], a.dtype)
     pivots = wrap(pivots)
-    LU = record(LinalgLuFactorExBackward0, (A,), lu_, attrs={"P": P, "pivot": pivot},
+    LU = record(LinalgLuFactorExBackward0, (A,), column_major(lu_), attrs={"P": P, "pivot": pivot},
                 save=(OUTPUT, pivots))
     return _lu_factor_ex_result(LU, pivots, wrap(info))
 
@@ -301,7 +302,8 @@ def _lu_solve_array(lu_, pivots, b, left: bool, adjoint: bool):
     dtype = np.result_type(A, b)
     out = np.linalg.solve(np.broadcast_to(A, batch + A.shape[-2:]).astype(dtype),
                           np.broadcast_to(b, batch + b.shape[-2:]).astype(dtype))
-    return np.ascontiguousarray(np.swapaxes(out, -1, -2)) if not left else out
+    # PyTorch solves X A = B as A^T X^T = B^T: X^T is column-major, so X is row-major
+    return np.ascontiguousarray(np.swapaxes(out, -1, -2)) if not left else column_major(out)
 
 
 def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
