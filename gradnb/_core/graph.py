@@ -508,13 +508,19 @@ def _fill(node, fills, inputs) -> None:
         elif kind == "dim":
             value = data.ndim
         elif kind == "sym_strides":
-            # An empty tensor NumPy made gives zeros where PyTorch's has contiguous strides.
-            strides = data.strides
-            value = tuple(st // data.itemsize for st in strides) if data.size or all(strides) \
-                else _contiguous_strides(data.shape)
+            value = element_strides(data)
         else:
             value = t.dtype
         setattr(node, name, value)
+
+
+def element_strides(data) -> tuple:
+    """An array's strides in elements, as PyTorch shows a tensor's: where NumPy gives an empty
+    array zero strides, PyTorch's empty tensor has contiguous ones."""
+    strides = data.strides
+    if data.size or all(strides):
+        return tuple(st // data.itemsize for st in strides)
+    return _contiguous_strides(data.shape)
 
 
 def _contiguous_strides(shape) -> tuple:

@@ -14,7 +14,7 @@ import numpy as np
 from .._core import dtype as _dtype
 from .._core.backend import cuda_is_available, get_array_module
 from .._core.grad_mode import no_grad
-from .._core.graph import bump_version
+from .._core.graph import bump_version, element_strides
 from . import shape as sh
 from ._common import Tensor
 from .creation import full, randint, tensor, zeros
@@ -130,7 +130,7 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
 def stride(self, dim=None):
     """Elements to skip to move one step along each dimension (of the array gradnb holds)."""
     data = self._data
-    strides = tuple(s // data.itemsize for s in data.strides)
+    strides = element_strides(data)
     if dim is None:
         return strides
     n = max(data.ndim, 1)
