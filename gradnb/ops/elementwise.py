@@ -18,7 +18,13 @@ from .._core.backend import get_array_module, silent
 from .._core.graph import Node
 from .._core.record import record, wrap
 from . import dual
-from ._args import check_tensor_only, check_tensor_or_number
+from ._args import (
+    check_kernel_dtype,
+    check_tensor_only,
+    check_tensor_or_number,
+    reflected,
+    scalar_type_name,
+)
 from ._common import Tensor, binary_operands
 from ._declare import node, unary
 from .complex import complex_sgn, sgn_array
@@ -125,6 +131,8 @@ def _sigmoid_array(input: Tensor):
     """``1 / (1 + exp(-x))`` without overflow: ``e^x / (1 + e^x)`` for ``x < 0``."""
     d = _float_data(input)
     xp = _xp(input)
+    if d.dtype.kind == "c":  # no overflow-free split in the complex plane: the definition
+        return 1.0 / (1.0 + xp.exp(-d))
     e = xp.exp(-xp.abs(d))  # exp of a non-positive number never overflows
     return xp.where(d >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(d.dtype, copy=False)
 
@@ -487,6 +495,8 @@ class MinimumBackward0(MaximumBackward0):
 def _extremum(cls, np_name, input, other):
     check_tensor_only(np_name, input, other)
     ta, tb, a, b = binary_operands(input, other)
+    if a.dtype.kind == "c":
+        raise RuntimeError(f"{np_name} not implemented for complex tensors.")
     return record(cls, (ta, tb), getattr(get_array_module(a), np_name)(a, b), operands=(a, b))
 
 
@@ -546,9 +556,17 @@ def _scalar_tensor(value, like):
 
 
 # -- comparisons and logic (no gradient) -----------------------------------------------------
-def _compare(np_name):
+def _compare(np_name, kernel=None, refused="", tensors_only=False):
+    """A bool-valued (or bitwise) binary op; ``kernel`` names PyTorch's CPU kernel, which has no
+    implementation for the promoted dtype kinds in ``refused``; ``tensors_only``: no Python
+    scalar ``other`` (PyTorch's ``logical_and`` takes tensors only)."""
+
     def fn(input, other) -> Tensor:
+        if tensors_only:
+            check_tensor_only(np_name, input, other)
         _, _, a, b = binary_operands(input, other)
+        if refused:
+            check_kernel_dtype(kernel, np.result_type(a, b), refused)
         return wrap(getattr(get_array_module(a if hasattr(a, "shape") else b), np_name)(a, b))
 
     fn.__name__ = np_name
@@ -558,16 +576,16 @@ def _compare(np_name):
 
 eq = _compare("equal")
 ne = _compare("not_equal")
-lt = _compare("less")
-le = _compare("less_equal")
-gt = _compare("greater")
-ge = _compare("greater_equal")
-logical_and = _compare("logical_and")
-logical_or = _compare("logical_or")
-logical_xor = _compare("logical_xor")
-bitwise_and = _compare("bitwise_and")
-bitwise_or = _compare("bitwise_or")
-bitwise_xor = _compare("bitwise_xor")
+lt = _compare("less", "lt_cpu", "c")
+le = _compare("less_equal", "le_cpu", "c")
+gt = _compare("greater", "gt_cpu", "c")
+ge = _compare("greater_equal", "ge_cpu", "c")
+logical_and = _compare("logical_and", tensors_only=True)
+logical_or = _compare("logical_or", tensors_only=True)
+logical_xor = _compare("logical_xor", tensors_only=True)
+bitwise_and = _compare("bitwise_and", "bitwise_and_cpu", "fc")
+bitwise_or = _compare("bitwise_or", "bitwise_or_cpu", "fc")
+bitwise_xor = _compare("bitwise_xor", "bitwise_xor_cpu", "fc")
 
 
 def logical_not(input: Tensor) -> Tensor:
@@ -603,6 +621,10 @@ def allclose(input: Tensor, other: Tensor, rtol=1e-05, atol=1e-08, equal_nan=Fal
 
 
 def isclose(input: Tensor, other: Tensor, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
+    check_tensor_only("isclose", input, other)
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"{scalar_type_name(input._data.dtype)} did not match "
+                           f"{scalar_type_name(other._data.dtype)}")
     return wrap(_xp(input).isclose(input._data, other._data, rtol=rtol, atol=atol,
                                     equal_nan=equal_nan))
 
@@ -611,6 +633,8 @@ TENSOR_METHODS = {
     "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
     "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
     "__and__": bitwise_and, "__or__": bitwise_or, "__xor__": bitwise_xor, "__invert__": bitwise_not,
+    "__rand__": reflected("__rand__", bitwise_and), "__ror__": reflected("__ror__", bitwise_or),
+    "__rxor__": reflected("__rxor__", bitwise_xor),
     "logical_not": logical_not, "logical_and": logical_and, "logical_or": logical_or,
     "logical_xor": logical_xor, "bitwise_not": bitwise_not,
     "__abs__": abs, "abs": abs, "exp": exp, "exp2": exp2, "expm1": expm1, "log": log, "log2": log2, "log10": log10,

@@ -19,7 +19,7 @@ from .._core.graph import Node
 from .._core.record import record
 from . import arithmetic, dual
 from . import elementwise as ew
-from ._args import check_tensor_only, check_tensor_or_number, reflected
+from ._args import check_kernel_dtype, check_tensor_only, check_tensor_or_number, reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
 from ._declare import node, unary
 from .complex import SgnBackward0, complex_sgn
@@ -341,6 +341,7 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
     """``sqrt(input**2 + other**2)``."""
     check_tensor_only("hypot", input, other)
     ta, tb, a, b = binary_operands(input, other)
+    check_kernel_dtype("hypot_cpu", a.dtype, "biuc")
     return record(HypotBackward0, (ta, tb), _quiet(np.hypot, a, b))
 
 
@@ -460,6 +461,7 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
     """The angle of ``(other, input)``, i.e. ``atan(input / other)`` in the right quadrant."""
     check_tensor_only("atan2", input, other)
     y, x = _pair(input, other)
+    check_kernel_dtype("atan2_cpu", y._data.dtype, "c")
     return record(Atan2Backward0, (y, x), _quiet(np.arctan2, y._data, x._data))
 
 
@@ -527,6 +529,7 @@ def copysign(input: Tensor, other) -> Tensor:
     """``|input|`` with the sign of ``other``."""
     check_tensor_or_number("copysign", input, other)
     a, b = _pair(input, other)
+    check_kernel_dtype("copysign_cpu", a._data.dtype, "c")
     if not isinstance(other, Tensor):
         return record(CopysignBackward1, (a,), np.copysign(a._data, b._data))
     return record(CopysignBackward0, (a, b), np.copysign(a._data, b._data))
@@ -589,11 +592,14 @@ def _modulo(a, b, floor):
     ta = ta if ta is not None else as_tensor_operand(xa, like)
     tb = tb if tb is not None else as_tensor_operand(xb, like)
     xp = get_array_module(ta._data)
-    integral = ta._data.dtype.kind in "iub"
-    if integral and np.any(tb._data == 0):
+    # xa, xb carry PyTorch's promotion (a 0-d tensor does not widen a dimensioned one)
+    dtype = np.result_type(xa, xb)
+    check_kernel_dtype("remainder_cpu" if floor else "fmod_cpu", dtype, "bc")
+    integral = dtype.kind in "iub"
+    if integral and np.any(xb == 0):
         raise RuntimeError("ZeroDivisionError")
     fn = xp.remainder if floor else xp.fmod
-    out = _quiet(fn, ta._data, tb._data)
+    out = _quiet(fn, xa, xb)
     if integral:
         return record(FmodBackward1, (), out)
     if scalar_other:  # PyTorch's Scalar overload: one input, nothing saved
@@ -644,8 +650,11 @@ asinh, AsinhBackward0 = _inverse_hyperbolic(
     "asinh", "AsinhBackward0", np.arcsinh, lambda g, x: g / dual.sqrt(x * x + 1),
     "self: grad * (self.pow(2) + 1).rsqrt().conj()")
 acosh, AcoshBackward0 = _inverse_hyperbolic(
-    "acosh", "AcoshBackward0", np.arccosh, lambda g, x: g / dual.sqrt(x * x - 1),
-    "self: grad * (self.pow(2) - 1).rsqrt().conj()")
+    # sqrt(x - 1) sqrt(x + 1), not sqrt(x^2 - 1): the same for real x, and the right branch for
+    # complex x (PyTorch's formula)
+    "acosh", "AcoshBackward0", np.arccosh,
+    lambda g, x: g / (dual.sqrt(x - 1) * dual.sqrt(x + 1)),
+    "self: grad * ((self - 1).rsqrt() * (self + 1).rsqrt()).conj()")
 atanh, AtanhBackward0 = _inverse_hyperbolic(
     "atanh", "AtanhBackward0", np.arctanh, lambda g, x: g / (1 - x * x),
     "self: grad * 1 / (1 - self.pow(2)).conj()")
