@@ -563,7 +563,7 @@ class ProdBackward0(Node):
     saves = ("self", "result")
 
     def backward(self, g):
-        x, out = self.saved(g)
+        x, out = map(dual.conj, self.saved(g))  # complex: g * conj(d out / d x)
         return (_prod_grad(g, x, out, None),)
 
 
@@ -576,7 +576,7 @@ class ProdBackward1(Node):
     saves = ("dim", "keepdim", "self", "result")
 
     def backward(self, g):
-        x, out = self.saved(g)
+        x, out = map(dual.conj, self.saved(g))  # complex: g * conj(d out / d x)
         shape = tuple(x.shape)
         if not shape:
             return (g,)
@@ -1009,7 +1009,8 @@ class CumprodBackward0(Node):
     saves = ("dim", "self", "result")
 
     def backward(self, g):
-        x, out = self.saved(g)
+        # complex: every product is conjugated (cumprod of conj(x) is conj of the cumprod)
+        x, out = map(dual.conj, self.saved(g))
         if len(g.shape) == 0:
             return (g,)
         axis = self.axis
