@@ -44,19 +44,37 @@ class AddBackward0(Node):
     saved_attrs: ClassVar[dict] = {"alpha": "alpha"}
 
     def backward(self, g):
-        return g, (g if self.alpha == 1 else g * self.alpha)
+        return g, (g if self.alpha == 1 else g * self.alpha.conjugate())
 
 
 def add(input, other, *, alpha=1) -> Tensor:
     """``input + alpha * other`` with broadcasting."""
-    if type(other) is float and type(input) is Tensor and alpha == 1:  # ``x + 0.5``: no call
+    # ``x + 0.5``: no call (alpha=True is refused below for non-bool results)
+    if type(other) is float and type(input) is Tensor and alpha == 1 and alpha is not True:
         a = input._data
         if a.dtype.kind == "f":
             return record(AddBackward0, (input, None), a + other)
     ta, tb, a, b = binary_operands(input, other)
-    if alpha == 1:
+    if alpha == 1 and alpha is not True:
         return record(AddBackward0, (ta, tb), a + b)
-    return record(AddBackward0, (ta, tb), a + alpha * b, attrs={"alpha": alpha})
+    return record(AddBackward0, (ta, tb), _scaled(a, b, alpha, 1), attrs={"alpha": alpha})
+
+
+def _scaled(a, b, alpha, sign):
+    """``a + sign * alpha * b`` for ``add``/``sub`` with ``alpha``: PyTorch's checks of alpha
+    against the result dtype, and integer overflow wrapping silently, as in PyTorch."""
+    kind = np.result_type(a, b).kind
+    if kind in "biu" and isinstance(alpha, (float, complex)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    if kind != "c" and isinstance(alpha, complex):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
+                           "number.")
+    if kind != "b" and isinstance(alpha, bool):
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    with silent():
+        out = a + alpha * b if sign > 0 else a - alpha * b
+    return out.astype(bool) if kind == "b" else out  # bool + alpha * bool stays bool
 
 
 class AddBackward1(Node):
@@ -83,16 +101,16 @@ class SubBackward0(Node):
     saved_attrs: ClassVar[dict] = {"alpha": "alpha"}
 
     def backward(self, g):
-        return g, (-g if self.alpha == 1 else g * -self.alpha)
+        return g, (-g if self.alpha == 1 else g * -self.alpha.conjugate())
 
 
 def sub(input, other, *, alpha=1) -> Tensor:
     """``input - alpha * other`` with broadcasting."""
     _reject_bool_subtraction(input, other)
     ta, tb, a, b = binary_operands(input, other)
-    if alpha == 1:
+    if alpha == 1 and alpha is not True:
         return record(SubBackward0, (ta, tb), a - b)
-    return record(SubBackward0, (ta, tb), a - alpha * b, attrs={"alpha": alpha})
+    return record(SubBackward0, (ta, tb), _scaled(a, b, alpha, -1), attrs={"alpha": alpha})
 
 
 subtract = sub
@@ -408,6 +426,8 @@ class PowBackward1(Node):
             # same way); for b < 0 it is inf * log(0), infinite, silently.
             bd = dual.data(b)
             zero = (dual.data(a) == 0) & (bd.real >= 0) & (bd.imag == 0)
+            if dual.data(out).dtype.kind == "c" and dual.data(a).dtype.kind != "c":
+                a = a * (1 + 0j)  # a real base to a complex power: log of a negative base is finite
             with silent():
                 gb = g * dual.where(zero, 0.0,
                                     dual.conj(out * dual.log(dual.where(zero, 1.0, a))))
