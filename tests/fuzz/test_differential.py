@@ -199,6 +199,11 @@ def fft_cases(draw):
     shape = draw(S.shapes(1, 3, 1, 5))
     x = S.array(rng, shape, dtype)
     norm = draw(st.sampled_from(NORMS))
+    if draw(st.integers(0, 9)) == 0:
+        name = draw(st.sampled_from(["fftshift", "ifftshift"]))
+        dim = draw(st.sampled_from([None, -1, (0, -1)]))
+        return Case(f"torch.fft.{name}(x, dim={dim})",
+                    lambda t, a: getattr(t.fft, name)(a, dim=dim), (x,))
     if draw(st.booleans()):
         name = draw(st.sampled_from(FFT_1D))
         n = draw(st.sampled_from([None, 1, 2, 3, 4, 6, 8]))
@@ -388,10 +393,17 @@ def masked_cases(draw):
         unbiased = draw(st.booleans())
         call = lambda t, a, m: getattr(t.masked, name)(
             a, dim, unbiased, keepdim=keepdim, mask=m)
+    elif name in ("sum", "prod", "mean") and draw(st.booleans()):
+        out_dtype = draw(st.sampled_from(["float64", "float32", "int64"]))
+        kw["dtype"] = out_dtype
+        call = lambda t, a, m: getattr(t.masked, name)(
+            a, dim, keepdim=keepdim, dtype=getattr(t, out_dtype), mask=m)
     else:
         call = lambda t, a, m: getattr(t.masked, name)(a, dim, keepdim=keepdim, mask=m)
     args = (x, mask)
-    return Case(f"torch.masked.{name}(x, {dim}, keepdim={keepdim}, {kw})", call, args)
+    # an int64 result of a grad-requiring input: a known difference
+    grad = kw.get("dtype") != "int64"
+    return Case(f"torch.masked.{name}(x, {dim}, keepdim={keepdim}, {kw})", call, args, grad=grad)
 
 
 @FUZZ
@@ -526,6 +538,9 @@ KNOWN_DIFFERENCES = {
              (np.array([3, 0], np.uint8), np.array(-3))),
     "x.copy_(src) with src too large: torch's message is 'output with shape ... doesn't match'":
         Case("copy_", lambda t, x, s: x.clone().copy_(s), (np.zeros(3), np.ones((2, 3)))),
+    "masked.sum(x, dtype=int64) of a grad-requiring x: torch raises 'Autograd not support "
+    "dtype: Long', gradnb returns":
+        Case("masked.sum", lambda t, x: t.masked.sum(x, 0, dtype=t.int64), (_f64(1.5, 2.5),)),
     "complex64 @ complex128: torch refuses mixed dtypes (m1 and m2), gradnb promotes":
         Case("a @ b", lambda t, a, b: a @ b,
              (np.ones((2, 2), np.complex64), np.ones((2, 2), np.complex128))),
