@@ -76,6 +76,7 @@ __all__ = [
     "rsqrt",
     "sigmoid",
     "sign",
+    "signbit",
     "sin",
     "sinh",
     "sqrt",
@@ -260,6 +261,7 @@ class AbsBackward0(Node):
 
 
 def abs(input: Tensor) -> Tensor:
+    check_kernel_dtype("abs_cpu", input._data.dtype, "b")
     return record(AbsBackward0, (input,), _xp(input).abs(input._data))
 
 
@@ -269,20 +271,45 @@ absolute = abs  # PyTorch's alias: same op, same AbsBackward0
 def _sign_array(d):
     """NumPy's sign with PyTorch's ``sign(nan) == 0``."""
     xp = get_array_module(d)
+    if d.dtype.kind == "b":  # the sign of a bool is itself
+        return d.copy()
     s = xp.sign(d)
     if d.dtype.kind == "f":
         s = xp.where(xp.isnan(d), 0, s).astype(d.dtype, copy=False)
     return s
 
 
+def _real_sign(input: Tensor):
+    if input._data.dtype.kind == "c":
+        raise NotImplementedError("Unlike NumPy, gradnb.sign is not intended to support complex "
+                                  "numbers. Please use gradnb.sgn instead.")
+    return _sign_array(input._data)
+
+
+def signbit(input: Tensor) -> Tensor:
+    """Whether each element's sign bit is set (``-0.0`` included); a bool tensor."""
+    if input._data.dtype.kind == "c":
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
+    return wrap(_xp(input).signbit(input._data))
+
+
 sign, SignBackward0 = unary(
-    "sign", "SignBackward0", lambda input: _sign_array(input._data), None, saves=None,
+    "sign", "SignBackward0", _real_sign, None, saves=None,
     rule="self: zeros_like(grad)", why_zero="sign() has zero derivative")
 
 
 def _zero_grad_unary(op: str, name: str, **declared):
-    """A piecewise-constant function (floor, ceil, round, trunc): gradient zero everywhere."""
-    return unary(op, name, lambda input: getattr(_xp(input), op)(input._data), None,
+    """A piecewise-constant function (floor, ceil, round, trunc): gradient zero everywhere;
+    refused for bool and (but round's message) complex inputs, as PyTorch's kernels are."""
+
+    def compute(input):
+        data = input._data
+        check_kernel_dtype(f"{op}_vml_cpu", data.dtype, "b" if op != "round" else "bc")
+        if data.dtype.kind == "c":
+            raise NotImplementedError(f"{op} is not supported for complex inputs")
+        return getattr(_xp(input), op)(data)
+
+    return unary(op, name, compute, None,
                  saves=None, rule="self: zeros_like(grad)", module=__name__,
                  doc=f"Elementwise {op} (zero gradient).", **declared)
 
@@ -299,6 +326,7 @@ def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
     """Round half to even, like PyTorch (``round.decimals`` when ``decimals`` is given)."""
     if decimals is None:
         return _round_half_even(input)
+    check_kernel_dtype("round_vml_cpu", input._data.dtype, "bc")
     return record(RoundBackward1, (input,), _xp(input).round(input._data, decimals))
 
 
@@ -593,8 +621,7 @@ def logical_not(input: Tensor) -> Tensor:
 
 
 def bitwise_not(input: Tensor) -> Tensor:
-    if input._data.dtype.kind == "f":
-        raise TypeError("bitwise_not is only supported for integer and boolean tensors")
+    check_kernel_dtype("bitwise_not_cpu", input._data.dtype, "fc")
     return wrap(_xp(input).invert(input._data))
 
 
@@ -643,7 +670,7 @@ TENSOR_METHODS = {
     "floor": floor, "ceil": ceil, "trunc": trunc, "fix": fix, "round": round,
     "absolute": absolute,
     "clamp": clamp, "clip": clamp, "clamp_min": clamp_min, "clamp_max": clamp_max,
-    "maximum": maximum, "minimum": minimum, "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
+    "signbit": signbit, "maximum": maximum, "minimum": minimum, "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
     "equal": equal, "allclose": allclose, "isclose": isclose,
     "where": lambda self, condition, other: where(condition, self, other),
 }

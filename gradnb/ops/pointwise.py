@@ -15,6 +15,7 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
+from .._core.grad_mode import is_grad_enabled
 from .._core.graph import Node
 from .._core.record import record
 from . import arithmetic, dual
@@ -76,7 +77,7 @@ def square(input: Tensor) -> Tensor:
 def positive(input: Tensor) -> Tensor:
     """``input`` itself (refused for bool, as in PyTorch)."""
     if input.dtype == _dtype.bool:
-        raise TypeError("The `+` operator, on a bool tensor is not supported.")
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -264,6 +265,7 @@ class FracBackward0(Node):
 def frac(input: Tensor) -> Tensor:
     """The fractional part, ``input - trunc(input)`` (gradient 1)."""
     d = input._data
+    check_kernel_dtype("frac_cpu", d.dtype, "biuc")
     return record(FracBackward0, (input,), _quiet(lambda a: a - np.trunc(a), d))
 
 
@@ -362,6 +364,9 @@ def nan_to_num(input: Tensor, nan=0.0, posinf=None, neginf=None) -> Tensor:
     """NaN, +inf and -inf replaced by finite numbers (the dtype's extremes by default)."""
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         return input.clone()
+    if input.dtype.is_complex and input.requires_grad and is_grad_enabled():
+        raise RuntimeError("nan_to_num does not support automatic differentiation for outputs "
+                           "with complex dtype.")
     d = input._data
     info = np.finfo(d.dtype)
     posinf = info.max if posinf is None else posinf
