@@ -130,6 +130,27 @@ def test_dtype_promotion(case):
     check(case)
 
 
+UNARY = ("sqrt", "exp", "abs", "neg", "sign", "sigmoid", "floor", "round", "reciprocal", "sum",
+         "mean", "prod", "cumsum", "square", "log1p", "tanh", "trunc", "frac", "sgn", "angle",
+         "logical_not", "bitwise_not", "isnan", "nan_to_num", "positive", "signbit")
+
+
+@st.composite
+def unary_cases(draw):
+    rng = np.random.default_rng(draw(S.seeds))
+    x = draw(operands(rng, allow_scalar=False))
+    name = draw(st.sampled_from(UNARY))
+    if name == "cumsum":
+        return Case("torch.cumsum(x, 0)", lambda t, a: t.cumsum(a, 0), (x,))
+    return Case(f"torch.{name}(x)", lambda t, a: getattr(t, name)(a), (x,))
+
+
+@FUZZ
+@given(unary_cases())
+def test_unary_dtypes(case):
+    check(case)
+
+
 # -- complex ops --------------------------------------------------------------------------------
 COMPLEX_UNARY = ("abs", "angle", "real", "imag", "conj", "exp", "log", "sqrt", "sin", "cos",
                  "tanh", "sinh", "sigmoid", "reciprocal", "sgn", "neg", "square", "rsqrt",
