@@ -634,6 +634,7 @@ class SincBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)  # complex: g * conj(sinc'(x)), and sinc'(conj x) = conj(sinc'(x))
         px = x * math.pi
         den = x * x * math.pi
         out = g * (px * ew.cos(px) - ew.sin(px)) / den
