@@ -132,7 +132,17 @@ def test_dtype_promotion(case):
 
 UNARY = ("sqrt", "exp", "abs", "neg", "sign", "sigmoid", "floor", "round", "reciprocal", "sum",
          "mean", "prod", "cumsum", "square", "log1p", "tanh", "trunc", "frac", "sgn", "angle",
-         "logical_not", "bitwise_not", "isnan", "nan_to_num", "positive", "signbit")
+         "logical_not", "bitwise_not", "isnan", "nan_to_num", "positive", "signbit", "log",
+         "sin", "asin", "erf", "relu", "exp2", "rsqrt", "ceil", "amax", "amin", "argmax",
+         "std", "var", "logsumexp", "cumprod", "max", "min", "norm", "all", "any", "count_nonzero",
+         "median", "nansum", "var_mean", "sinc", "deg2rad", "erfinv", "lgamma", "digamma",
+         "i0", "logit", "conj_physical", "softmax", "log_softmax")
+# Known differences (KNOWN_DIFFERENCES): complex inputs these refuse in torch, or whose result
+# dtype differs; relu of bool; var_mean's message for integers
+UNARY_REAL_ONLY = ("amax", "amin", "max", "min", "argmax", "median", "nansum", "logsumexp",
+                   "softmax", "log_softmax", "erf", "erfinv", "lgamma", "digamma", "i0", "logit",
+                   "deg2rad", "relu", "std", "var", "var_mean", "norm")
+UNARY_WITH_DIM = ("cumsum", "cumprod", "logsumexp", "softmax", "log_softmax")
 
 
 @st.composite
@@ -140,8 +150,12 @@ def unary_cases(draw):
     rng = np.random.default_rng(draw(S.seeds))
     x = draw(operands(rng, allow_scalar=False))
     name = draw(st.sampled_from(UNARY))
-    if name == "cumsum":
-        return Case("torch.cumsum(x, 0)", lambda t, a: t.cumsum(a, 0), (x,))
+    if name in UNARY_REAL_ONLY and x.dtype.kind == "c":
+        x = x.real.copy()
+    if name in ("relu", "var_mean") and x.dtype.kind in "biu":
+        x = x.astype(np.float32)
+    if name in UNARY_WITH_DIM:
+        return Case(f"torch.{name}(x, 0)", lambda t, a: getattr(t, name)(a, 0), (x,))
     return Case(f"torch.{name}(x)", lambda t, a: getattr(t, name)(a), (x,))
 
 
@@ -562,6 +576,20 @@ KNOWN_DIFFERENCES = {
     "masked.sum(x, dtype=int64) of a grad-requiring x: torch raises 'Autograd not support "
     "dtype: Long', gradnb returns":
         Case("masked.sum", lambda t, x: t.masked.sum(x, 0, dtype=t.int64), (_f64(1.5, 2.5),)),
+    "amax/amin/max/min/argmax/median/nansum/logsumexp/softmax/log_softmax of complex: torch "
+    "refuses (its kernels lack complex), gradnb computes":
+        Case("amax", lambda t, z: t.amax(z), (np.array([1 + 1j, 2j]),)),
+    "erf/erfinv/lgamma/digamma/i0/logit/deg2rad/relu of complex: torch refuses, gradnb computes "
+    "(erf raises TypeError, erfinv warns)":
+        Case("lgamma", lambda t, z: t.lgamma(z), (np.array([1 + 1j, 2j]),)),
+    "std/var/var_mean/norm of a complex tensor: gradnb's dtype is complex, torch's real":
+        Case("var", lambda t, z: t.var(z), (np.array([1 + 1j, 2j, 3.0]),)),
+    "relu of bool: torch refuses ('Boolean inputs not supported for relu')":
+        Case("relu", lambda t, b: t.relu(b), (np.array([True, False]),)),
+    "var_mean of an integer tensor: torch's message starts 'var_mean only support'":
+        Case("var_mean", lambda t, x: t.var_mean(x), (np.array([1, 2]),)),
+    "gradnb has no isreal":
+        Case("isreal", lambda t, x: t.isreal(x), (np.array([1 + 1j, 2]),)),
     "complex64 @ complex128: torch refuses mixed dtypes (m1 and m2), gradnb promotes":
         Case("a @ b", lambda t, a, b: a @ b,
              (np.ones((2, 2), np.complex64), np.ones((2, 2), np.complex128))),
