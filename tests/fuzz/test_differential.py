@@ -130,6 +130,7 @@ def test_dtype_promotion(case):
     check(case)
 
 
+UNARY_DIM = ("max", "min", "amax", "amin", "argmax", "argmin")
 UNARY = ("sqrt", "exp", "abs", "neg", "sign", "sigmoid", "floor", "round", "reciprocal", "sum",
          "mean", "prod", "cumsum", "square", "log1p", "tanh", "trunc", "frac", "sgn", "angle",
          "logical_not", "bitwise_not", "isnan", "nan_to_num", "positive", "signbit", "log",
@@ -139,7 +140,7 @@ UNARY = ("sqrt", "exp", "abs", "neg", "sign", "sigmoid", "floor", "round", "reci
          "i0", "logit", "conj_physical", "softmax", "log_softmax")
 # Known differences (KNOWN_DIFFERENCES): complex inputs these refuse in torch, or whose result
 # dtype differs; relu of bool; var_mean's message for integers
-UNARY_REAL_ONLY = ("amax", "amin", "max", "min", "argmax", "median", "nansum", "logsumexp",
+UNARY_REAL_ONLY = ("median", "nansum", "logsumexp",
                    "softmax", "log_softmax", "erf", "erfinv", "lgamma", "digamma", "i0", "logit",
                    "deg2rad", "relu", "std", "var", "var_mean", "norm")
 UNARY_WITH_DIM = ("cumsum", "cumprod", "logsumexp", "softmax", "log_softmax")
@@ -154,6 +155,8 @@ def unary_cases(draw):
         x = x.real.copy()
     if name in ("relu", "var_mean") and x.dtype.kind in "biu":
         x = x.astype(np.float32)
+    if name in UNARY_DIM and x.ndim and draw(st.booleans()):
+        return Case(f"torch.{name}(x, -1)", lambda t, a: getattr(t, name)(a, -1), (x,))
     if name in UNARY_WITH_DIM:
         return Case(f"torch.{name}(x, 0)", lambda t, a: getattr(t, name)(a, 0), (x,))
     return Case(f"torch.{name}(x)", lambda t, a: getattr(t, name)(a), (x,))
@@ -576,9 +579,9 @@ KNOWN_DIFFERENCES = {
     "masked.sum(x, dtype=int64) of a grad-requiring x: torch raises 'Autograd not support "
     "dtype: Long', gradnb returns":
         Case("masked.sum", lambda t, x: t.masked.sum(x, 0, dtype=t.int64), (_f64(1.5, 2.5),)),
-    "amax/amin/max/min/argmax/median/nansum/logsumexp/softmax/log_softmax of complex: torch "
-    "refuses (its kernels lack complex), gradnb computes":
-        Case("amax", lambda t, z: t.amax(z), (np.array([1 + 1j, 2j]),)),
+    "median/nansum/logsumexp/softmax/log_softmax of complex: torch refuses (its kernels lack "
+    "complex), gradnb computes":
+        Case("median", lambda t, z: t.median(z), (np.array([1 + 1j, 2j]),)),
     "erf/erfinv/lgamma/digamma/i0/logit/deg2rad/relu of complex: torch refuses, gradnb computes "
     "(erf raises TypeError, erfinv warns)":
         Case("lgamma", lambda t, z: t.lgamma(z), (np.array([1 + 1j, 2j]),)),
