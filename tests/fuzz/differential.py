@@ -112,6 +112,7 @@ def _check(case: Case) -> None:
         except Exception as exc:  # noqa: BLE001 - torch's error is the expected outcome
             t_exc = exc
     with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # torch's own warnings, as torch gives them
         warnings.simplefilter("error", RuntimeWarning)  # NumPy's warnings, torch is silent
         try:
             g_out = case.call(gradnb, *g_args)

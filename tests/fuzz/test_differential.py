@@ -23,7 +23,7 @@ from .differential import Case, check
 
 pytestmark = pytest.mark.torch
 
-FUZZ = settings(max_examples=150, derandomize=True, deadline=None, database=None,
+FUZZ = settings(max_examples=300, derandomize=True, deadline=None, database=None,
                 suppress_health_check=list(HealthCheck))
 
 
