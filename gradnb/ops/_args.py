@@ -57,6 +57,13 @@ def check_value_fits(value, dtype) -> None:
                            "without overflow")
 
 
+def check_kernel_dtype(kernel: str, dtype, refused: str) -> None:
+    """PyTorch's NotImplementedError where its ``kernel`` has no implementation for ``dtype`` (a
+    NumPy dtype whose ``kind`` is in ``refused``: ``"c"`` complex, ``"fc"`` floating...)."""
+    if dtype.kind in refused:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(dtype)}\'')
+
+
 def type_name(value) -> str:
     """The name PyTorch's argument parser gives a value's type (``Tensor``, ``int``, ``tuple``)."""
     return "Tensor" if isinstance(value, Tensor) else type(value).__name__

@@ -163,6 +163,8 @@ def binary_operands(a, b, broadcast: bool = True):
         rt = result_type(a, b)
         if xa.dtype != rt:
             return a, None, xa.astype(rt), _scalar_array(b, rt)
+        if type(b) is int and rt.kind in "iu" and (b < 0 or b > 127):
+            b = _scalar_array(b, rt)  # uint8 + (-1): PyTorch wraps the scalar to the dtype
         return a, None, xa, b
     if b_t:
         xb = b._data
@@ -172,12 +174,16 @@ def binary_operands(a, b, broadcast: bool = True):
         rt = result_type(b, a)
         if xb.dtype != rt:
             return None, b, _scalar_array(a, rt), xb.astype(rt)
+        if type(a) is int and rt.kind in "iu" and (a < 0 or a > 127):
+            a = _scalar_array(a, rt)
         return None, b, a, xb
     raise TypeError("expected at least one tensor operand")
 
 
 def _scalar_array(value, dtype):
-    return np.asarray(value, dtype=dtype)[()]
+    """``value`` as a NumPy scalar of ``dtype``; an integer out of the dtype's range wraps
+    around, as PyTorch converts it (NumPy would raise OverflowError)."""
+    return np.asarray(value).astype(dtype)[()]
 
 
 def _coerce_other(t, other, first):
@@ -206,5 +212,6 @@ def as_tensor_operand(x, like: Tensor) -> Tensor:
         return x
     xp = get_array_module(like._data)
     if isinstance(x, (bool, int, float)):
-        return _make(xp.asarray(x, dtype=result_type(like, x)))
+        # an int out of the dtype's range wraps around, as PyTorch converts it
+        return _make(xp.asarray(x).astype(result_type(like, x)))
     return _make(xp.asarray(x))

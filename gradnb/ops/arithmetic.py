@@ -6,6 +6,7 @@ engine (``sum_to``), so rules return gradients in the broadcast shape.
 
 from __future__ import annotations
 
+import cmath
 import math
 from typing import ClassVar
 
@@ -16,13 +17,14 @@ from .._core.backend import get_array_module, silent
 from .._core.graph import OUTPUT, Node
 from .._core.record import record, wrap
 from . import dual
-from ._args import reflected
+from ._args import check_kernel_dtype, reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
 
 __all__ = [
     "add",
     "div",
     "divide",
+    "floor_divide",
     "mul",
     "multiply",
     "neg",
@@ -42,19 +44,37 @@ class AddBackward0(Node):
     saved_attrs: ClassVar[dict] = {"alpha": "alpha"}
 
     def backward(self, g):
-        return g, (g if self.alpha == 1 else g * self.alpha)
+        return g, (g if self.alpha == 1 else g * self.alpha.conjugate())
 
 
 def add(input, other, *, alpha=1) -> Tensor:
     """``input + alpha * other`` with broadcasting."""
-    if type(other) is float and type(input) is Tensor and alpha == 1:  # ``x + 0.5``: no call
+    # ``x + 0.5``: no call (alpha=True is refused below for non-bool results)
+    if type(other) is float and type(input) is Tensor and alpha == 1 and alpha is not True:
         a = input._data
         if a.dtype.kind == "f":
             return record(AddBackward0, (input, None), a + other)
     ta, tb, a, b = binary_operands(input, other)
-    if alpha == 1:
+    if alpha == 1 and alpha is not True:
         return record(AddBackward0, (ta, tb), a + b)
-    return record(AddBackward0, (ta, tb), a + alpha * b, attrs={"alpha": alpha})
+    return record(AddBackward0, (ta, tb), _scaled(a, b, alpha, 1), attrs={"alpha": alpha})
+
+
+def _scaled(a, b, alpha, sign):
+    """``a + sign * alpha * b`` for ``add``/``sub`` with ``alpha``: PyTorch's checks of alpha
+    against the result dtype, and integer overflow wrapping silently, as in PyTorch."""
+    kind = np.result_type(a, b).kind
+    if kind in "biu" and isinstance(alpha, (float, complex)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    if kind != "c" and isinstance(alpha, complex):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
+                           "number.")
+    if kind != "b" and isinstance(alpha, bool):
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    with silent():
+        out = a + alpha * b if sign > 0 else a - alpha * b
+    return out.astype(bool) if kind == "b" else out  # bool + alpha * bool stays bool
 
 
 class AddBackward1(Node):
@@ -81,16 +101,16 @@ class SubBackward0(Node):
     saved_attrs: ClassVar[dict] = {"alpha": "alpha"}
 
     def backward(self, g):
-        return g, (-g if self.alpha == 1 else g * -self.alpha)
+        return g, (-g if self.alpha == 1 else g * -self.alpha.conjugate())
 
 
 def sub(input, other, *, alpha=1) -> Tensor:
     """``input - alpha * other`` with broadcasting."""
     _reject_bool_subtraction(input, other)
     ta, tb, a, b = binary_operands(input, other)
-    if alpha == 1:
+    if alpha == 1 and alpha is not True:
         return record(SubBackward0, (ta, tb), a - b)
-    return record(SubBackward0, (ta, tb), a - alpha * b, attrs={"alpha": alpha})
+    return record(SubBackward0, (ta, tb), _scaled(a, b, alpha, -1), attrs={"alpha": alpha})
 
 
 subtract = sub
@@ -244,10 +264,20 @@ def div(input, other, *, rounding_mode=None) -> Tensor:
     ta, tb, a, b = binary_operands(input, other)
     if _is_integral(a) and _is_integral(b):
         ft = _dtype.get_default_dtype().np
-        a = a.astype(ft) if hasattr(a, "astype") else float(a)
-        b = b.astype(ft) if hasattr(b, "astype") else float(b)
+        a, b = _true_division_operand(input, a, ft), _true_division_operand(other, b, ft)
     save = (0 if tb is not None and tb._requires_grad else None, 1)
     return record(DivBackward0, (ta, tb), _quotient(a, b), save=save, operands=(a, b))
+
+
+def _true_division_operand(value, promoted, ft):
+    """An integer operand of a true division as float, by its own value: the integer promotion
+    (which wraps an int8 0-d tensor or a Python int into uint8) does not apply, as in PyTorch
+    (``uint8 / -1`` is -3.0)."""
+    if isinstance(value, Tensor):
+        return value._data.astype(ft)
+    if type(value) is int or type(value) is bool:
+        return float(value)
+    return promoted.astype(ft) if hasattr(promoted, "astype") else float(promoted)
 
 
 def _quotient(a, b):
@@ -314,6 +344,7 @@ def _rounded_div(input, other, mode):
     if mode not in ("floor", "trunc"):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                          f"found '{mode}'")
+    check_kernel_dtype(f"div_{mode}_cpu", np.result_type(a, b), "bc")
     if _is_integral(a) and _is_integral(b) and bool(xp.any(xp.asarray(b) == 0)):
         raise RuntimeError("ZeroDivisionError")  # PyTorch's integer division by zero
     # Floats divide by zero to inf and NaN silently, as in PyTorch.
@@ -362,12 +393,14 @@ class PowBackward0(Node):
 
     def backward(self, g):
         (a,) = self.saved(g)
-        a, c = dual.conj(a), dual.conj(self.exponent)  # complex: g * conj(c a^(c-1))
+        c = self.exponent
         if c == 0:
             return (g * 0.0,)
         if c == 2:
-            return (g * 2.0 * a,)
-        return (g * c * a ** (c - 1),)
+            return (g * 2.0 * dual.conj(a),)
+        # complex: g * conj(c a^(c-1)), conjugated after the power (a negative real base lies on
+        # the branch cut, where conj(a)^conj(c) is not conj(a^c))
+        return (g * dual.conj(c * a ** (c - 1)),)
 
 
 class PowBackward1(Node):
@@ -381,23 +414,33 @@ class PowBackward1(Node):
     pack_order = (1, 0, 2)
 
     def backward(self, g):
-        a, b, out = map(dual.conj, self.saved(g))  # complex: g * conj(derivative)
+        # complex: g * conj(derivative), conjugated after the power and the log (a negative real
+        # base lies on their branch cut, where conj(a)^conj(b) is not conj(a^b))
+        a, b, out = self.saved(g)
         ga = gb = None
         if self.needs(0):
             # PyTorch's rule: zero where the exponent is 0 (x ** x at 0 has gradient 0, not NaN)
-            ga = dual.where(dual.data(b) == 0, 0.0, g * b * a ** (b - 1))
+            ga = dual.where(dual.data(b) == 0, 0.0, g * dual.conj(b * a ** (b - 1)))
         if self.needs(1):
-            # At a == 0 the limit of a**b * log(a) is 0 (PyTorch masks it the same way).
-            zero = dual.data(a) == 0
-            gb = g * dual.where(zero, 0.0, out * dual.log(dual.where(zero, 1.0, a)))
+            # At a == 0 and a real b >= 0 the limit of a**b * log(a) is 0 (PyTorch masks it the
+            # same way); for b < 0 it is inf * log(0), infinite, silently.
+            bd = dual.data(b)
+            zero = (dual.data(a) == 0) & (bd.real >= 0) & (bd.imag == 0)
+            if dual.data(out).dtype.kind == "c" and dual.data(a).dtype.kind != "c":
+                a = a * (1 + 0j)  # a real base to a complex power: log of a negative base is finite
+            with silent():
+                gb = g * dual.where(zero, 0.0,
+                                    dual.conj(out * dual.log(dual.where(zero, 1.0, a))))
         return ga, gb
 
 
 def pow(input, exponent) -> Tensor:
     """``input ** exponent`` (either may be a tensor)."""
     ta, tb, a, b = binary_operands(input, exponent)
+    if ta is not None and tb is not None:
+        check_kernel_dtype("pow", a.dtype, "b")  # bool ** bool tensor
     if tb is None and _is_integral(b) and not isinstance(b, bool) and hasattr(a, "dtype") \
-            and a.dtype.kind in "iu" and b < 0:
+            and a.dtype.kind in "iu" and exponent < 0:  # (b may be wrapped to a's dtype)
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     with silent():  # 0 ** -1, (-1) ** 0.5: inf and NaN, silently
         out = _int_power(a, b)
@@ -415,16 +458,22 @@ class PowBackward2(Node):
 
     def backward(self, g):
         (out,) = self.saved(g)
-        return (g * dual.conj(out) * self.log_base,)
+        return (g * dual.conj(out) * self.log_base.conjugate(),)
 
 
 def rpow(input: Tensor, base) -> Tensor:
     """``base ** input`` for a Python-number base (``2 ** x``)."""
     if isinstance(base, Tensor):  # x.__rpow__(y) with a tensor y: y ** x
         return pow(base, input)
+    if isinstance(base, bool):  # False ** x is 0 ** x (integer powers as PyTorch's)
+        check_kernel_dtype("pow", input._data.dtype, "b")
+        base = int(base)
     _, tb, a, b = binary_operands(base, input)
     # At base 0, PyTorch's gradient is 0 (the limit of 0 ** x * log(0) for x > 0).
-    log_base = math.log(base) if base > 0 else (0.0 if base == 0 else float("nan"))
+    if isinstance(base, complex) or input._data.dtype.kind == "c":
+        log_base = cmath.log(base) if base != 0 else 0.0  # (-1) ** z: log(-1) is pi i
+    else:
+        log_base = math.log(base) if base > 0 else (0.0 if base == 0 else float("nan"))
     with silent():
         out = _int_power(a, b)
     return record(PowBackward2, (tb,), out, attrs={"log_base": log_base})
@@ -438,7 +487,7 @@ def _int_power(a, b):
         xp = get_array_module(b)
         negative = b < 0
         if negative.any():
-            a = xp.asarray(a)
+            a = xp.asarray(a).astype(xp.result_type(a, b), copy=False)  # 1 ** int8: int8
             inverse = xp.where(a == 1, 1, xp.where(a == -1, xp.where(b % 2 == 0, 1, -1), 0))
             out = a ** xp.where(negative, 0, b)
             return xp.where(negative, inverse, out).astype(out.dtype, copy=False)
@@ -472,8 +521,15 @@ def _reflected_sub(self, other):
 
 
 def _reflected_div(self, other):
-    # ``2 / x`` is reciprocal-then-multiply, as PyTorch's ``__rdiv__`` (MulBackward0).
-    return mul(reciprocal(self), other)
+    # ``2 / x`` is reciprocal-then-multiply, as PyTorch's ``__rdiv__`` (MulBackward0); an
+    # infinite reciprocal times a complex number is NaN silently, as in PyTorch.
+    with silent():
+        return mul(reciprocal(self), other)
+
+
+def floor_divide(input, other) -> Tensor:
+    """``input / other`` rounded down: ``div(input, other, rounding_mode="floor")``."""
+    return div(input, other, rounding_mode="floor")
 
 
 def _floordiv(self, other):
@@ -481,6 +537,8 @@ def _floordiv(self, other):
 
 
 def _reflected_floordiv(self, other):
+    _, _, a, b = binary_operands(other, self)
+    check_kernel_dtype("div_floor_cpu", np.result_type(a, b), "bc")
     return div(as_tensor_operand(other, self), self, rounding_mode="floor")
 
 
@@ -492,7 +550,7 @@ TENSOR_METHODS = {
     # ``2 * x`` is recorded as ``x * 2`` (tensor first), as PyTorch records it.
     "__mul__": mul, "__rmul__": reflected("__rmul__", mul), "mul": mul, "multiply": mul,
     "__truediv__": div, "__rtruediv__": reflected("__rtruediv__", _reflected_div), "div": div, "divide": div, "true_divide": div,
-    "__floordiv__": _floordiv, "__rfloordiv__": reflected("__rfloordiv__", _reflected_floordiv),
+    "floor_divide": floor_divide, "__floordiv__": _floordiv, "__rfloordiv__": reflected("__rfloordiv__", _reflected_floordiv),
     "__neg__": neg, "neg": neg, "negative": neg, "__pos__": lambda self: self,
     "__pow__": pow, "__rpow__": reflected("__rpow__", rpow), "pow": pow, "reciprocal": reciprocal,
 }

@@ -18,10 +18,15 @@ from .._core.backend import get_array_module, silent
 from .._core.graph import Node
 from .._core.record import record, wrap
 from . import dual
-from ._args import check_tensor_only, check_tensor_or_number, scalar_type_name
+from ._args import (
+    check_kernel_dtype,
+    check_tensor_only,
+    check_tensor_or_number,
+    reflected,
+    scalar_type_name,
+)
 from ._common import Tensor, binary_operands
 from ._declare import node, unary
-from .arithmetic import div
 from .complex import complex_sgn, sgn_array
 
 __all__ = [
@@ -49,7 +54,6 @@ __all__ = [
     "expm1",
     "fix",
     "floor",
-    "floor_divide",
     "ge",
     "greater",
     "greater_equal",
@@ -80,6 +84,7 @@ __all__ = [
     "rsqrt",
     "sigmoid",
     "sign",
+    "signbit",
     "sin",
     "sinh",
     "sqrt",
@@ -135,6 +140,8 @@ def _sigmoid_array(input: Tensor):
     """``1 / (1 + exp(-x))`` without overflow: ``e^x / (1 + e^x)`` for ``x < 0``."""
     d = _float_data(input)
     xp = _xp(input)
+    if d.dtype.kind == "c":  # no overflow-free split in the complex plane: the definition
+        return 1.0 / (1.0 + xp.exp(-d))
     e = xp.exp(-xp.abs(d))  # exp of a non-positive number never overflows
     return xp.where(d >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(d.dtype, copy=False)
 
@@ -262,6 +269,7 @@ class AbsBackward0(Node):
 
 
 def abs(input: Tensor) -> Tensor:
+    check_kernel_dtype("abs_cpu", input._data.dtype, "b")
     return record(AbsBackward0, (input,), _xp(input).abs(input._data))
 
 
@@ -271,20 +279,45 @@ absolute = abs  # PyTorch's alias: same op, same AbsBackward0
 def _sign_array(d):
     """NumPy's sign with PyTorch's ``sign(nan) == 0``."""
     xp = get_array_module(d)
+    if d.dtype.kind == "b":  # the sign of a bool is itself
+        return d.copy()
     s = xp.sign(d)
     if d.dtype.kind == "f":
         s = xp.where(xp.isnan(d), 0, s).astype(d.dtype, copy=False)
     return s
 
 
+def _real_sign(input: Tensor):
+    if input._data.dtype.kind == "c":
+        raise NotImplementedError("Unlike NumPy, gradnb.sign is not intended to support complex "
+                                  "numbers. Please use gradnb.sgn instead.")
+    return _sign_array(input._data)
+
+
+def signbit(input: Tensor) -> Tensor:
+    """Whether each element's sign bit is set (``-0.0`` included); a bool tensor."""
+    if input._data.dtype.kind == "c":
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
+    return wrap(_xp(input).signbit(input._data))
+
+
 sign, SignBackward0 = unary(
-    "sign", "SignBackward0", lambda input: _sign_array(input._data), None, saves=None,
+    "sign", "SignBackward0", _real_sign, None, saves=None,
     rule="self: zeros_like(grad)", why_zero="sign() has zero derivative")
 
 
 def _zero_grad_unary(op: str, name: str, **declared):
-    """A piecewise-constant function (floor, ceil, round, trunc): gradient zero everywhere."""
-    return unary(op, name, lambda input: getattr(_xp(input), op)(input._data), None,
+    """A piecewise-constant function (floor, ceil, round, trunc): gradient zero everywhere;
+    refused for bool and (but round's message) complex inputs, as PyTorch's kernels are."""
+
+    def compute(input):
+        data = input._data
+        check_kernel_dtype(f"{op}_vml_cpu", data.dtype, "b" if op != "round" else "bc")
+        if data.dtype.kind == "c":
+            raise NotImplementedError(f"{op} is not supported for complex inputs")
+        return getattr(_xp(input), op)(data)
+
+    return unary(op, name, compute, None,
                  saves=None, rule="self: zeros_like(grad)", module=__name__,
                  doc=f"Elementwise {op} (zero gradient).", **declared)
 
@@ -301,6 +334,7 @@ def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
     """Round half to even, like PyTorch (``round.decimals`` when ``decimals`` is given)."""
     if decimals is None:
         return _round_half_even(input)
+    check_kernel_dtype("round_vml_cpu", input._data.dtype, "bc")
     return record(RoundBackward1, (input,), _xp(input).round(input._data, decimals))
 
 
@@ -497,6 +531,8 @@ class MinimumBackward0(MaximumBackward0):
 def _extremum(cls, np_name, input, other):
     check_tensor_only(np_name, input, other)
     ta, tb, a, b = binary_operands(input, other)
+    if a.dtype.kind == "c":
+        raise RuntimeError(f"{np_name} not implemented for complex tensors.")
     return record(cls, (ta, tb), getattr(get_array_module(a), np_name)(a, b), operands=(a, b))
 
 
@@ -556,9 +592,17 @@ def _scalar_tensor(value, like):
 
 
 # -- comparisons and logic (no gradient) -----------------------------------------------------
-def _compare(np_name):
+def _compare(np_name, kernel=None, refused="", tensors_only=False):
+    """A bool-valued (or bitwise) binary op; ``kernel`` names PyTorch's CPU kernel, which has no
+    implementation for the promoted dtype kinds in ``refused``; ``tensors_only``: no Python
+    scalar ``other`` (PyTorch's ``logical_and`` takes tensors only)."""
+
     def fn(input, other) -> Tensor:
+        if tensors_only:
+            check_tensor_only(np_name, input, other)
         _, _, a, b = binary_operands(input, other)
+        if refused:
+            check_kernel_dtype(kernel, np.result_type(a, b), refused)
         return wrap(getattr(get_array_module(a if hasattr(a, "shape") else b), np_name)(a, b))
 
     fn.__name__ = np_name
@@ -568,16 +612,16 @@ def _compare(np_name):
 
 eq = _compare("equal")
 ne = _compare("not_equal")
-lt = _compare("less")
-le = _compare("less_equal")
-gt = _compare("greater")
-ge = _compare("greater_equal")
-logical_and = _compare("logical_and")
-logical_or = _compare("logical_or")
-logical_xor = _compare("logical_xor")
-bitwise_and = _compare("bitwise_and")
-bitwise_or = _compare("bitwise_or")
-bitwise_xor = _compare("bitwise_xor")
+lt = _compare("less", "lt_cpu", "c")
+le = _compare("less_equal", "le_cpu", "c")
+gt = _compare("greater", "gt_cpu", "c")
+ge = _compare("greater_equal", "ge_cpu", "c")
+logical_and = _compare("logical_and", tensors_only=True)
+logical_or = _compare("logical_or", tensors_only=True)
+logical_xor = _compare("logical_xor", tensors_only=True)
+bitwise_and = _compare("bitwise_and", "bitwise_and_cpu", "fc")
+bitwise_or = _compare("bitwise_or", "bitwise_or_cpu", "fc")
+bitwise_xor = _compare("bitwise_xor", "bitwise_xor_cpu", "fc")
 
 
 # PyTorch's longer names of the comparisons.
@@ -610,18 +654,12 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     return wrap(_xp(input).heaviside(input._data, values._data))
 
 
-def floor_divide(input, other) -> Tensor:
-    """``input / other`` rounded toward negative infinity (``div(rounding_mode="floor")``)."""
-    return div(input, other, rounding_mode="floor")
-
-
 def logical_not(input: Tensor) -> Tensor:
     return wrap(_xp(input).logical_not(input._data))
 
 
 def bitwise_not(input: Tensor) -> Tensor:
-    if input._data.dtype.kind == "f":
-        raise TypeError("bitwise_not is only supported for integer and boolean tensors")
+    check_kernel_dtype("bitwise_not_cpu", input._data.dtype, "fc")
     return wrap(_xp(input).invert(input._data))
 
 
@@ -648,6 +686,10 @@ def allclose(input: Tensor, other: Tensor, rtol=1e-05, atol=1e-08, equal_nan=Fal
 
 
 def isclose(input: Tensor, other: Tensor, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
+    check_tensor_only("isclose", input, other)
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"{scalar_type_name(input._data.dtype)} did not match "
+                           f"{scalar_type_name(other._data.dtype)}")
     return wrap(_xp(input).isclose(input._data, other._data, rtol=rtol, atol=atol,
                                     equal_nan=equal_nan))
 
@@ -658,8 +700,10 @@ TENSOR_METHODS = {
     "greater_equal": ge, "less": lt, "less_equal": le, "not_equal": ne,
     "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
     "__lshift__": bitwise_left_shift, "__rshift__": bitwise_right_shift,
-    "heaviside": heaviside, "floor_divide": floor_divide,
+    "heaviside": heaviside,
     "__and__": bitwise_and, "__or__": bitwise_or, "__xor__": bitwise_xor, "__invert__": bitwise_not,
+    "__rand__": reflected("__rand__", bitwise_and), "__ror__": reflected("__ror__", bitwise_or),
+    "__rxor__": reflected("__rxor__", bitwise_xor),
     "logical_not": logical_not, "logical_and": logical_and, "logical_or": logical_or,
     "logical_xor": logical_xor, "bitwise_not": bitwise_not,
     "__abs__": abs, "abs": abs, "exp": exp, "exp2": exp2, "expm1": expm1, "log": log, "log2": log2, "log10": log10,
@@ -668,7 +712,7 @@ TENSOR_METHODS = {
     "floor": floor, "ceil": ceil, "trunc": trunc, "fix": fix, "round": round,
     "absolute": absolute,
     "clamp": clamp, "clip": clamp, "clamp_min": clamp_min, "clamp_max": clamp_max,
-    "maximum": maximum, "minimum": minimum, "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
+    "signbit": signbit, "maximum": maximum, "minimum": minimum, "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
     "equal": equal, "allclose": allclose, "isclose": isclose,
     "where": lambda self, condition, other: where(condition, self, other),
 }

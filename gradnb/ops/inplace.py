@@ -20,16 +20,18 @@ The leaf check comes first and nothing changes when an op raises.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._core import events
-from .._core.backend import device_of, get_array_module, to_device
+from .._core.backend import device_of, get_array_module, silent, to_device
 from .._core.graph import Node, bump_version
 from .._core.record import record, would_record
 from .._core.views import base_key, positions_in_base, rebase_view
 from . import arithmetic, elementwise
 from ._args import scalar_type_name
-from ._common import Tensor, grad_state
+from ._common import Tensor, as_tensor_operand, grad_state
 from .creation import default_generator
 from .indexing import (
     CopySlices,
@@ -290,7 +292,8 @@ def _fast_binary(ufunc_name: str, other, alpha=1):
             return False
         if isinstance(other, Tensor):
             b = other._data
-            if type(b) is not type(data):
+            # bool (refused by sub) and complex (refused as a cast) get the generic errors
+            if type(b) is not type(data) or b.dtype.kind in "bc":
                 return False
         elif isinstance(other, (int, float)) and not isinstance(other, bool):
             b = other
@@ -298,9 +301,16 @@ def _fast_binary(ufunc_name: str, other, alpha=1):
             return False
         if np.broadcast_shapes(data.shape, getattr(b, "shape", ())) != data.shape:
             return False
-        if alpha != 1:
+        if alpha != 1 or alpha is True:
+            if not isinstance(alpha, (int, float)) or isinstance(alpha, bool):
+                return False  # the generic path checks alpha
             b = b * alpha
-        getattr(get_array_module(data), ufunc_name)(data, b, out=data, casting="same_kind")
+        ufunc = getattr(get_array_module(data), ufunc_name)
+        if ufunc_name == "true_divide":  # x / 0 is inf or NaN silently, as in PyTorch
+            with silent():
+                ufunc(data, b, out=data, casting="same_kind")
+            return True
+        ufunc(data, b, out=data, casting="same_kind")
         return True
 
     return run
@@ -477,7 +487,9 @@ def fill_(self: Tensor, value) -> Tensor:
 
 
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
-    """Copy ``src`` (broadcast, cast, moved across devices) into ``self``."""
+    """Copy ``src`` (broadcast, cast, moved across devices; a Python number too) into ``self``."""
+    if isinstance(src, (bool, int, float, complex)):
+        src = as_tensor_operand(src, self)
     shape = self._data.shape
     try:
         fits = np.broadcast_shapes(tuple(src.shape), shape) == shape
@@ -492,6 +504,10 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
         if moved:
             data = to_device(data, device_of(s._data))
         xp = get_array_module(s._data)
+        if data.dtype.kind == "c" and s._data.dtype.kind != "c":
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          UserWarning, stacklevel=4)  # PyTorch's warning, not NumPy's
+            data = data.real
         new = xp.broadcast_to(data, shape).astype(s._data.dtype)
         return _overwrite(CopyBackwards, s, new, src,
                           attrs={"src_device": device_of(src._data) if moved else None})

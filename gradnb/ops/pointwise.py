@@ -15,11 +15,12 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
+from .._core.grad_mode import is_grad_enabled
 from .._core.graph import Node
 from .._core.record import record
 from . import arithmetic, dual
 from . import elementwise as ew
-from ._args import check_tensor_only, check_tensor_or_number, reflected
+from ._args import check_kernel_dtype, check_tensor_only, check_tensor_or_number, reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
 from ._declare import node, unary
 from .complex import SgnBackward0, complex_sgn
@@ -76,7 +77,7 @@ def square(input: Tensor) -> Tensor:
 def positive(input: Tensor) -> Tensor:
     """``input`` itself (refused for bool, as in PyTorch)."""
     if input.dtype == _dtype.bool:
-        raise TypeError("The `+` operator, on a bool tensor is not supported.")
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -267,6 +268,7 @@ class FracBackward0(Node):
 def frac(input: Tensor) -> Tensor:
     """The fractional part, ``input - trunc(input)`` (gradient 1)."""
     d = input._data
+    check_kernel_dtype("frac_cpu", d.dtype, "biuc")
     return record(FracBackward0, (input,), _quiet(lambda a: a - np.trunc(a), d))
 
 
@@ -344,6 +346,7 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
     """``sqrt(input**2 + other**2)``."""
     check_tensor_only("hypot", input, other)
     ta, tb, a, b = binary_operands(input, other)
+    check_kernel_dtype("hypot_cpu", a.dtype, "biuc")
     return record(HypotBackward0, (ta, tb), _quiet(np.hypot, a, b))
 
 
@@ -364,6 +367,9 @@ def nan_to_num(input: Tensor, nan=0.0, posinf=None, neginf=None) -> Tensor:
     """NaN, +inf and -inf replaced by finite numbers (the dtype's extremes by default)."""
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         return input.clone()
+    if input.dtype.is_complex and input.requires_grad and is_grad_enabled():
+        raise RuntimeError("nan_to_num does not support automatic differentiation for outputs "
+                           "with complex dtype.")
     d = input._data
     info = np.finfo(d.dtype)
     posinf = info.max if posinf is None else posinf
@@ -463,6 +469,7 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
     """The angle of ``(other, input)``, i.e. ``atan(input / other)`` in the right quadrant."""
     check_tensor_only("atan2", input, other)
     y, x = _pair(input, other)
+    check_kernel_dtype("atan2_cpu", y._data.dtype, "c")
     return record(Atan2Backward0, (y, x), _quiet(np.arctan2, y._data, x._data))
 
 
@@ -530,6 +537,7 @@ def copysign(input: Tensor, other) -> Tensor:
     """``|input|`` with the sign of ``other``."""
     check_tensor_or_number("copysign", input, other)
     a, b = _pair(input, other)
+    check_kernel_dtype("copysign_cpu", a._data.dtype, "c")
     if not isinstance(other, Tensor):
         return record(CopysignBackward1, (a,), np.copysign(a._data, b._data))
     return record(CopysignBackward0, (a, b), np.copysign(a._data, b._data))
@@ -592,11 +600,14 @@ def _modulo(a, b, floor):
     ta = ta if ta is not None else as_tensor_operand(xa, like)
     tb = tb if tb is not None else as_tensor_operand(xb, like)
     xp = get_array_module(ta._data)
-    integral = ta._data.dtype.kind in "iub"
-    if integral and np.any(tb._data == 0):
+    # xa, xb carry PyTorch's promotion (a 0-d tensor does not widen a dimensioned one)
+    dtype = np.result_type(xa, xb)
+    check_kernel_dtype("remainder_cpu" if floor else "fmod_cpu", dtype, "bc")
+    integral = dtype.kind in "iub"
+    if integral and np.any(xb == 0):
         raise RuntimeError("ZeroDivisionError")
     fn = xp.remainder if floor else xp.fmod
-    out = _quiet(fn, ta._data, tb._data)
+    out = _quiet(fn, xa, xb)
     if integral:
         return record(FmodBackward1, (), out)
     if scalar_other:  # PyTorch's Scalar overload: one input, nothing saved
@@ -626,6 +637,7 @@ class SincBackward0(Node):
 
     def backward(self, g):
         (x,) = self.saved(g)
+        x = dual.conj(x)  # complex: g * conj(sinc'(x)), and sinc'(conj x) = conj(sinc'(x))
         px = x * math.pi
         den = x * x * math.pi
         out = g * (px * ew.cos(px) - ew.sin(px)) / den
@@ -647,8 +659,11 @@ asinh, AsinhBackward0 = _inverse_hyperbolic(
     "asinh", "AsinhBackward0", np.arcsinh, lambda g, x: g / dual.sqrt(x * x + 1),
     "self: grad * (self.pow(2) + 1).rsqrt().conj()")
 acosh, AcoshBackward0 = _inverse_hyperbolic(
-    "acosh", "AcoshBackward0", np.arccosh, lambda g, x: g / dual.sqrt(x * x - 1),
-    "self: grad * (self.pow(2) - 1).rsqrt().conj()")
+    # sqrt(x - 1) sqrt(x + 1), not sqrt(x^2 - 1): the same for real x, and the right branch for
+    # complex x (PyTorch's formula)
+    "acosh", "AcoshBackward0", np.arccosh,
+    lambda g, x: g / (dual.sqrt(x - 1) * dual.sqrt(x + 1)),
+    "self: grad * ((self - 1).rsqrt() * (self + 1).rsqrt()).conj()")
 atanh, AtanhBackward0 = _inverse_hyperbolic(
     "atanh", "AtanhBackward0", np.arctanh, lambda g, x: g / (1 - x * x),
     "self: grad * 1 / (1 - self.pow(2)).conj()")

@@ -26,7 +26,7 @@ from .._core.backend import get_array_module, silent
 from .._core.graph import Node
 from .._core.record import record, wrap
 from . import dual
-from ._args import check_tensor_or_number, scalar_type_name
+from ._args import check_kernel_dtype, check_tensor_or_number, scalar_type_name
 from ._common import Tensor
 from ._out import OUT_DTYPE_MATCH_INPUT, accepts_out
 from .elementwise import maximum, minimum
@@ -403,6 +403,9 @@ class MinBackward0(PickedBackward):
 
 def _extreme(name, full_cls, dim_cls, input, dim, keepdim):
     data = input._data
+    if data.dtype.kind == "c":  # complex numbers have no order (PyTorch's two refusals)
+        check_kernel_dtype(f"{name}_all", data.dtype, "c" if dim is None else "")
+        raise RuntimeError(f"{name}(): does not support complex input")
     if dim is None:
         if data.size == 0:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
@@ -477,6 +480,7 @@ class AminBackward0(AmaxBackward0):
 
 def _amax_like(name, cls, input, dim, keepdim):
     data = input._data
+    check_kernel_dtype(f"{name[1:]}_values_cpu", data.dtype, "c")
     axes = _reduced_axes(dim, data.ndim)
     if data.size == 0 and (dim is None or not isinstance(dim, int) and len(dim) == 0):
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
@@ -502,8 +506,9 @@ def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 
 def _arg_extreme(name, input, dim, keepdim):
     data = input._data
-    if data.dtype.kind == "b":
-        raise RuntimeError(f"{name}(): does not support bool input")
+    if data.dtype.kind in "bc":
+        kind = "bool" if data.dtype.kind == "b" else "complex"
+        raise RuntimeError(f"{name}(): does not support {kind} input")
     xp = get_array_module(data)
     if dim is None:
         if data.size == 0:
@@ -573,7 +578,7 @@ class ProdBackward0(Node):
     saves = ("self", "result")
 
     def backward(self, g):
-        x, out = self.saved(g)
+        x, out = map(dual.conj, self.saved(g))  # complex: g * conj(d out / d x)
         return (_prod_grad(g, x, out, None),)
 
 
@@ -586,7 +591,7 @@ class ProdBackward1(Node):
     saves = ("dim", "keepdim", "self", "result")
 
     def backward(self, g):
-        x, out = self.saved(g)
+        x, out = map(dual.conj, self.saved(g))  # complex: g * conj(d out / d x)
         shape = tuple(x.shape)
         if not shape:
             return (g,)
@@ -1025,7 +1030,8 @@ class CumprodBackward0(Node):
     saves = ("dim", "self", "result")
 
     def backward(self, g):
-        x, out = self.saved(g)
+        # complex: every product is conjugated (cumprod of conj(x) is conj of the cumprod)
+        x, out = map(dual.conj, self.saved(g))
         if len(g.shape) == 0:
             return (g,)
         axis = self.axis

@@ -17,6 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from .._core.backend import get_array_module
+from .._core.grad_mode import is_grad_enabled
 from .._core.graph import OUTPUT, Node
 from .._core.record import record
 from .._core.tensor import _wrap_dim
@@ -180,6 +181,20 @@ def _record(cls, input: Tensor, dim: int, raw_dim: int, index, spread: Tensor, s
                          "shapes": (data.shape, work.shape, src._data.shape, idx.shape)})
 
 
+def _refuse_complex(op: str, kernel: str | None, *tensors: Tensor) -> None:
+    """PyTorch's refusals for complex inputs: ``kernel`` (when given) has no complex
+    implementation, and the op has no complex derivative (refused when a result would need one)."""
+    dtype = tensors[0]._data.dtype
+    if dtype.kind != "c":
+        return
+    if kernel is not None:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{ix.scalar_type_name(dtype)}'")
+    if is_grad_enabled() and any(t.requires_grad for t in tensors):
+        raise RuntimeError(f"{op} does not support automatic differentiation for outputs with "
+                           "complex dtype.")
+
+
 def scatter_reduce(input: Tensor, dim: int, index, src: Tensor, reduce: str, *,
                    include_self: bool = True) -> Tensor:
     """Reduce ``src`` into a copy of ``input`` at ``index`` along ``dim``: ``reduce`` is "sum",
@@ -194,6 +209,9 @@ def scatter_reduce(input: Tensor, dim: int, index, src: Tensor, reduce: str, *,
     raw_dim = dim
     dim = _wrap_dim(dim, data.ndim)
     ix._scatter_checks("scatter_reduce", data, idx, dim, src._data)
+    if idx.size and reduce in ("amax", "amin"):
+        _refuse_complex("scatter_reduce", f"scatter_gather_tensor_cpu_reduce_{reduce}", input)
+    _refuse_complex("scatter_reduce", None, input, src)
     if idx.size == 0:
         return input.clone()
     part = None
@@ -235,6 +253,16 @@ def index_reduce(input: Tensor, dim: int, index, source: Tensor, reduce: str, *,
     size = data.shape[dim] if data.ndim else 1
     if arr.size and (int(arr.max()) >= size or int(arr.min()) < -size):
         raise IndexError("index out of range in self")
+    # PyTorch's complex refusals follow its kernels: one for include_self=False, one for 1-D
+    # tensors, maximum/minimum for the rest
+    if not include_self:
+        _refuse_complex("index_reduce", "index_reduce_func_exclude_input_init", input)
+    elif data.ndim <= 1:
+        _refuse_complex("index_reduce", "index_func_", input)
+    elif arr.size and reduce in ("amax", "amin"):
+        _refuse_complex("index_reduce", "maximum_cpu" if reduce == "amax" else "minimum_cpu",
+                        input)
+    _refuse_complex("index_reduce", None, input, source)
     src_shape = source._data.shape or (1,)
     shape = [1] * len(src_shape)
     shape[dim] = -1
