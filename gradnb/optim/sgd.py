@@ -54,6 +54,7 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
         check_fused(fused, foreach, differentiable)
         self._workspace = Workspace()
+        self._chunks: dict = {}  # (array type, dtype) -> a flat scratch of ``_CHUNK`` elements
 
     def _update_group(self, group: dict) -> None:
         lr, weight_decay = scalar(group["lr"]), scalar(group["weight_decay"])
@@ -71,7 +72,8 @@ class SGD(Optimizer):
                 grad = grad.to_dense()._data
             data = p._data
             g = effective_grad(grad, data, maximize, weight_decay, workspace)
-            scratch = workspace.like(data)
+            # (a whole-parameter scratch only for the formulas that need one)
+            scratch = workspace.like(data) if dampening != 0 or nesterov else None
             if momentum != 0:
                 state = self.state[p]
                 saved = state.get("momentum_buffer")
@@ -92,13 +94,13 @@ class SGD(Optimizer):
                     g = scratch
                 else:
                     g = buf
-            _descend(p, g, lr, scratch)
+            self._descend(p, g, lr)
 
     def _plain_step(self, group: dict, lr) -> None:
         """``p.add_(grad, alpha=-lr)`` for each parameter: plain SGD (no momentum, weight decay
         or maximize), the same two NumPy calls per parameter as the general loop without its
         per-parameter bookkeeping (a measurable share of a small-batch step)."""
-        like = self._workspace.like
+        descend = self._descend
         for p in group["params"]:
             grad = p._grad
             if grad is None:
@@ -106,7 +108,7 @@ class SGD(Optimizer):
             if getattr(grad, "is_sparse", False):
                 self._sparse_step(p, grad, lr, False)
                 continue
-            _descend(p, grad._data, lr, like(p._data))
+            descend(p, grad._data, lr)
 
     @staticmethod
     def _sparse_step(p: Tensor, grad, lr, maximize: bool) -> None:
@@ -118,10 +120,34 @@ class SGD(Optimizer):
         bump(p)
 
 
-def _descend(p: Tensor, g, lr, scratch) -> None:
-    """``p.add_(g, alpha=-lr)`` through ``scratch`` (an array like ``p``), counted as an
-    in-place write so graphs that saved ``p`` refuse it."""
-    data = p._data
-    get_array_module(data).multiply(g, -lr, out=scratch)
-    data += scratch
-    bump(p)
+    def _descend(self, p: Tensor, g, lr) -> None:
+        """``p.add_(g, alpha=-lr)``, counted as an in-place write so graphs that saved ``p``
+        refuse it. NumPy has no fused ``p += a * g``: ``-lr * g`` goes through one flat scratch
+        of at most ``_CHUNK`` elements per dtype, a block at a time, so the optimizer holds no
+        parameter-sized buffer between steps (PyTorch's ``add_`` holds none either)."""
+        data = p._data
+        xp = get_array_module(data)
+        key = (type(data), data.dtype)
+        chunk = self._chunks.get(key)
+        if chunk is None:
+            chunk = self._chunks[key] = xp.empty(_CHUNK, data.dtype)
+        n = data.size
+        if n <= _CHUNK:
+            scratch = chunk[:n].reshape(data.shape)
+            xp.multiply(g, -lr, out=scratch)
+            data += scratch
+        elif data.flags.c_contiguous and g.flags.c_contiguous and g.shape == data.shape:
+            flat, flat_g = data.reshape(-1), g.reshape(-1)
+            for start in range(0, n, _CHUNK):
+                stop = min(start + _CHUNK, n)
+                scratch = chunk[:stop - start]
+                xp.multiply(flat_g[start:stop], -lr, out=scratch)
+                flat[start:stop] += scratch
+        else:  # (a strided parameter or gradient: a temporary, once)
+            data += g * -lr
+        bump(p)
+
+
+# 64 Ki elements: a few blocks for the largest layers of an MLP (not a call per few kB), and a
+# scratch that stays in a core's L2 cache between the multiply and the add.
+_CHUNK = 1 << 16
