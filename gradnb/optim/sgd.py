@@ -54,7 +54,9 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
         check_fused(fused, foreach, differentiable)
         self._workspace = Workspace()
-        self._chunks: dict = {}  # (array type, dtype) -> a flat scratch of ``_CHUNK`` elements
+        # (array type, dtype) -> a flat scratch of ``_CHUNK`` elements; (array type, shape,
+        # dtype) -> (array module, a view of it shaped so, or None when larger): see _descend.
+        self._scratch: dict = {}
 
     def _update_group(self, group: dict) -> None:
         lr, weight_decay = scalar(group["lr"]), scalar(group["weight_decay"])
@@ -126,26 +128,37 @@ class SGD(Optimizer):
         of at most ``_CHUNK`` elements per dtype, a block at a time, so the optimizer holds no
         parameter-sized buffer between steps (PyTorch's ``add_`` holds none either)."""
         data = p._data
-        xp = get_array_module(data)
-        key = (type(data), data.dtype)
-        chunk = self._chunks.get(key)
-        if chunk is None:
-            chunk = self._chunks[key] = xp.empty(_CHUNK, data.dtype)
-        n = data.size
-        if n <= _CHUNK:
-            scratch = chunk[:n].reshape(data.shape)
+        shaped = self._scratch.get((type(data), data.shape, data.dtype))
+        if shaped is None:
+            shaped = self._scratch_for(data)
+        xp, scratch = shaped
+        if scratch is not None:  # (a parameter of at most ``_CHUNK`` elements: the most)
             xp.multiply(g, -lr, out=scratch)
             data += scratch
         elif data.flags.c_contiguous and g.flags.c_contiguous and g.shape == data.shape:
+            chunk = self._scratch[(type(data), data.dtype)]
             flat, flat_g = data.reshape(-1), g.reshape(-1)
+            n = flat.size
             for start in range(0, n, _CHUNK):
                 stop = min(start + _CHUNK, n)
-                scratch = chunk[:stop - start]
-                xp.multiply(flat_g[start:stop], -lr, out=scratch)
-                flat[start:stop] += scratch
+                block = chunk[:stop - start]
+                xp.multiply(flat_g[start:stop], -lr, out=block)
+                flat[start:stop] += block
         else:  # (a strided parameter or gradient: a temporary, once)
             data += g * -lr
         bump(p)
+
+    def _scratch_for(self, data) -> tuple:
+        """``(array module, scratch)`` for parameters shaped like ``data``: a view of the flat
+        scratch of ``data``'s dtype, shaped as ``data``; None for a parameter larger than it.
+        Kept by (array type, shape, dtype), so a step makes no views."""
+        xp = get_array_module(data)
+        chunk = self._scratch.get((type(data), data.dtype))
+        if chunk is None:
+            chunk = self._scratch[(type(data), data.dtype)] = xp.empty(_CHUNK, data.dtype)
+        scratch = chunk[:data.size].reshape(data.shape) if data.size <= _CHUNK else None
+        shaped = self._scratch[(type(data), data.shape, data.dtype)] = (xp, scratch)
+        return shaped
 
 
 # 64 Ki elements: a few blocks for the largest layers of an MLP (not a call per few kB), and a
