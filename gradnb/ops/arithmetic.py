@@ -54,6 +54,10 @@ def add(input, other, *, alpha=1) -> Tensor:
         a = input._data
         if a.dtype.kind == "f":
             return record(AddBackward0, (input, None), a + other)
+    if type(other) is Tensor and type(input) is Tensor and alpha == 1:
+        b = _zero_d_float(input, other)
+        if b is not None:  # ``x + gradnb.tensor(0.1)``: no promotion work, no cast array
+            return record(AddBackward0, (input, other), input._data + b)
     ta, tb, a, b = binary_operands(input, other)
     if alpha == 1 and alpha is not True:
         return record(AddBackward0, (ta, tb), a + b)
@@ -207,6 +211,10 @@ def mul(input, other) -> Tensor:
         if a.dtype.kind == "f":
             return record(MulBackward0, (input, None), a * other, save=_SAVE_OTHER,
                           operands=(a, other))
+    if type(other) is Tensor and type(input) is Tensor:
+        b = _zero_d_float(input, other)
+        if b is not None:  # ``x * gradnb.tensor(0.9)``: saves the 0-d tensor, as PyTorch
+            return record(MulBackward0, (input, other), input._data * b, save=_SAVE_OTHER)
     ta, tb, a, b = binary_operands(input, other)
     # (``type(b) is float`` first: a failed ``hasattr`` costs more than the multiplication)
     if tb is None and (type(b) is float or not hasattr(b, "shape") or isinstance(b, np.generic)):
@@ -218,7 +226,22 @@ def mul(input, other) -> Tensor:
     return record(MulBackward0, (ta, tb), a * b, save=save, operands=(a, b))
 
 
+_ndarray = np.ndarray
 _SAVE_OTHER = (None, 1)  # ``x * 2``: only the number, for d/dx
+
+
+def _zero_d_float(input, other):
+    """``other``'s value as a Python float when ``other`` is a 0-d float tensor that needs no
+    gradient and ``input`` a dimensioned float tensor, both NumPy arrays (the constants of
+    ``x * c + d``), else None. PyTorch keeps ``input``'s dtype there; NumPy does too for a
+    Python float (NEP 50: a weak scalar), and computes the same numbers as with ``other`` cast
+    to that dtype, without making the cast array or doing ``binary_operands``' promotion."""
+    b = other._data
+    a = input._data
+    if b.ndim or other._requires_grad or not a.ndim or type(b) is not _ndarray \
+            or type(a) is not _ndarray or b.dtype.kind != "f" or a.dtype.kind != "f":
+        return None
+    return b.item()
 
 
 class MulBackward1(Node):
