@@ -84,3 +84,25 @@ def test_func_jvp_output_keeps_its_graph_to_the_parameters():
     assert g_out.requires_grad and g_tangent.requires_grad == t_tangent.requires_grad
     g_out.sum().backward()
     assert g_lin.weight.grad is not None
+
+
+def _inference_tensor(lib):
+    with lib.inference_mode():
+        return lib.ones(2)
+
+
+INFERENCE_CALLS = {
+    "its _version": lambda t: _inference_tensor(t)._version,
+    "requires_grad_() outside inference mode": lambda t: _inference_tensor(t).requires_grad_(),
+    "requires_grad = True outside inference mode":
+        lambda t: setattr(_inference_tensor(t), "requires_grad", True),
+    "requires_grad_(False)": lambda t: _inference_tensor(t).requires_grad_(False),
+    "an in-place write outside inference mode": lambda t: _inference_tensor(t).add_(1),
+    "a normal tensor's _version after two writes": lambda t: t.ones(2).add_(1).mul_(2)._version,
+}
+
+
+@pytest.mark.parametrize("name", list(INFERENCE_CALLS))
+def test_inference_tensor_call_matches_torch(name):
+    call = INFERENCE_CALLS[name]
+    assert _outcome(gradnb, call) == _outcome(torch, call)

@@ -254,7 +254,7 @@ class Node:
                 return (entry[1],)
             if kind == _INPUT:
                 t = entry[1]
-                if t._version[0] != entry[2]:
+                if t._version_counter[0] != entry[2]:
                     check_versions(self)
                 return (t._data,)
         out = []
@@ -262,7 +262,7 @@ class Node:
             kind = entry[0]
             if kind == _INPUT:
                 t = entry[1]
-                if t._version[0] != entry[2]:
+                if t._version_counter[0] != entry[2]:
                     check_versions(self)
                 out.append(t._data)
             elif kind == _CONST:
@@ -316,9 +316,9 @@ class Node:
         None. Tools explain PyTorch's in-place error with it."""
         for entry in self._saved or ():
             kind = entry[0]
-            if kind == _INPUT and entry[1]._version[0] != entry[2]:
+            if kind == _INPUT and entry[1]._version_counter[0] != entry[2]:
                 t = entry[1]
-                return t, t._data.shape, t._data.dtype, entry[2], t._version
+                return t, t._data.shape, t._data.dtype, entry[2], t._version_counter
             if kind == _OUTPUT and entry[2][0] != entry[3]:
                 return None, entry[1].shape, entry[1].dtype, entry[3], entry[2]
         return None
@@ -688,13 +688,13 @@ def save(node, spec, inputs, outputs, operands) -> None:
             elif t._inference:
                 raise RuntimeError(INFERENCE_SAVED_MESSAGE)
             else:
-                entries.append(_pack(t, False) if packing else (_INPUT, t, t._version[0]))
+                entries.append(_pack(t, False) if packing else (_INPUT, t, t._version_counter[0]))
         elif item is None:
             entries.append(_NOTHING)
         elif item.__class__ is Output:
             t = outputs[item.index] if item.index or outputs.__class__ is tuple else outputs
             entries.append(_pack(t, True) if packing else
-                           (_OUTPUT, t._data, t._version, t._version[0], t._output_nr))
+                           (_OUTPUT, t._data, t._version_counter, t._version_counter[0], t._output_nr))
         elif item.__class__ is tuple:
             entries.append(item)
         else:
@@ -722,14 +722,14 @@ def _save_input(t):
         raise RuntimeError(INFERENCE_SAVED_MESSAGE)
     if switches.saved_tensor_hooks:
         return _pack(t, is_output=False)
-    return (_INPUT, t, t._version[0])
+    return (_INPUT, t, t._version_counter[0])
 
 
 def _save_output(t):
     """An output of the node being recorded, without holding the output tensor itself."""
     if switches.saved_tensor_hooks:
         return _pack(t, is_output=True)
-    return (_OUTPUT, t._data, t._version, t._version[0], t._output_nr)
+    return (_OUTPUT, t._data, t._version_counter, t._version_counter[0], t._output_nr)
 
 
 def _pack(t, is_output):
@@ -769,8 +769,8 @@ def check_versions(node) -> None:
         kind = entry[0]
         if kind == _INPUT:
             t, v = entry[1], entry[2]
-            if t._version[0] != v:
-                raise _version_error(t.grad_fn, t._version[0], v, t._data.shape,
+            if t._version_counter[0] != v:
+                raise _version_error(t.grad_fn, t._version_counter[0], v, t._data.shape,
                                      t._data.dtype, t._output_nr)
         elif kind == _OUTPUT and entry[2][0] != entry[3]:
             raise _version_error(node, entry[2][0], entry[3], entry[1].shape, entry[1].dtype,
@@ -788,7 +788,7 @@ last_change = [-1]
 
 def bump_version(t) -> None:
     """Count an in-place write to ``t`` (its version counter is shared with its views)."""
-    t._version[0] += 1
+    t._version_counter[0] += 1
     last_change[0] = next(_sequence)
 
 
@@ -807,7 +807,7 @@ def check_graph_versions(nodes) -> None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         for entry in entries:
             kind = entry[0]
-            if (kind == _INPUT and entry[1]._version[0] != entry[2]) or \
+            if (kind == _INPUT and entry[1]._version_counter[0] != entry[2]) or \
                     (kind == _OUTPUT and entry[2][0] != entry[3]):
                 check_versions(node)
 
@@ -817,7 +817,7 @@ def _unpack(node, entry, make):
     kind = entry[0]
     if kind == _INPUT:
         t = entry[1]
-        if t._version[0] != entry[2]:
+        if t._version_counter[0] != entry[2]:
             check_versions(node)
         return t if make is not None else t._data
     if kind == _OUTPUT:

@@ -91,10 +91,10 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
     if n == 2:
         # Only views carry a version to compare; everything else skips fast.
         if a is not None and a._grad_fn_version is not None \
-                and a._grad_fn_version != a._version[0]:
+                and a._grad_fn_version != a._version_counter[0]:
             refresh(a)
         if b is not None and b._grad_fn_version is not None \
-                and b._grad_fn_version != b._version[0]:
+                and b._grad_fn_version != b._version_counter[0]:
             refresh(b)
         if a is not None and a._requires_grad:
             fa = a._grad_fn
@@ -118,7 +118,7 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
         if _switches.anomaly is not None:
             _switches.anomaly(node)
     elif n == 1:
-        if a._grad_fn_version is not None and a._grad_fn_version != a._version[0]:
+        if a._grad_fn_version is not None and a._grad_fn_version != a._version_counter[0]:
             refresh(a)
         fa = a._grad_fn
         if fa is None:
@@ -133,7 +133,7 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
     else:
         for t in inputs:
             if t is not None and t._grad_fn_version is not None \
-                    and t._grad_fn_version != t._version[0]:
+                    and t._grad_fn_version != t._version_counter[0]:
                 refresh(t)
         link(node, inputs)
     if attrs is not None:
@@ -150,7 +150,7 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
         outputs._requires_grad = True
         outputs._grad_fn = node
         outputs._output_nr = 0
-        outputs._version = [0]
+        outputs._version_counter = [0]
         if _inference_threads[0] and _grad_state.inference:
             outputs._inference = True
     else:
@@ -201,9 +201,9 @@ def _outputs(cls, inputs, data, node):
         t = wrap(out, node)
         t._output_nr = i
         if cls.is_view:
-            t._version = source._version
+            t._version_counter = source._version_counter
             t._base = base
-            t._grad_fn_version = source._version[0]
+            t._grad_fn_version = source._version_counter[0]
         tensors.append(t)
     if node is not None:
         _describe_outputs(node, tensors)
@@ -238,4 +238,4 @@ def _rebase_one(t, node, output_nr: int) -> None:
     t._output_nr = output_nr
     t._requires_grad = True
     if t._grad_fn_version is not None:
-        t._grad_fn_version = t._version[0]
+        t._grad_fn_version = t._version_counter[0]

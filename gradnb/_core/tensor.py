@@ -69,7 +69,7 @@ class Tensor:
         "_grad_fn",
         "_output_nr",
         "_requires_grad",
-        "_version",
+        "_version_counter",
     )
     _base = None
     # For a view: the shared version counter's value when its grad_fn was last set. If the base
@@ -106,7 +106,7 @@ class Tensor:
         t._requires_grad = requires_grad
         t._grad_fn = grad_fn
         t._output_nr = output_nr
-        t._version = [0] if version is None else version
+        t._version_counter = [0] if version is None else version
         if _inference_threads[0] and _grad_state.inference:
             t._inference = True
         return t
@@ -140,8 +140,20 @@ class Tensor:
             )
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError(dtype_message)
+        if requires_grad and self._inference and not _grad_state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
+
+    @property
+    def _version(self) -> int:
+        """How many times the tensor (or any view of its memory) was written in place; autograd
+        compares it with the count a node saved. The counter itself is ``_version_counter``, a
+        one-item list that views share."""
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return self._version_counter[0]
 
     @property
     def grad_fn(self):
@@ -150,7 +162,7 @@ class Tensor:
         A view whose base (or a sibling view) was written in place since is regenerated first,
         as in PyTorch: its grad_fn is then ``AsStridedBackward0`` of the base's new history.
         """
-        if self._grad_fn_version is not None and self._grad_fn_version != self._version[0]:
+        if self._grad_fn_version is not None and self._grad_fn_version != self._version_counter[0]:
             refresh(self)
         return self._grad_fn
 
@@ -240,7 +252,7 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A new leaf sharing this tensor's data (and version counter), cut from the graph."""
-        t = Tensor._make(self._data, False, None, 0, self._version)
+        t = Tensor._make(self._data, False, None, 0, self._version_counter)
         t._base = self._base
         if _observers and self._requires_grad:
             _emit("value_detached", self, t, "detach()")
@@ -258,7 +270,7 @@ class Tensor:
     @property
     def data(self) -> Tensor:
         """The tensor's data as a new leaf that autograd does not track (like ``detach()``)."""
-        t = Tensor._make(self._data, False, None, 0, self._version)
+        t = Tensor._make(self._data, False, None, 0, self._version_counter)
         t._base = self._base
         if _observers and self._requires_grad:
             _emit("value_detached", self, t, ".data")

@@ -59,9 +59,9 @@ def share_memory(t, input) -> None:
     out = t._data
     if out is not input._data and getattr(out, "base", None) is not None \
             and shares_memory(out, input._data):
-        t._version = input._version
+        t._version_counter = input._version_counter
         t._base = input if input._base is None else input._base
-        t._grad_fn_version = input._version[0]
+        t._grad_fn_version = input._version_counter[0]
 
 
 def shares_memory(a, b) -> bool:
@@ -74,7 +74,7 @@ def refresh(t) -> None:
     """Regenerate the grad_fn of a view whose base (or a sibling view) was written in place
     since the view's grad_fn was set. Without this, the view would still point at the history
     from before the write and its gradient would be silently wrong."""
-    t._grad_fn_version = t._version[0]
+    t._grad_fn_version = t._version_counter[0]
     base = t._base
     if base is None or base._grad_fn is None:
         return  # a view of a leaf (or of a tensor without history) needs no new node
@@ -93,7 +93,7 @@ def rebase_view(view, base, positions) -> None:
     view._grad_fn = node
     view._output_nr = 0
     view._requires_grad = True
-    view._grad_fn_version = view._version[0]
+    view._grad_fn_version = view._version_counter[0]
     if events.observers:
         events.emit("op_recorded", node, (view,))
 

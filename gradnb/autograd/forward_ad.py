@@ -167,7 +167,7 @@ def make_dual(tensor, tangent, *, level: int | None = None):
     node._fw_pending = None
     node._fw_tangents = (tangent,)
     node._fw_only = not tensor.requires_grad
-    dual = type(tensor)._make(tensor._data, True, node, 0, tensor._version)
+    dual = type(tensor)._make(tensor._data, True, node, 0, tensor._version_counter)
     dual._base = tensor if tensor._base is None else tensor._base
     if events.observers:
         events.emit("op_recorded", node, (dual,))

@@ -330,7 +330,7 @@ def _connect_outputs(ctx, output, args, tensor_args, executable):
 
 
 def _alias(t):
-    alias = Tensor._make(t._data, t._requires_grad, t.grad_fn, t._output_nr, t._version)
+    alias = Tensor._make(t._data, t._requires_grad, t.grad_fn, t._output_nr, t._version_counter)
     alias._base = t if t._base is None else t._base
     return alias
 

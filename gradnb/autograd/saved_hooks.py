@@ -126,9 +126,9 @@ class _Packed:
 
 def _guarded_pack(pack_hook):
     def pack(t):
-        version = t._version[0]
+        version = t._version_counter[0]
         value = pack_hook(t)
-        if t._version[0] != version:
+        if t._version_counter[0] != version:
             raise RuntimeError(
                 "A saved tensor pack hook is modifying its input in place. Tensors provided as "
                 "input to pack hook cannot be modified by in-place operations as this can lead "

@@ -25,7 +25,7 @@ class Parameter(Tensor):
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Self:
         if data is None:
             data = empty(0)
-        p = cls._make(data._data, False, None, 0, data._version)
+        p = cls._make(data._data, False, None, 0, data._version_counter)
         p._is_param = True
         if requires_grad:
             p._set_requires_grad(True, FACTORY_REQUIRES_GRAD_MESSAGE)

@@ -141,7 +141,7 @@ def _adopt(t: Tensor, node, output_nr: int = 0) -> None:
     t._output_nr = output_nr
     t._requires_grad = True
     if t._grad_fn_version is not None:
-        t._grad_fn_version = t._version[0]
+        t._grad_fn_version = t._version_counter[0]
 
 
 def apply_inplace(t: Tensor, compute, others=(), fast=None) -> Tensor:

@@ -29,7 +29,7 @@ class Recorder:
         self.seen.append(("exit", mode))
 
     def tensor_modified(self, tensor) -> None:
-        self.seen.append(("write", tensor._version[0]))
+        self.seen.append(("write", tensor._version))
 
 
 def run_in_other_thread(fn) -> None:

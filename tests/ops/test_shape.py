@@ -319,17 +319,17 @@ COPIES = {
 def test_views_share_data_and_version_counter(name):
     base = gradnb.zeros(2, 3)
     view = VIEWS[name](base)
-    assert view._version is base._version
+    assert view._version_counter is base._version_counter
     view.add_(1.0)
     assert base.sum().item() == view.numel()
-    assert base._version[0] == 1
+    assert base._version == 1
 
 
 @pytest.mark.parametrize("name", sorted(COPIES))
 def test_copies_do_not_share(name):
     base = gradnb.zeros(2, 3)
     out = COPIES[name](base)
-    assert out._version is not base._version
+    assert out._version_counter is not base._version_counter
     out.add_(1.0)
     assert base.sum().item() == 0.0
 

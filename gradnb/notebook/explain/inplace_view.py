@@ -98,7 +98,7 @@ class InplaceErrorView:
             key = trace.key_of(culprit.node)
             # The saved tensor, or the variable that still shares its version counter (an
             # output written in place, ``y.mul_(2)``, is that same ``y``).
-            sharing = [n for n, t in names.tensors() if t._version is culprit.counter]
+            sharing = [n for n, t in names.tensors() if t._version_counter is culprit.counter]
             if culprit.tensor is not None and names.of_tensor(culprit.tensor):
                 self.saved_name = names.of_tensor(culprit.tensor)
             elif sharing:

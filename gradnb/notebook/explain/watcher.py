@@ -384,7 +384,7 @@ class Watcher:
         """Remember an in-place write (its op and line), by version counter."""
         frame, api = user_frame(1)
         where = None if frame is None else self._cells.where(frame)
-        counter = tensor._version
+        counter = tensor._version_counter
         entry = self._writes.get(id(counter))
         if entry is None or entry[0] is not counter:
             if len(self._writes) >= HISTORY:
