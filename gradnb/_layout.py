@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
+from ._memory_format import NamedTag
+
 __all__ = ["layout", "sparse_coo", "sparse_csr", "strided"]
 
 
-class layout:
+class layout(NamedTag):
     """A layout tag: ``Tensor.layout`` is ``gradnb.strided``, a sparse tensor's ``gradnb.sparse_coo``."""
 
-    __slots__ = ("_name",)
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __repr__(self) -> str:
-        return f"gradnb.{self._name}"
-
-    def __reduce__(self):
-        return self._name  # a module-level singleton: pickles by name
+    __slots__ = ()
 
 
 strided = layout("strided")

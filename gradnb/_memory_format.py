@@ -11,8 +11,9 @@ __all__ = ["channels_last", "channels_last_3d", "contiguous_format", "memory_for
            "preserve_format"]
 
 
-class memory_format:
-    """A memory layout tag, printed as PyTorch prints its own (``gradnb.channels_last``)."""
+class NamedTag:
+    """A module-level singleton tag printed as PyTorch prints its own (``gradnb.channels_last``):
+    the base of ``memory_format`` and ``layout``."""
 
     __slots__ = ("_name",)
 
@@ -24,6 +25,12 @@ class memory_format:
 
     def __reduce__(self):
         return self._name  # a module-level singleton: pickles by name
+
+
+class memory_format(NamedTag):
+    """A memory layout tag (``gradnb.channels_last``)."""
+
+    __slots__ = ()
 
 
 preserve_format = memory_format("preserve_format")

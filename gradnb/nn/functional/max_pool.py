@@ -20,7 +20,12 @@ from ..._core.record import record, wrap
 from ..._core.tensor import Tensor
 from ...ops import dual
 from ...ops.indexing import scatter_into_zeros
-from .pool_checks import check_pool_input, check_pool_output, check_pool_window
+from .pool_checks import (
+    check_adaptive_input,
+    check_pool_input,
+    check_pool_output,
+    check_pool_window,
+)
 from .separable import adaptive_bounds, pool_out_size
 
 __all__ = ["IndicesPoolBackward", "adaptive_max_pool1d", "adaptive_max_pool2d",
@@ -204,14 +209,6 @@ def _out_sizes(output_size, input: Tensor, n: int, name: str) -> tuple:
     return tuple(s if o is None else o for o, s in zip(out, sizes))
 
 
-def _check_adaptive(input: Tensor, n: int) -> None:
-    if n > 1 and input.ndim < n + 1:
-        raise ValueError(f"Input dimension should be at least {n + 1}")
-    if input.ndim not in (n + 1, n + 2):
-        raise RuntimeError(f"adaptive_max_pool{n}d(): Expected {n + 1}D or {n + 2}D tensor, "
-                           f"but got {list(input.shape)}")
-
-
 def _adaptive_max(input: Tensor, n: int, outs: tuple, return_indices: bool):
     """PyTorch's ``adaptive_max_pool2d``/``3d``: window ``o`` of a dim of size L spans
     ``[floor(o L / out), ceil((o + 1) L / out))``; shorter windows repeat their last place."""
@@ -234,7 +231,7 @@ def _adaptive_max(input: Tensor, n: int, outs: tuple, return_indices: bool):
 def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
     """The maximum of windows of the last dim chosen so that the output has ``output_size``
     (PyTorch's: ``adaptive_max_pool2d`` over a height of one)."""
-    _check_adaptive(input, 1)
+    check_adaptive_input(input, 1, "max")
     (out,) = _out_sizes(output_size, input, 1, "adaptive_max_pool1d")
     res = _adaptive_max(input.unsqueeze(-2), 2, (1, out), True)
     if return_indices:
@@ -244,13 +241,13 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
 
 def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
     """The maximum of windows chosen so that the output has spatial size ``output_size``."""
-    _check_adaptive(input, 2)
+    check_adaptive_input(input, 2, "max")
     outs = _out_sizes(output_size, input, 2, "adaptive_max_pool2d")
     return _adaptive_max(input, 2, outs, return_indices)
 
 
 def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):
     """The maximum of windows chosen so that the output has spatial size ``output_size``."""
-    _check_adaptive(input, 3)
+    check_adaptive_input(input, 3, "max")
     outs = _out_sizes(output_size, input, 3, "adaptive_max_pool3d")
     return _adaptive_max(input, 3, outs, return_indices)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..._core.tensor import Tensor
 
-__all__ = ["check_pool_input", "check_pool_output", "check_pool_window"]
+__all__ = ["check_adaptive_input", "check_pool_input", "check_pool_output", "check_pool_window"]
 
 
 def check_pool_input(input: Tensor, n: int) -> None:
@@ -65,3 +65,13 @@ def check_pool_output(input: Tensor, n: int, out_sizes) -> None:
     calculated = "x".join(str(s) for s in (planes, *out_sizes))
     raise RuntimeError(f"Given input size: ({given}). Calculated output size: ({calculated}). "
                        "Output size is too small")
+
+
+def check_adaptive_input(input: Tensor, n: int, kind: str) -> None:
+    """An adaptive pool's input rank, as ``adaptive_{kind}_pool{n}d`` checks it (``kind``:
+    ``"avg"`` or ``"max"``)."""
+    if n > 1 and input.ndim < n + 1:
+        raise ValueError(f"Input dimension should be at least {n + 1}")
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"adaptive_{kind}_pool{n}d(): Expected {n + 1}D or {n + 2}D tensor, "
+                           f"but got {list(input.shape)}")

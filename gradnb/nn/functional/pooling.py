@@ -19,7 +19,12 @@ from ..._core.record import record
 from ..._core.tensor import Tensor
 from .conv import max_pool2d
 from .max_pool import adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d, max_pool3d
-from .pool_checks import check_pool_input, check_pool_output, check_pool_window
+from .pool_checks import (
+    check_adaptive_input,
+    check_pool_input,
+    check_pool_output,
+    check_pool_window,
+)
 from .separable import adaptive_avg_matrix, apply_along, avg_pool_matrix, pool_out_size
 
 __all__ = [
@@ -175,14 +180,6 @@ def _adaptive_sizes(output_size, input: Tensor, n: int) -> tuple:
     return tuple(s if o is None else o for o, s in zip(out, sizes))
 
 
-def _check_adaptive(input: Tensor, n: int) -> None:
-    if n > 1 and input.ndim < n + 1:
-        raise ValueError(f"Input dimension should be at least {n + 1}")
-    if input.ndim not in (n + 1, n + 2):
-        raise RuntimeError(f"adaptive_avg_pool{n}d(): Expected {n + 1}D or {n + 2}D tensor, "
-                           f"but got {list(input.shape)}")
-
-
 def _adaptive_avg(input: Tensor, n: int, outs: tuple) -> Tensor:
     if all(o == 1 for o in outs):  # PyTorch's composite takes the mean of the whole plane
         return input.mean(tuple(range(-1, -n - 1, -1)), keepdim=True)
@@ -193,20 +190,20 @@ def _adaptive_avg(input: Tensor, n: int, outs: tuple) -> Tensor:
 
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     """Average windows of the last dim chosen so that the output has ``output_size``."""
-    _check_adaptive(input, 1)
+    check_adaptive_input(input, 1, "avg")
     (out,) = _adaptive_sizes(output_size, input, 1)
     return _adaptive_avg(input.unsqueeze(-2), 2, (1, out)).squeeze(-2)
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     """Average windows chosen so that the output has spatial size ``output_size``."""
-    _check_adaptive(input, 2)
+    check_adaptive_input(input, 2, "avg")
     return _adaptive_avg(input, 2, _adaptive_sizes(output_size, input, 2))
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     """Average windows chosen so that the output has spatial size ``output_size``."""
-    _check_adaptive(input, 3)
+    check_adaptive_input(input, 3, "avg")
     return _adaptive_avg(input, 3, _adaptive_sizes(output_size, input, 3))
 
 
