@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .ops.lapack import LinAlgError
 from .ops.linalg import matmul
 from .ops.linalg_decompositions import (
     cholesky_ex,
@@ -41,6 +42,7 @@ from .ops.linalg_lu import lu_factor, lu_factor_ex
 from .ops.linalg_norms import vector_norm
 
 __all__ = [
+    "LinAlgError",
     "cholesky",
     "cholesky_ex",
     "cond",

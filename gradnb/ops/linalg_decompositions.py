@@ -1,22 +1,29 @@
 """Linear algebra beyond products: inverse, determinants, solves, Cholesky, QR, symmetric
-eigendecomposition, SVD, matrix exponential, pseudo-inverse, matrix norms (real dtypes).
+eigendecomposition, SVD, matrix exponential, pseudo-inverse, matrix norms (real and complex
+dtypes).
 
 Each primitive pairs a NumPy forward with a derivative written with gradnb ops (``on_tensors``),
 including the primitives themselves (the derivative of ``inv`` uses ``inv``'s output, that of
 ``matrix_exp`` is a ``matrix_exp``), so gradients of every order come for free. The formulas
-are PyTorch's (``FunctionsManual.cpp``).
+are PyTorch's (``FunctionsManual.cpp``), conjugate transposes and all.
+
+A matrix a routine fails on (singular, not positive-definite, non-finite for the SVD) raises
+PyTorch's ``LinAlgError`` with its message (``lapack.check_errors``); the ``_ex`` variants
+return LAPACK's ``info`` instead, and their result is what LAPACK leaves (infinities for a
+singular matrix), as PyTorch's.
 """
 
 from __future__ import annotations
 
 import collections
 import math
+import warnings
 from typing import ClassVar
 
 import numpy as np
 
 from .._core import dtype as _dtype
-from .._core.grad_mode import no_grad
+from .._core.grad_mode import is_grad_enabled, no_grad
 from .._core.graph import OUTPUT, Node, Output
 from .._core.record import record
 from . import elementwise as ew
@@ -26,7 +33,9 @@ from . import reductions as red
 from ._args import scalar_type_name, wrap_dim
 from ._common import Tensor, wrap
 from .creation import eye, ones, zeros
-from .lapack import column_major, getrf
+from .indexing import index_put
+from .lapack import check_errors, column_major, getrf, getrs, potf2, trsm
+from .lapack import conj_transpose as _adjoint
 from .shape import cat
 
 __all__ = [
@@ -37,18 +46,21 @@ __all__ = [
 # the ``linalg`` forms live in ``gradnb.linalg``.
 
 
-def _square(A: Tensor, name: str) -> None:
+def _square(A: Tensor, name: str, api_name: str | None = None) -> None:
+    """PyTorch's ``squareCheckInputs``, its messages starting ``linalg.<name>`` (or
+    ``api_name``)."""
+    where = f"linalg.{name}" if api_name is None else api_name
     if A.dim() < 2:
-        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError(f"{where}: The input tensor A must have at least 2 dimensions.")
     if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"linalg.{name}: A must be batches of square matrices, but they are "
+        raise RuntimeError(f"{where}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
 
 
 def _float(A: Tensor, name: str) -> None:
-    if not A.dtype.is_floating_point:
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as input. "
-                           f"Got {A.dtype.name.capitalize()}")
+                           f"Got {scalar_type_name(A._data.dtype)}")
 
 
 def _mT(x: Tensor) -> Tensor:
@@ -75,23 +87,111 @@ class LinalgInvExBackward0(Node):
 
     def backward(self, g):
         (inv_a,) = self.saved(g)
-        inv_t = _mT(inv_a)
-        return (-la.matmul(la.matmul(inv_t, g), inv_t),)
+        inv_h = _mH(inv_a)
+        return (-la.matmul(inv_h, la.matmul(g, inv_h)),)
+
+
+def _no_info(a: np.ndarray) -> np.ndarray:
+    return np.zeros(a.shape[:-2], dtype=np.int32)
+
+
+def _solve_arrays(a: np.ndarray, b: np.ndarray):
+    """``(X, info)`` with ``A X = B`` (matrices, batches broadcast): NumPy's solver, and where it
+    finds ``A`` singular LAPACK's ``getrf``/``getrs``, whose ``info`` (per batch of ``A``) is
+    PyTorch's, as is their result for a singular ``A`` (infinities and NaNs)."""
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    dtype = np.result_type(a, b)
+    try:
+        out = np.linalg.solve(np.broadcast_to(a, batch + a.shape[-2:]).astype(dtype),
+                              np.broadcast_to(b, batch + b.shape[-2:]).astype(dtype))
+        return out, _no_info(a)
+    except np.linalg.LinAlgError:
+        lu_, pivots, info = getrf(a.astype(dtype))
+        return getrs(lu_, pivots, b), info
+
+
+def _inv_arrays(a: np.ndarray):
+    """``(inverse, info)`` of (batches of) square ``a``: ``solve(A, I)``, as PyTorch's."""
+    if a.size == 0:
+        return a.copy(), _no_info(a)
+    try:
+        return np.linalg.inv(a), _no_info(a)
+    except np.linalg.LinAlgError:
+        return _solve_arrays(a, np.eye(a.shape[-1], dtype=a.dtype))
+
+
+def _inv(A: Tensor, api_name: str | None, is_matrix: bool | None = None):
+    """``(inverse, info)``; a singular ``A`` raises as ``api_name`` (None: no check, as
+    ``inv_ex``), ``tensorinv``'s never naming a batch element."""
+    _square(A, "inv")
+    _float(A, "inv")
+    out, info = _inv_arrays(A._data)
+    if api_name is not None:
+        check_errors(info, api_name, A.dim() == 2 if is_matrix is None else is_matrix)
+    return record(LinalgInvExBackward0, (A,), column_major(out)), info
 
 
 def inv(A: Tensor) -> Tensor:
     """The inverse of square matrices (batched)."""
-    _square(A, "inv")
-    _float(A, "inv")
-    try:
-        out = column_major(np.linalg.inv(A._data))
-    except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.inv: The diagonal element 1 is zero, the inversion could not "
-                           "be completed because the input matrix is singular.") from None
-    return record(LinalgInvExBackward0, (A,), out)
+    return _inv(A, "linalg.inv")[0]
 
 
 inverse = inv
+
+
+def _lu_adjoint_solve(A: Tensor, LU: Tensor, pivots: Tensor, scale: Tensor,
+                      nudge: bool) -> Tensor:
+    """PyTorch's first-order solve of ``A^H G = scale I`` with the ``LU`` the op saved (of
+    ``A^T`` for a real ``A``, where the solve is then a plain one); ``nudge`` moves a zero
+    pivot to eps, as ``det``'s rule does (det is C^1: its gradient at a singular ``A`` is the
+    limit)."""
+    lu_ = LU._data
+    n = lu_.shape[-1]
+    if nudge:
+        lu_ = lu_.copy()
+        k = np.arange(n)
+        diagonal = lu_[..., k, k]
+        eps = np.finfo(_dtype.real_of(lu_.dtype)).eps
+        lu_[..., k, k] = np.where(diagonal == 0, eps, diagonal)
+    rhs = np.asarray(scale._data)[..., None, None] * np.eye(n, dtype=lu_.dtype)
+    return wrap(getrs(lu_, pivots._data, rhs, adjoint=A.dtype.is_complex))
+
+
+def _masked_fmap(mask: np.ndarray, f_true, f_false, t: Tensor, *ts: Tensor) -> Tensor:
+    """PyTorch's ``masked_fmap``: ``f_true`` of the batch elements where ``mask`` holds,
+    ``f_false`` of the others, put together in a new tensor (one call when all agree)."""
+    if mask.all():
+        return f_true(t, *ts)
+    if not mask.any():
+        return f_false(t, *ts)
+    keep, drop = wrap(mask), wrap(~mask)
+    out = index_put(t.new_zeros(t.shape), (keep,), f_true(t[keep], *(x[keep] for x in ts)))
+    return index_put(out, (drop,), f_false(t[drop], *(x[drop] for x in ts)))
+
+
+def _det_nonsingular_grad(A: Tensor, scale: Tensor, g: Tensor) -> Tensor:
+    """``G`` with ``A^H G = conj(det) grad I``."""
+    return solve(_mH(A), scale.unsqueeze(-1).unsqueeze(-1) * _eye_like(A, A.shape[-1]))
+
+
+def _det_singular_grad(A: Tensor, scale: Tensor, g: Tensor) -> Tensor:
+    """The gradient of ``det`` at any (also singular) ``A`` from its SVD: the cofactors,
+    ``U diag(prod of the other singular values) Vh`` times ``conj(det U det Vh)``."""
+    U, S, Vh = linalg_svd(A)
+    alpha = (det(U) * det(Vh)).conj() * g
+    return la.matmul(U * _prod_others(alpha.unsqueeze(-1), S).unsqueeze(-2), Vh)
+
+
+def _prod_others(g: Tensor, s: Tensor) -> Tensor:
+    """PyTorch's ``prod_safe_zeros_backward`` over the last dimension: ``g`` times the product
+    of the other entries of ``s`` (exclusive cumulative products, safe for zeros)."""
+    n = s.shape[-1]
+    if n == 1:
+        return g.expand(*s.shape)
+    one = ones(*s.shape[:-1], 1, dtype=s.dtype, device=s.device)
+    before = red.cumprod(cat([one, s.narrow(-1, 0, n - 1)], -1), -1)
+    after = red.cumprod(cat([one, s.narrow(-1, 1, n - 1).flip(-1)], -1), -1).flip(-1)
+    return g * (before * after).conj()
 
 
 class LinalgDetBackward0(Node):
@@ -103,22 +203,33 @@ class LinalgDetBackward0(Node):
     saves = ("A", "LU", "pivots", "result")
 
     def backward(self, g):
-        A, _, _, d = self.saved(g)
-        return ((g * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A)),)
+        A, LU, pivots, d = self.saved(g)
+        if A.numel() == 0:
+            return (None,)
+        scale = g * d.conj()
+        if not is_grad_enabled():
+            return (_lu_adjoint_solve(A, LU, pivots, scale, nudge=True),)
+        # Differentiable again: a solve where det is away from 0, the SVD's cofactors near it,
+        # batch element by batch element
+        eps = np.finfo(_dtype.real_of(A._data.dtype)).eps
+        singular = np.abs(d._data) < 100 * eps
+        return (_masked_fmap(singular, _det_singular_grad, _det_nonsingular_grad, A, scale, g),)
 
 
 def det(A: Tensor) -> Tensor:
     """The determinant of square matrices."""
     _square(A, "det")
     _float(A, "det")
-    out = np.asarray(np.linalg.det(A._data))
-    return record(LinalgDetBackward0, (A,), out, save=lambda: (0, *_lu_tensors(A, True), OUTPUT))
+    with np.errstate(invalid="ignore"):  # a NaN in, a NaN out, silently (as PyTorch)
+        out = np.asarray(np.linalg.det(A._data))
+    return record(LinalgDetBackward0, (A,), out,
+                  save=lambda: (0, *_lu_tensors(A, not A.dtype.is_complex), OUTPUT))
 
 
 def _lu_tensors(A: Tensor, transposed: bool = False) -> tuple:
     """PyTorch's ``LU`` and ``pivots`` of ``A`` (of ``A.mT`` when ``transposed``: the
-    determinants factor the transpose), what ``_linalg_det``/``_linalg_slogdet``/
-    ``_linalg_solve_ex`` also return and save for backward."""
+    determinants of a real ``A`` factor the transpose), what ``_linalg_det``/
+    ``_linalg_slogdet``/``_linalg_solve_ex`` also return and save for backward."""
     a = A._data
     if transposed:
         a = np.swapaxes(a, -1, -2)
@@ -139,10 +250,21 @@ class LinalgSlogdetBackward0(Node):
     saves = ("A", "LU", "pivots", "sign")
 
     def backward(self, g_sign, g_logabs):
-        A = self.saved_as(Tensor)[0]
-        if g_logabs is None:
-            return (None,)
-        return (g_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(inv(A)),)
+        A, LU, pivots, sign = self.saved_as(Tensor)
+        complex_ = A.dtype.is_complex
+        if g_logabs is None and (g_sign is None or not complex_):
+            return (None,)  # a real sign's gradient is zero
+        g = g_logabs
+        if complex_:
+            # the sign's part: Re(conj(g_sign) d sign) = -Im(conj(g_sign) sign) Im(tr(A^-1 dA))
+            if g_sign is not None:
+                turn = -1j * (g_sign.conj() * sign).imag
+                g = turn if g is None else g + turn
+            else:
+                g = g.to(A.dtype)
+        if not is_grad_enabled():
+            return (_lu_adjoint_solve(A, LU, pivots, g, nudge=False),)
+        return (solve(_mH(A), g.unsqueeze(-1).unsqueeze(-1) * _eye_like(A, A.shape[-1])),)
 
 
 _slogdet_result = collections.namedtuple("slogdet", ["sign", "logabsdet"])
@@ -154,7 +276,7 @@ def slogdet(A: Tensor):
     _float(A, "slogdet")
     sign, logabs = np.linalg.slogdet(A._data)
     s, la_ = record(LinalgSlogdetBackward0, (A,), (np.asarray(sign), np.asarray(logabs)),
-                    save=lambda: (0, *_lu_tensors(A, True), Output(0)))
+                    save=lambda: (0, *_lu_tensors(A, not A.dtype.is_complex), Output(0)))
     return _slogdet_result(s, la_)
 
 
@@ -177,7 +299,10 @@ class LinalgSolveExBackward0(Node):
 
     def backward(self, g):
         A, _, _, X = self.saved(g)
-        gB = solve(_mH(A), g)
+        if is_grad_enabled():
+            gB = solve(_mH(A), g)
+        else:  # PyTorch's first-order rule reuses the LU: a singular A gives infinities
+            gB = wrap(_solve_data(_adjoint(A._data), g._data, self.vector)[0])
         if self.vector:
             gA = -gB.unsqueeze(-1) * X.conj().unsqueeze(-2)
         else:
@@ -185,61 +310,88 @@ class LinalgSolveExBackward0(Node):
         return gA, gB
 
 
+def _same_dtype(x: Tensor, y: Tensor, where: str, x_name: str, y_name: str) -> None:
+    """PyTorch's check that a solver's two operands share a dtype."""
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"{where}Expected {x_name} and {y_name} to have the same dtype, but "
+                           f"found {x_name} of type {scalar_type_name(x._data.dtype)} and "
+                           f"{y_name} of type {scalar_type_name(y._data.dtype)} instead")
+
+
 def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
     return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
 
 
+def _solve_data(a: np.ndarray, b: np.ndarray, vector: bool):
+    """``(X, info)`` of ``_solve_arrays``, ``b`` a (batch of) vector(s) when ``vector``."""
+    if vector:
+        out, info = _solve_arrays(a, b[..., None])
+        return out[..., 0], info
+    return _solve_arrays(a, b)
+
+
+def _solve(A: Tensor, B: Tensor, left: bool, api_name: str | None):
+    """``(X, info)``; a singular ``A`` raises as ``api_name`` (None: no check, as ``solve_ex``)."""
+    if not left:  # X A = B is A^T X^T = B^T
+        X, info = _solve(_mT(A), _mT(B), True, api_name)
+        return _mT(X), info
+    _square(A, "solve")
+    _float(A, "solve")
+    _same_dtype(A, B, "linalg.solve: ", "A", "B")
+    vector = _is_vector_rhs(A, B)
+    out, info = _solve_data(A._data, B._data, vector)
+    if api_name is not None:
+        check_errors(info, api_name, A.dim() == 2)
+    X = record(LinalgSolveExBackward0, (A, B), column_major(out),
+               attrs={"vector": vector, "left": True}, save=lambda: (0, *_lu_tensors(A), OUTPUT))
+    return X, info
+
+
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """``X`` with ``A @ X = B`` (``X @ A = B`` when ``left=False``)."""
-    if not left:
-        return _mT(solve(_mT(A), _mT(B)))
-    _square(A, "solve")
-    if not A.dtype.is_complex:
-        _float(A, "solve")
-    vector = _is_vector_rhs(A, B)
-    a, b = A._data, B._data
-    dtype = np.result_type(a, b)
-    try:
-        if vector:
-            out = np.linalg.solve(a.astype(dtype), b.astype(dtype)[..., None])[..., 0]
-        else:
-            batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-            out = np.linalg.solve(np.broadcast_to(a, batch + a.shape[-2:]).astype(dtype),
-                                  np.broadcast_to(b, batch + b.shape[-2:]).astype(dtype))
-    except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
-                           "singular.") from None
-    return record(LinalgSolveExBackward0, (A, B), column_major(out), attrs={"vector": vector, "left": True},
-                  save=lambda: (0, *_lu_tensors(A), OUTPUT))
+    return _solve(A, B, left, "gradnb.linalg.solve")[0]
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False) -> Tensor:
     """``solve`` with only the upper (or lower) triangle of ``A`` (its diagonal taken as ones
     when ``unitriangular``)."""
-    if A.dim() < 2 or B.dim() < 2:
-        T = mx.triu(A) if upper else mx.tril(A)
-        return solve(T, B, left=left)  # (its errors)
-    a = np.triu(A._data) if upper else np.tril(A._data)
-    if unitriangular:
-        a = a.copy()
-        idx = np.arange(a.shape[-1])
-        a[..., idx, idx] = 1
-    b = B._data
-    dtype = np.result_type(a, b)
-    if not left:
-        a, b = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    try:
-        out = np.linalg.solve(np.broadcast_to(a, batch + a.shape[-2:]).astype(dtype),
-                              np.broadcast_to(b, batch + b.shape[-2:]).astype(dtype))
-    except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
-                           "singular.") from None
+    _check_triangular_solve(A, B, left)
+    a, b = A._data, B._data
+    if b.dtype != a.dtype:  # B is cast to A's dtype (PyTorch's), its imaginary part dropped
+        if b.dtype.kind == "c" and a.dtype.kind != "c":
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          UserWarning, stacklevel=2)
+            b = b.real
+        b = b.astype(a.dtype)
+    if not left:  # X A = B is A^T X^T = B^T, A^T triangular the other way
+        a, b, upper_ = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not upper
+    else:
+        upper_ = upper
+    out = trsm(a, b, upper_, unit=unitriangular)  # a zero on A's diagonal: inf/NaN, no error
     if not left:
         out = np.swapaxes(out, -1, -2)
     return record(LinalgSolveTriangularBackward0, (A, B), column_major(out),
                   attrs={"upper": upper, "left": left, "unitriangular": unitriangular})
+
+
+def _check_triangular_solve(A: Tensor, B: Tensor, left: bool) -> None:
+    """PyTorch's checks of ``linalg.solve_triangular``'s arguments."""
+    where = "linalg.solve_triangular"
+    for name, t in (("A", A), ("B", B)):
+        if t.dim() < 2:
+            raise RuntimeError(f"{where}: The input tensor {name} must have at least 2 "
+                               "dimensions.")
+    _square(A, "", where)
+    for t in (A, B):
+        if not (t.dtype.is_floating_point or t.dtype.is_complex):
+            raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for "
+                                      f"'{scalar_type_name(t._data.dtype)}'")
+    n = A.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        equation = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"{where}: Incompatible shapes of A and B for the equation {equation} "
+                           f"({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
 
 
 class LinalgSolveTriangularBackward0(Node):
@@ -270,6 +422,10 @@ _triangular_result = collections.namedtuple("triangular_solve", ["solution",
 def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False):
     """Deprecated form of ``linalg.solve_triangular``: ``(solution, A.clone())``."""
+    if b.dtype != A.dtype:
+        raise RuntimeError("Expected b and A to have the same dtype, but found b of type "
+                           f"{scalar_type_name(b._data.dtype)} and A of type "
+                           f"{scalar_type_name(A._data.dtype)} instead.")
     with no_grad():
         M = _mT(A) if transpose else A
         x = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
@@ -296,7 +452,8 @@ class TriangularSolveBackward0(Node):
             gb = solve_triangular(_mH(M), g_x, upper=self.upper == self.transpose,
                                   unitriangular=self.unitriangular)
             if self.needs(1):
-                gA = -la.matmul(X, _mH(gb)) if self.transpose else -la.matmul(gb, _mH(X))
+                gA = (-la.matmul(X.conj(), _mT(gb)) if self.transpose
+                      else -la.matmul(gb, _mH(X)))
                 k = int(self.unitriangular)
                 gA = mx.triu(gA, k) if self.upper else mx.tril(gA, -k)
         if g_m is not None and self.needs(1):
@@ -306,19 +463,20 @@ class TriangularSolveBackward0(Node):
 
 # -- Cholesky ------------------------------------------------------------------------------------
 class _CholeskyRule(Node):
-    """PyTorch's ``cholesky_backward`` from the saved factor (``L`` or ``result``)."""
+    """PyTorch's ``cholesky_backward`` from the saved factor (``L`` or ``result``):
+    ``gA = L^{-H} pi*(tril(L^H gL)) L^{-1}`` with ``pi*(X) = (X + X^H - diag(X)) / 2`` (for the
+    upper factor, ``L = U^H``)."""
     __slots__ = ("upper",)
     on_tensors = True
 
     def backward(self, g):
         (L,) = self.saved(g)
         if self.upper:
-            L, g = _mT(L), _mT(g)
-        phi = mx.tril(la.matmul(_mT(L), g))
-        phi = phi - 0.5 * mx.diag_embed(mx.diagonal(phi, 0, -2, -1))
-        L_inv = inv(L)
-        gA = la.matmul(la.matmul(_mT(L_inv), phi), L_inv)
-        return (0.5 * (gA + _mT(gA)),)
+            L, g = _mH(L), _mH(g)
+        gA = mx.tril(la.matmul(_mH(L), g))
+        gA = 0.5 * (gA + _mH(mx.tril(gA, -1)))
+        gA = solve_triangular(_mH(L), gA, upper=True, left=True)
+        return (solve_triangular(L, gA, upper=False, left=False),)
 
 
 class LinalgCholeskyExBackward0(_CholeskyRule):
@@ -338,27 +496,48 @@ class CholeskyBackward0(_CholeskyRule):
     saves = ("result", "upper")
 
 
-def _cholesky(A: Tensor, upper: bool, name: str, cls=LinalgCholeskyExBackward0) -> Tensor:
-    _square(A, name)
-    _float(A, name)
+def _cholesky_arrays(a: np.ndarray, upper: bool):
+    """``(factor, info)``: ``L`` with ``A = L L^H`` from ``A``'s lower triangle, or ``U`` with
+    ``A = U^H U`` from its upper one, as LAPACK's ``potrf``; where ``A`` is not
+    positive-definite (or holds a NaN) ``info`` says where, and the factor is what LAPACK
+    leaves."""
+    if upper:  # U^H U = A from A's upper triangle: the lower factor of A^H
+        a = _adjoint(a)
+    info = np.zeros(a.shape[:-2], dtype=np.int32)
     try:
-        L = np.linalg.cholesky(A._data)
+        L = np.linalg.cholesky(a)
+        failed = not np.isfinite(L).all()  # NumPy lets a NaN through
     except np.linalg.LinAlgError:
-        raise RuntimeError(f"linalg.{name}: The factorization could not be completed because the "
-                           "input is not positive-definite.") from None
-    if upper:
-        L = np.swapaxes(L, -1, -2)
-    return record(cls, (A,), column_major(L), attrs={"upper": upper})
+        failed = True
+    if failed:
+        L, info = potf2(a)
+    return (_adjoint(L) if upper else L), info
+
+
+def _cholesky(A: Tensor, upper: bool, api_name: str | None, cls=LinalgCholeskyExBackward0):
+    """``(factor, info)``; a matrix that is not positive-definite raises as ``api_name``
+    (None: no check, as ``cholesky_ex``)."""
+    if cls is CholeskyBackward0:  # torch.cholesky's own checks
+        _square(A, "", "cholesky")
+        if not (A.dtype.is_floating_point or A.dtype.is_complex):
+            raise NotImplementedError("\"cholesky_cpu\" not implemented for "
+                                      f"'{scalar_type_name(A._data.dtype)}'")
+    _square(A, "cholesky")
+    _float(A, "cholesky")
+    L, info = _cholesky_arrays(A._data, upper)
+    if api_name is not None:
+        check_errors(info, api_name, A.dim() == 2)
+    return record(cls, (A,), column_major(L), attrs={"upper": upper}), info
 
 
 def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
-    """The Cholesky factor ``L`` (lower) with ``A = L @ L.mT``."""
-    return _cholesky(A, upper, "cholesky")
+    """The Cholesky factor ``L`` (lower) with ``A = L @ L.mH`` (``U = L.mH`` when ``upper``)."""
+    return _cholesky(A, upper, "linalg.cholesky")[0]
 
 
 def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     """``torch.cholesky``: the lower (or upper) Cholesky factor."""
-    return _cholesky(input, upper, "cholesky", CholeskyBackward0)
+    return _cholesky(input, upper, "cholesky", CholeskyBackward0)[0]
 
 
 class CholeskySolveBackward0(Node):
@@ -380,20 +559,16 @@ class CholeskySolveBackward0(Node):
         return gB, gL
 
 
-def _gram(L: np.ndarray, upper: bool) -> np.ndarray:
-    """``L L^H`` (``U^H U`` when ``upper``): the matrix a Cholesky factor stands for."""
-    Lh = np.conj(np.swapaxes(L, -1, -2))
-    return Lh @ L if upper else L @ Lh
-
-
 def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
-    """``X`` with ``(L @ L.mH) @ X = B`` for a Cholesky factor ``L``."""
-    a = _gram(L._data, upper)
-    b = B._data
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    dtype = np.result_type(a, b)
-    out = np.linalg.solve(np.broadcast_to(a, batch + a.shape[-2:]).astype(dtype),
-                          np.broadcast_to(b, batch + b.shape[-2:]).astype(dtype))
+    """``X`` with ``(L @ L.mH) @ X = B`` (``(U.mH @ U) @ X = B`` when ``upper``) for a Cholesky
+    factor, of which only the triangle is read: two triangular solves, as LAPACK's ``potrs``."""
+    if B.dtype != L.dtype:
+        raise RuntimeError("Expected b and A to have the same dtype, but found b of type "
+                           f"{scalar_type_name(B._data.dtype)} and A of type "
+                           f"{scalar_type_name(L._data.dtype)} instead.")
+    lower = _adjoint(L._data) if upper else L._data
+    y = trsm(lower, B._data, upper=False)
+    out = trsm(_adjoint(lower), y, upper=True)
     return record(CholeskySolveBackward0, (B, L), column_major(out), attrs={"upper": upper})
 
 
@@ -411,60 +586,89 @@ class CholeskyInverseBackward0(Node):
 
 
 def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
-    """The inverse of ``L @ L.mH`` from its Cholesky factor."""
-    if L.dim() < 2 or L.shape[-1] != L.shape[-2]:
-        _square(L, "cholesky_inverse")
-    out = np.linalg.inv(_gram(L._data, upper)) if L._data.size else L._data.copy()
+    """The inverse of ``L @ L.mH`` (``U.mH @ U`` when ``upper``) from its Cholesky factor, of
+    which only the triangle is read."""
+    _square(L, "", "cholesky_inverse")
+    if not (L.dtype.is_floating_point or L.dtype.is_complex):
+        raise NotImplementedError("\"cholesky_inverse_out_cpu\" not implemented for "
+                                  f"'{scalar_type_name(L._data.dtype)}'")
+    out, info = _potri(L._data, upper)
+    check_errors(info, "cholesky_inverse", L.dim() == 2)
     return record(CholeskyInverseBackward0, (L,), column_major(out), attrs={"upper": upper})
 
 
+def _potri(factor: np.ndarray, upper: bool):
+    """``(inverse, info)`` as LAPACK's ``potri``: the factor's inverse ``M`` (``trtri``; ``info``
+    its first zero diagonal entry), then ``M^H M`` (``M M^H`` when ``upper``) as ``lauu2``
+    computes it, reading ``M``'s diagonal as real: that makes a difference only for a factor
+    whose diagonal is not real, and then the last diagonal entry is ``Re(m) m``, not
+    ``Re(m)^2``."""
+    n = factor.shape[-1]
+    k = np.arange(n)
+    info = np.zeros(factor.shape[:-2], dtype=np.int32)
+    if factor.size == 0:
+        return factor.copy(), info
+    zero = factor[..., k, k] == 0
+    info = np.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32)
+    M = trsm(factor, np.eye(n, dtype=factor.dtype), upper=upper)
+    M = np.triu(M) if upper else np.tril(M)
+    last = M[..., n - 1, n - 1].copy()
+    M[..., k, k] = M[..., k, k].real
+    with np.errstate(all="ignore"):  # a singular factor's infinities (its info raises)
+        out = M @ _adjoint(M) if upper else _adjoint(M) @ M
+    out[..., k, k] = out[..., k, k].real
+    out[..., n - 1, n - 1] = last.real * last
+    return out, info
+
+
 # -- QR ------------------------------------------------------------------------------------------
-def _qr_square_backward(Q, R, gQ, gR):
-    """The gradient of ``A = Q R`` for ``A`` with at least as many rows as columns (reduced
-    QR): ``(gQ + Q copyltu(M)) R^{-H}`` with ``M = R gR^H - gQ^H Q``."""
-    M = la.matmul(gR, _mT(R)) if gR is not None else None
-    if gQ is not None:
-        M = -la.matmul(_mT(Q), gQ) if M is None else M - la.matmul(_mT(Q), gQ)
-    M = mx.triu(M)
-    M = M + _mT(M) - mx.diag_embed(mx.diagonal(M, 0, -2, -1))
-    gA = la.matmul(Q, M)
-    if gQ is not None:
-        gA = gA + gQ
-    return solve_triangular(_mT(R), gA, upper=False, left=False)
+def _real_diagonal_halved(X: Tensor) -> Tensor:
+    """``X`` with the real part of its diagonal halved."""
+    d = mx.diagonal(X, 0, -2, -1)
+    return X - 0.5 * mx.diag_embed(d.real if X.dtype.is_complex else d)
 
 
 class LinalgQrBackward0(Node):
-    rule = "self: (gQ + Q copyltu(M)) R^-H, M = R gR^H - gQ^H Q"
+    """PyTorch's ``linalg_qr_backward``: with ``M = gR R^H - Q^H gQ``, a tall (or square) ``A``
+    gets ``(gQ + Q syminvadj(triu(M))) R^{-H}``, a wide one
+    ``[Q trilImInvAdjSkew(-M) R_1^{-H} | 0] + Q gR`` (``R_1`` the leading square block)."""
+    rule = ("A: (gQ + Q syminvadj(triu(M))) R^-H, M = gR R^H - Q^H gQ (A tall); "
+            "[Q trilImInvAdjSkew(-M) R_1^-H | 0] + Q gR (A wide)")
     __slots__ = ("mode",)
     on_tensors = True
     inputs = ("A",)
     outputs = ("Q", "R")
     saves = ("Q", "R", "mode")
 
-    def backward(self, *grads):
-        if self.mode == "r":  # R is the only output
+    def backward(self, gQ, gR):
+        if self.mode == "r":
             raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
                                "when mode='r'. Please use linalg.qr(A, mode='reduced') if you "
                                "are going to differentiate through linalg.qr.")
         Q, R = self.saved_as(Tensor)
-        gQ, gR = grads
         m, n = Q.shape[-2], R.shape[-1]
         if self.mode == "complete" and m > n:
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
                                "and nrows > ncols.")
+        if gQ is None and gR is None:
+            return (None,)
+        if gQ is None:
+            M = la.matmul(gR, _mH(R))
+        else:
+            QhgQ = la.matmul(_mH(Q), gQ)
+            M = -QhgQ if gR is None else la.matmul(gR, _mH(R)) - QhgQ
         if m >= n:
-            return (_qr_square_backward(Q, R, gQ, gR),)
-        # Wide: A = [A1 | A2] with A1 = Q R1 (square) and A2 = Q R2, so R2's gradient reaches
-        # A2 as Q gR2 and Q through A2 gR2^H = Q R2 gR2^H.
-        R1, R2 = R[..., :, :m], R[..., :, m:]
-        gR1 = gR2 = None
-        if gR is not None:
-            gR1, gR2 = gR[..., :, :m], gR[..., :, m:]
-            extra = la.matmul(Q, la.matmul(R2, _mT(gR2)))
-            gQ = extra if gQ is None else gQ + extra
-        gA1 = _qr_square_backward(Q, R1, gQ, gR1)
-        gA2 = la.matmul(Q, gR2) if gR2 is not None else 0 * R2
-        return (cat([gA1, gA2], -1),)
+            X = mx.triu(M)
+            gA = la.matmul(Q, _real_diagonal_halved(X + _mH(X)))
+            if gQ is not None:
+                gA = gA + gQ
+            return (solve_triangular(_mH(R), gA, upper=False, left=False),)
+        skew = mx.tril(-M - _mH(-M))
+        if skew.dtype.is_complex:  # the imaginary part of the diagonal halved
+            skew = skew - 0.5j * mx.diag_embed(mx.diagonal(skew, 0, -2, -1).imag)
+        gA = solve_triangular(_mH(R[..., :, :m]), la.matmul(Q, skew), upper=False, left=False)
+        gA = cat([gA, zeros(*gA.shape[:-1], n - m, dtype=gA.dtype, device=gA.device)], -1)
+        return (gA if gR is None else gA + la.matmul(Q, gR),)
 
 
 _qr_result = collections.namedtuple("qr", ["Q", "R"])
@@ -479,12 +683,10 @@ def qr(A: Tensor, mode: str = "reduced"):
         raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
     _float(A, "qr")
     q, r = np.linalg.qr(A._data, mode="complete" if mode == "complete" else "reduced")
-    q, r = column_major(q), column_major(r)
-    if mode == "r":  # R stays in the graph; its backward says why it cannot run
+    if mode == "r":  # Q is empty, still an output of the node (whose backward says why not)
         q = np.zeros((0,), dtype=r.dtype)
-        return _qr_result(wrap(q), record(LinalgQrBackward0, (A,), r, save=(),
-                                          attrs={"mode": mode}))
-    Q, R = record(LinalgQrBackward0, (A,), (q, r), attrs={"mode": mode})
+    Q, R = record(LinalgQrBackward0, (A,), (column_major(q), column_major(r)),
+                  attrs={"mode": mode})
     return _qr_result(Q, R)
 
 
@@ -505,18 +707,26 @@ class LinalgEighBackward0(Node):
 
     def backward(self, gL, gV):
         L, V = self.saved_as(Tensor)
-        if gV is None:
-            inner = mx.diag_embed(gL)
-        else:
-            VhgV = la.matmul(_mT(V), gV)
-            VhgV = 0.5 * (VhgV - _mT(VhgV))
-            E = L.unsqueeze(-2) - L.unsqueeze(-1)
-            n = L.shape[-1]
-            eye = _eye_like(L, n)
-            inner = VhgV / (E + eye) * (1 - eye)
-            if gL is not None:
-                inner = inner + mx.diag_embed(gL)
-        return (la.matmul(la.matmul(V, inner), _mT(V)),)
+        Vh = _mH(V)
+        if gV is None:  # eigvalsh: V diag(gL) V^H
+            return (la.matmul(V * gL.unsqueeze(-2), Vh),)
+        VhgV = la.matmul(Vh, gV)
+        if V.dtype.is_complex:
+            phase = mx.diagonal(VhgV, 0, -2, -1).imag._data
+            if not np.allclose(phase, 0, rtol=1e-2, atol=1e-2):
+                raise RuntimeError(
+                    "linalg_eigh_backward: The eigenvectors in the complex case are specified up "
+                    "to multiplication by e^{i phi}. The specified loss function depends on this "
+                    "quantity, so it is ill-defined.")
+        VhgV = 0.5 * (VhgV - _mH(VhgV))  # onto the skew-Hermitian matrices
+        n = L.shape[-1]
+        eye = _eye_like(L, n)
+        gaps = L.unsqueeze(-2) - L.unsqueeze(-1) + eye  # (real eigenvalues: conj is a no-op)
+        inner = VhgV / gaps
+        if gL is not None:  # the diagonal is gL's
+            inner = inner - mx.diag_embed(mx.diagonal(inner, 0, -2, -1)) + mx.diag_embed(
+                gL.to(inner.dtype))
+        return (la.matmul(V, la.matmul(inner, Vh)),)
 
 
 _eigh_result = collections.namedtuple("eigh", ["eigenvalues", "eigenvectors"])
@@ -526,7 +736,9 @@ def eigh(A: Tensor, UPLO: str = "L"):
     """Eigenvalues (ascending) and orthonormal eigenvectors of symmetric matrices (only the
     ``UPLO`` triangle is read)."""
     _square(A, "eigh")
-    _float(A, "eigh")
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise NotImplementedError("\"linalg_eigh_cpu\" not implemented for "
+                                  f"'{scalar_type_name(A._data.dtype)}'")
     w, v = np.linalg.eigh(A._data, UPLO=UPLO)
     L, V = record(LinalgEighBackward0, (A,), (w, column_major(v)))
     return _eigh_result(L, V)
@@ -539,6 +751,10 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
 
 # -- SVD -----------------------------------------------------------------------------------------
 class LinalgSvdBackward0(Node):
+    """PyTorch's ``svd_backward``: with ``E_jk = S_k^2 - S_j^2`` off the diagonal,
+    ``gA = U [(skew(U^H gU) S + S skew(V^H gV)) / E + diag(gS) + i Im diag(U^H gU) / S] V^H``,
+    plus the parts of ``gU`` (``gV``) outside ``U``'s (``V``'s) span for a tall (wide) ``A``.
+    A complex loss must not depend on the singular vectors' phases."""
     rule = "A: svd_backward(full_matrices && grad_U.defined() ? grad_U.narrow_symint(-1, 0, S.sym_size(-1)) : grad_U, grad_S, ..., U, S, Vh)"
     __slots__ = ("S_sym_argsize_minus_1", "full_matrices")
     on_tensors = True
@@ -549,39 +765,70 @@ class LinalgSvdBackward0(Node):
     def backward(self, gU, gS, gVh):
         S, U, Vh = self.saved_as(Tensor)
         k = S.shape[-1]
-        if self.full_matrices and (gU is not None or gVh is not None):
+        if self.full_matrices:
             U, Vh = U[..., :, :k], Vh[..., :k, :]
             gU = gU[..., :, :k] if gU is not None else None
             gVh = gVh[..., :k, :] if gVh is not None else None
-        V = _mT(Vh)
-        if gU is None and gVh is None:
-            return (la.matmul(U * gS.unsqueeze(-2), Vh),)
-        eye = _eye_like(S, k)
+        if gU is None and gVh is None and gS is None:
+            return (None,)
+        m, n = U.shape[-2], Vh.shape[-1]
+        if gU is None and gVh is None:  # svdvals: U diag(gS) Vh
+            return ((la.matmul(U, gS.unsqueeze(-1) * Vh) if m >= n
+                     else la.matmul(U * gS.unsqueeze(-2), Vh)),)
+        UhgU = _skew(la.matmul(_mH(U), gU)) if gU is not None else None
+        VhgV = _skew(la.matmul(Vh, _mH(gVh))) if gVh is not None else None
+        if U.dtype.is_complex:
+            _check_svd_phase(UhgU, VhgV, S)
         S2 = S * S
-        E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
-        F = (1 - eye) / (E + eye)
-        inner = mx.diag_embed(gS) if gS is not None else 0 * eye
-        if gU is not None:
-            J = la.matmul(_mT(U), gU)
-            inner = inner + F * (J - _mT(J)) * S.unsqueeze(-2)
-        if gVh is not None:
-            gV = _mT(gVh)
-            K = la.matmul(_mT(V), gV)
-            inner = inner + S.unsqueeze(-1) * (F * (K - _mT(K)))
-        gA = la.matmul(la.matmul(U, inner), Vh)
-        m, n = U.shape[-2], V.shape[-2]
-        if gU is not None and m > k:
-            proj = gU - la.matmul(U, la.matmul(_mT(U), gU))
-            gA = gA + la.matmul(proj / S.unsqueeze(-2), Vh)
-        if gVh is not None and n > k:
-            gV = _mT(gVh)
-            proj = gV - la.matmul(V, la.matmul(_mT(V), gV))
-            gA = gA + la.matmul(U / S.unsqueeze(-2), _mT(proj))
-        return (gA,)
+        E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + _eye_like(S, k)  # (0 / 1 on the diagonal)
+        if gU is not None and gVh is not None:
+            gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+        elif gU is not None:
+            gA = (UhgU / E) * S.unsqueeze(-2)
+        else:
+            gA = S.unsqueeze(-1) * (VhgV / E)
+        if gS is not None:
+            gA = gA + mx.diag_embed(gS)
+        if U.dtype.is_complex and gU is not None and gVh is not None:
+            gA = gA + mx.diag_embed(mx.diagonal(UhgU, 0, -2, -1) / (2.0 * S))
+        if m > n and gU is not None:
+            gA = la.matmul(U, gA)
+            gUSinv = gU / S.unsqueeze(-2)
+            gA = gA + gUSinv - la.matmul(U, la.matmul(_mH(U), gUSinv))
+            return (la.matmul(gA, Vh),)
+        if m < n and gVh is not None:
+            gA = la.matmul(gA, Vh)
+            SinvgVh = gVh / S.unsqueeze(-1)
+            gA = gA + SinvgVh - la.matmul(la.matmul(SinvgVh, _mH(Vh)), Vh)
+            return (la.matmul(U, gA),)
+        return ((la.matmul(U, la.matmul(gA, Vh)) if m >= n
+                 else la.matmul(la.matmul(U, gA), Vh)),)
+
+
+def _skew(X: Tensor) -> Tensor:
+    return X - _mH(X)
+
+
+def _check_svd_phase(UhgU, VhgV, S) -> None:
+    """A complex loss must not see the singular vectors' phases:
+    ``Im diag(U^H gU) + Im diag(V^H gV) = 0``."""
+    zero = np.zeros(S.shape)
+    u = mx.diagonal(UhgU, 0, -2, -1).imag._data if UhgU is not None else zero
+    v = mx.diagonal(VhgV, 0, -2, -1).imag._data if VhgV is not None else zero
+    if not np.allclose(u, -v, rtol=1e-2, atol=1e-2):
+        raise RuntimeError("svd_backward: The singular vectors in the complex case are specified "
+                           "up to multiplication by e^{i phi}. The specified loss function "
+                           "depends on this phase term, making it ill-defined.")
 
 
 _svd_result = collections.namedtuple("svd", ["U", "S", "Vh"])
 _torch_svd_result = collections.namedtuple("svd", ["U", "S", "V"])
+
+
+def _check_finite_for_svd(a: np.ndarray, is_matrix: bool) -> None:
+    """PyTorch's error for a non-finite input to the SVD (LAPACK's ``info`` -4)."""
+    finite = np.isfinite(a).all(axis=(-2, -1))
+    check_errors(np.where(finite, 0, -4), "linalg.svd", is_matrix)
 
 
 def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver=None):
@@ -589,6 +836,7 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
     _float(A, "svd")
+    _check_finite_for_svd(A._data, A.dim() == 2)
     u, s, vh = np.linalg.svd(A._data, full_matrices=full_matrices)
     U, S, Vh = record(LinalgSvdBackward0, (A,), (column_major(u), s, column_major(vh)),
                       attrs={"full_matrices": full_matrices, "S_sym_argsize_minus_1": s.shape[-1]})
@@ -608,7 +856,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
         return _torch_svd_result(zeros(*batch, m, m, dtype=input.dtype, device=input.device), S,
                                  _mT(zeros(*batch, n, n, dtype=input.dtype,
                                            device=input.device)))
-    return _torch_svd_result(U, S, _mT(Vh))
+    return _torch_svd_result(U, S, _mH(Vh))
 
 
 class LinalgPinvBackward0(Node):
@@ -643,23 +891,23 @@ def _pinv_backward(g, pinvA, A):
 
 
 def _pinv_array(a, atol, rtol, hermitian: bool):
-    """The pseudo-inverse of ``a``: singular values (absolute eigenvalues when ``hermitian``)
-    at or below ``max(atol, rtol * largest)`` are dropped."""
+    """The pseudo-inverse of ``a``: ``V diag(1/S) U^H`` with the singular values (absolute
+    eigenvalues when ``hermitian``) at or below ``max(atol, rtol * largest)`` dropped."""
     if hermitian:
         w, v = np.linalg.eigh(a)
-        s, u, vh = np.abs(w), v, np.swapaxes(v * np.sign(w)[..., None, :], -1, -2)
+        s, u, vh = np.abs(w), v, _adjoint(v * np.sign(w)[..., None, :])
     else:
         u, s, vh = np.linalg.svd(a, full_matrices=False)
     smax = s.max(axis=-1, keepdims=True, initial=0.0)
     tol = np.maximum(np.asarray(atol)[..., None], np.asarray(rtol)[..., None] * smax)
     keep = s > tol
     s_inv = np.where(keep, 1 / np.where(keep, s, 1.0), 0.0)
-    return np.swapaxes(vh, -1, -2) * s_inv[..., None, :] @ np.swapaxes(u, -1, -2)
+    return _adjoint(vh) * s_inv[..., None, :] @ _adjoint(u)
 
 
 def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     """The Moore-Penrose pseudo-inverse (singular values below the tolerance dropped)."""
-    if A.dim() < 2 or not A.dtype.is_floating_point:
+    if A.dim() < 2 or not (A.dtype.is_floating_point or A.dtype.is_complex):
         shape = ", ".join(str(s) for s in A.shape)
         raise RuntimeError(f"linalg.pinv({scalar_type_name(A._data.dtype)}{{[{shape}]}}): "
                            "expected a tensor with 2 or more dimensions of float, double, cfloat "
@@ -671,6 +919,8 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
         default = max(a.shape[-2:]) * np.finfo(a.dtype).eps
         rtol = default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
     atol = 0.0 if atol is None else atol
+    if not hermitian:
+        _check_finite_for_svd(a, A.dim() == 2)
     out = _pinv_array(a, atol, rtol, hermitian).astype(a.dtype, copy=False)
     return record(LinalgPinvBackward0, (A,), out)
 
@@ -700,8 +950,9 @@ def _expm(a: np.ndarray) -> np.ndarray:
 
 
 class LinalgMatrixExpBackward0(Node):
-    """The gradient is the top-right block of ``exp([[A^T, G], [0, A^T]])``."""
-    rule = "self: the matrix exp of the block [[A^H, grad], [0, A^H]]'s upper-right block"
+    """The gradient is the top-right block of ``exp([[A^H, G], [0, A^H]])`` (PyTorch's
+    ``linalg_matrix_exp_differential`` with ``adjoint``)."""
+    rule = "self: the upper-right block of matrix_exp([[self^H, grad], [0, self^H]])"
 
     __slots__ = ()
     on_tensors = True
@@ -711,9 +962,9 @@ class LinalgMatrixExpBackward0(Node):
     def backward(self, g):
         (A,) = self.saved(g)
         n = A.shape[-1]
-        At = _mT(A)
-        top = cat([At, g], -1)
-        bottom = cat([0 * At, At], -1)
+        Ah = _mH(A)
+        top = cat([Ah, g], -1)
+        bottom = cat([0 * Ah, Ah], -1)
         big = matrix_exp(cat([top, bottom], -2))
         return (big[..., :n, n:],)
 
@@ -721,6 +972,7 @@ class LinalgMatrixExpBackward0(Node):
 def matrix_exp(A: Tensor) -> Tensor:
     """The matrix exponential."""
     _square(A, "matrix_exp")
+    _float(A, "matrix_exp")
     return record(LinalgMatrixExpBackward0, (A,), _expm(A._data))
 
 
@@ -808,7 +1060,8 @@ def _chain_product(tensors, split, i: int, j: int):
 # -- norms -----------------------------------------------------------------------------------------
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *,
                 dtype=None) -> Tensor:
-    """Frobenius, nuclear, 2-, 1- and inf-norms of matrices."""
+    """Frobenius, nuclear, 2-, 1- and inf-norms of matrices (real for complex ``A``)."""
+    red.check_norm_dtype("linalg.matrix_norm", A._data.dtype, dtype)
     if dtype is not None:
         A = A.to(dtype)
     if A.dim() < 2:
@@ -843,26 +1096,60 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) ->
     if isinstance(dim, int):
         dim = (dim,)
     if ord is None:
-        return red.norm(A if dtype is None else A.to(dtype), 2, dim, keepdim)
+        return red.norm(A, 2, dim, keepdim, dtype=dtype)
     if dim is None:
         if A.dim() == 1:
-            return red.norm(A if dtype is None else A.to(dtype), ord, None, keepdim)
+            return red.norm(A, ord, None, keepdim, dtype=dtype)
         if A.dim() == 2:
             return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
         raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be "
                            f"1D or 2D. Got {A.dim()}D.")
     if len(dim) == 2:
         return matrix_norm(A, ord, dim, keepdim, dtype=dtype)
-    return red.norm(A if dtype is None else A.to(dtype), ord, dim, keepdim)
+    return red.norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+_COND_ORDERS = (2, -2, 1, -1, math.inf, -math.inf, "fro", "nuc")
 
 
 def cond(A: Tensor, p=None) -> Tensor:
-    """The condition number in the ``p`` norm (2 by default)."""
-    if p in (None, 2, -2):
-        s = svdvals(A)  # sorted in descending order
-        hi, lo = s.narrow(-1, 0, 1), s.narrow(-1, s.shape[-1] - 1, 1)
-        return (hi / lo if p in (None, 2) else lo / hi).squeeze(-1)
-    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+    """The condition number in the ``p`` norm (2 by default): the ratio of the extreme singular
+    values for ``p`` of +-2, else ``norm(A) * norm(inv(A))``, infinite for a singular ``A``."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    ord_ = 2 if p is None else p
+    square_check = f"linalg.cond(ord={_cond_ord_name(ord_)})"
+    if isinstance(ord_, str):  # (PyTorch's string orders check the shape first)
+        _square(A, "", square_check)
+    if not any(ord_ == o and isinstance(ord_, str) == isinstance(o, str) for o in _COND_ORDERS):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {ord_}")
+    if A.numel() == 0:  # NumPy has no condition number of an empty matrix: PyTorch's is 0
+        real = _dtype.as_dtype(_dtype.real_of(A._data.dtype))
+        return zeros(*A.shape[:-2], dtype=real, device=A.device)
+    if not isinstance(ord_, str):
+        if abs(ord_) == 2:
+            s = svdvals(A)  # sorted in descending order
+            hi, lo = s.narrow(-1, 0, 1), s.narrow(-1, s.shape[-1] - 1, 1)
+            return (hi / lo if ord_ == 2 else lo / hi).squeeze(-1)
+        _square(A, "", square_check)
+    if ord_ == "nuc":  # by the singular values: the nuclear norm of an infinite inverse fails
+        s = svdvals(A)
+        with np.errstate(divide="ignore", invalid="ignore"):  # a singular A: 1 / 0, 0 * inf
+            return red.sum(s, -1) * red.sum(s.reciprocal(), -1)
+    inverse, info = _inv(A, None)
+    # A singular A's inverse is infinite, written over inv_ex's output in place (so that, as in
+    # PyTorch, backward through it reports the in-place change)
+    inverse.masked_fill_(wrap(info[..., None, None] > 0), math.inf)
+    with np.errstate(invalid="ignore"):  # 0 * inf, then NumPy's inf
+        out = matrix_norm(A, ord_) * matrix_norm(inverse, ord_)
+    return out.nan_to_num(math.inf, math.inf, -math.inf)
+
+
+def _cond_ord_name(ord_) -> str:
+    """``ord`` as PyTorch's message prints it (a float with six decimals, C's ``%f``)."""
+    if isinstance(ord_, float):
+        return "inf" if ord_ == math.inf else "-inf" if ord_ == -math.inf else f"{ord_:f}"
+    return str(ord_)
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
@@ -973,17 +1260,18 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     x = column_major(_pinv_array(a, 0.0, max(m, n) * np.finfo(a.dtype).eps, False) @ b,
                      max(m, n))
     batch = tuple(A.shape[:-2])
-    s = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(batch + (0,), a.dtype)
+    s = (np.linalg.svd(a, compute_uv=False) if a.size
+         else np.zeros(batch + (0,), _dtype.real_of(a.dtype)))
     smax = s.max(axis=-1, keepdims=True, initial=0.0)
     rank_array = (s > rcond * smax).sum(axis=-1).astype(np.int64)
     full_rank = bool(np.all(rank_array == n))
     if m > n and driver != "gelsy" and (driver == "gels" or full_rank):
         r = a @ x - b
-        residuals = (r * r).sum(axis=-2)
+        residuals = (r.real ** 2 + r.imag ** 2 if r.dtype.kind == "c" else r * r).sum(axis=-2)
     else:
-        residuals = np.zeros((0,), dtype=a.dtype)
+        residuals = np.zeros((0,), dtype=_dtype.real_of(a.dtype))
     rank = np.zeros((0,), np.int64) if driver == "gels" else rank_array
-    singular_values = s if driver in ("gelsd", "gelss") else np.zeros((0,), dtype=a.dtype)
+    singular_values = s if driver in ("gelsd", "gelss") else np.zeros((0,), dtype=s.dtype)
     X, residuals, rank, singular_values = record(
         LinalgLstsqBackward0, (A, B), (x[..., 0] if vector else x, residuals, rank,
                                        singular_values))
@@ -1031,7 +1319,7 @@ def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
     """The inverse of ``A`` seen as a linear map from its last dims to its first ``ind``."""
     out_shape = tuple(A.shape[ind:]) + tuple(A.shape[:ind])
     rows = int(np.prod(A.shape[:ind]))
-    return inv(A.reshape(rows, -1)).reshape(out_shape)
+    return _inv(A.reshape(rows, -1), "inv", is_matrix=True)[0].reshape(out_shape)
 
 
 def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:
@@ -1050,25 +1338,30 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     return mx.diagonal(A, offset, dim1, dim2)
 
 
+_inv_ex_result = collections.namedtuple("linalg_inv_ex", ["inverse", "info"])
+_cholesky_ex_result = collections.namedtuple("linalg_cholesky_ex", ["L", "info"])
+_solve_ex_result = collections.namedtuple("linalg_solve_ex", ["result", "info"])
+
+
 def inv_ex(A: Tensor, *, check_errors: bool = False):
-    """``(inverse, info)`` (info zeros: gradnb raises on singular input)."""
-    out = inv(A)
-    return _ex_result(out, wrap(np.zeros(tuple(A.shape[:-2]), dtype=np.int32)))
+    """``(inverse, info)``: ``info`` LAPACK's (0, or the first zero pivot of ``A``'s LU), the
+    inverse of a singular ``A`` infinite or NaN; ``check_errors`` raises for it instead."""
+    out, info = _inv(A, "linalg.inv_ex" if check_errors else None)
+    return _inv_ex_result(out, wrap(info))
 
 
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False):
-    """``(L, info)``."""
-    out = linalg_cholesky(A, upper=upper)
-    return _ex_result(out, wrap(np.zeros(tuple(A.shape[:-2]), dtype=np.int32)))
+    """``(L, info)``: ``info`` LAPACK's (0, or the order of the first leading minor that is not
+    positive-definite, where ``L`` stops); ``check_errors`` raises for it instead."""
+    L, info = _cholesky(A, upper, "linalg.cholesky_ex" if check_errors else None)
+    return _cholesky_ex_result(L, wrap(info))
 
 
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False):
-    """``(solution, info)``."""
-    out = solve(A, B, left=left)
-    return _ex_result(out, wrap(np.zeros(tuple(A.shape[:-2]), dtype=np.int32)))
-
-
-_ex_result = collections.namedtuple("ex", ["result", "info"])
+    """``(result, info)``: ``info`` LAPACK's for ``A``'s LU, the result for a singular ``A``
+    infinite or NaN; ``check_errors`` raises for it instead."""
+    X, info = _solve(A, B, left, "gradnb.linalg.solve_ex" if check_errors else None)
+    return _solve_ex_result(X, wrap(info))
 
 
 TENSOR_METHODS = {

@@ -1,5 +1,5 @@
 """LU factorization with partial pivoting: ``linalg.lu_factor(_ex)``, ``linalg.lu``,
-``lu_unpack``, ``linalg.lu_solve`` and the older ``lu``/``lu_solve`` (real dtypes).
+``lu_unpack``, ``linalg.lu_solve`` and the older ``lu``/``lu_solve`` (real and complex).
 
 NumPy has no LU, so the factorization is a kernel of its own: LAPACK's ``getrf`` done column
 by column, each step a vectorised row operation over the whole batch. Its results follow
@@ -26,9 +26,11 @@ from . import matrices as mx
 from ._args import scalar_type_name
 from ._common import Tensor, wrap
 from .creation import eye, zeros_like
-from .lapack import column_major
+from .lapack import check_errors as _check_errors
+from .lapack import column_major, getrs
+from .lapack import conj_transpose as _adjoint
 from .lapack import getrf as _getrf
-from .linalg_decompositions import _mH, _mT, solve_triangular
+from .linalg_decompositions import _mH, _mT, _same_dtype, solve_triangular
 from .shape import cat
 
 __all__ = ["lu", "lu_solve", "lu_unpack"]
@@ -97,20 +99,20 @@ def _lu_backward(gL, gU, P, L, U):
     if gU is None:
         gU = zeros_like(U)
     if m == n:
-        gA = mx.tril(la.matmul(_mT(L), gL), -1) + mx.triu(la.matmul(gU, _mT(U)))
-        gA = solve_triangular(_mT(U), gA, upper=False, left=False)
-        gA = solve_triangular(_mT(L), gA, upper=True, unitriangular=True)
+        gA = mx.tril(la.matmul(_mH(L), gL), -1) + mx.triu(la.matmul(gU, _mH(U)))
+        gA = solve_triangular(_mH(U), gA, upper=False, left=False)
+        gA = solve_triangular(_mH(L), gA, upper=True, unitriangular=True)
     elif m < n:  # wide: U = [U1 | U2] with U1 square
-        gA = la.matmul(_mT(L), gL) - la.matmul(mx.triu(gU), _mT(U))
-        gA = solve_triangular(_mT(U[..., :, :k]), mx.tril(gA, -1), upper=False, left=False)
+        gA = la.matmul(_mH(L), gL) - la.matmul(mx.triu(gU), _mH(U))
+        gA = solve_triangular(_mH(U[..., :, :k]), mx.tril(gA, -1), upper=False, left=False)
         gA = cat([gA + mx.triu(gU[..., :, :k]), gU[..., :, k:]], -1)
-        gA = solve_triangular(_mT(L), gA, upper=True, unitriangular=True)
+        gA = solve_triangular(_mH(L), gA, upper=True, unitriangular=True)
     else:  # tall: L = [L1; L2] with L1 square
-        gA = la.matmul(gU, _mT(U)) - la.matmul(_mT(L), mx.tril(gL, -1))
-        gA = solve_triangular(_mT(L[..., :k, :]), mx.triu(gA), upper=True,
+        gA = la.matmul(gU, _mH(U)) - la.matmul(_mH(L), mx.tril(gL, -1))
+        gA = solve_triangular(_mH(L[..., :k, :]), mx.triu(gA), upper=True,
                               unitriangular=True)
         gA = cat([gA + mx.tril(gL[..., :k, :], -1), gL[..., k:, :]], -2)
-        gA = solve_triangular(_mT(U), gA, upper=False, left=False)
+        gA = solve_triangular(_mH(U), gA, upper=False, left=False)
     return la.matmul(P, gA)
 
 
@@ -118,22 +120,13 @@ def _check_lu_input(A: Tensor, name: str) -> None:
     if A.dim() < 2:
         raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
                            f"[{', '.join(str(s) for s in A.shape)}] instead")
-    if not A.dtype.is_floating_point:
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise NotImplementedError(f"\"lu_cpu\" not implemented for "
                                   f"'{scalar_type_name(A._data.dtype)}'")
 
 
 def _raise_singular(info: np.ndarray, name: str) -> None:
-    bad = np.flatnonzero(info.reshape(-1))
-    if bad.size == 0:
-        return
-    first = int(bad[0])
-    j = int(info.reshape(-1)[first])
-    batch = f"(Batch element {first}): " if info.ndim else ""
-    raise RuntimeError(f"gradnb.{name}: {batch}U[{j},{j}] is zero and using it on lu_solve "
-                       "would result in a division by zero. If you still want to perform the "
-                       "factorization, consider calling linalg.lu(A, pivot) or "
-                       "linalg.lu_factor_ex(A, pivot)")
+    _check_errors(info, f"gradnb.{name}", info.ndim == 0)
 
 
 def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):
@@ -289,21 +282,14 @@ def _lu_solve_LU(gX, LU, pivots, X, left: bool, adjoint: bool):
 
 
 def _lu_solve_array(lu_, pivots, b, left: bool, adjoint: bool):
-    """``linalg.lu_solve`` on arrays (batch dimensions broadcast)."""
-    n = lu_.shape[-1]
-    L, U = _unpack_arrays(lu_)
-    P = _permutation(pivots, n, lu_.dtype)
-    A = P @ L @ U
-    if adjoint:
-        A = np.conj(np.swapaxes(A, -1, -2))
-    if not left:  # X A = B is A^T X^T = B^T
-        A, b = np.swapaxes(A, -1, -2), np.swapaxes(b, -1, -2)
-    batch = np.broadcast_shapes(A.shape[:-2], b.shape[:-2])
-    dtype = np.result_type(A, b)
-    out = np.linalg.solve(np.broadcast_to(A, batch + A.shape[-2:]).astype(dtype),
-                          np.broadcast_to(b, batch + b.shape[-2:]).astype(dtype))
-    # PyTorch solves X A = B as A^T X^T = B^T: X^T is column-major, so X is row-major
-    return np.ascontiguousarray(np.swapaxes(out, -1, -2)) if not left else column_major(out)
+    """``linalg.lu_solve`` on arrays (batch dimensions broadcast), as LAPACK's ``getrs``: a
+    zero on ``U``'s diagonal gives infinities and NaNs, not an error."""
+    if left:
+        return column_major(getrs(lu_, pivots, b, adjoint=adjoint))
+    # X A = B is A^H X^H = B^H (X A^H = B is A X^H = B^H), solved for X^H, which is
+    # column-major: X is row-major, as PyTorch's
+    out = getrs(lu_, pivots, _adjoint(b), adjoint=not adjoint)
+    return np.ascontiguousarray(_adjoint(out))
 
 
 def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
@@ -321,6 +307,7 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
         equation = "AX = B" if left else "XA = B"
         raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
                            f"{equation} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
+    _same_dtype(LU, B, "linalg.lu_solve: ", "LU", "B")
     out = _lu_solve_array(LU._data, pivots._data, B._data, left, adjoint)
     return record(LinalgLuSolveBackward0, (LU, B), out,
                   attrs={"pivots": pivots, "left": left, "adjoint": adjoint})

@@ -752,19 +752,27 @@ def _norm_grad(g, x, out, p: float, axes, keepdim: bool):
     g = _kept(g, xd.shape, axes, keepdim)
     out = _kept(out, xd.shape, axes, keepdim)
     if p == 1:
-        return g * dual.sign(x)
+        return g * _sgn(x)
     if math.isinf(p):
         mask = dual.abs(xd) == dual.data(out)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             weights = mask / mask.sum(axis=axes, keepdims=True)
-        return _weighted(g * dual.sign(x), weights)
+        return _weighted(g * _sgn(x), weights)
     # Safe denominators keep the masked branch finite, so double backward has no NaN either.
     out_safe = _where(dual.data(out) == 0, 1.0, out)
     if p == 2:
         return g * x / out_safe
     abs_safe = _where(xd == 0, 1.0, dual.abs(x))
-    return g * dual.sign(x) * (abs_safe / out_safe) ** (p - 1)
+    return g * _sgn(x) * (abs_safe / out_safe) ** (p - 1)
+
+
+def _sgn(x):
+    """``x / |x|`` (0 at 0): the sign, also of a complex ``x`` (NumPy's ``sign``, ``sgn`` on a
+    tensor: gradnb's ``sign`` refuses complex, as PyTorch's)."""
+    if isinstance(x, Tensor) and x.dtype.is_complex:
+        return x.sgn()
+    return dual.sign(x)
 
 
 class DistBackward0(Node):
@@ -816,9 +824,8 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     tensor(5.)
     """
     order = _norm_order(p, dim)
+    check_norm_dtype("linalg.vector_norm", input._data.dtype, dtype)
     data = _as_dtype(input._data, dtype)
-    _require_float(data, "linalg.vector_norm: Expected a floating point or complex tensor as "
-                   f"input. Got {scalar_type_name(data.dtype)}")
     axes = _reduced_axes(dim, data.ndim)
     xp = get_array_module(data)
     magnitude = xp.abs(data)
@@ -826,7 +833,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
         _check_inf_norm_nonempty(data.shape, dim, order)
         out = (magnitude.max if order > 0 else magnitude.min)(axis=axes, keepdims=keepdim)
     elif order == 0:
-        out = (magnitude != 0).sum(axis=axes, keepdims=keepdim).astype(data.dtype)
+        out = (magnitude != 0).sum(axis=axes, keepdims=keepdim).astype(magnitude.dtype)
     elif order == 1:
         out = magnitude.sum(axis=axes, keepdims=keepdim)
     elif order == 2:
@@ -835,9 +842,45 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
         # A negative order meets 0 ** -p = inf at zeros, and the norm is then 0, silently.
         with np.errstate(divide="ignore", over="ignore"):
             out = ((magnitude ** order).sum(axis=axes, keepdims=keepdim)) ** (1.0 / order)
-    out = out.astype(data.dtype, copy=False)
+    out = out.astype(_dtype.real_of(data.dtype), copy=False)  # a complex tensor's norm is real
     return _record(LinalgVectorNormBackward0, input, out, axes=axes, keepdim=keepdim, ord=order,
                    dim=shown_dims(dim))
+
+
+def check_norm_dtype(name: str, input_dtype, dtype) -> None:
+    """PyTorch's checks of a norm's input dtype and of its ``dtype`` argument (the one its
+    input is cast to): floating point or complex, complex exactly when the input is, and no
+    narrower than the input."""
+    input_dtype = np.dtype(input_dtype)
+    if input_dtype.kind not in "fcV":
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{scalar_type_name(input_dtype)}")
+    if dtype is None:
+        return
+    target = _dtype.as_dtype(dtype)
+    if not (target.is_floating_point or target.is_complex):
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
+                           f"{scalar_type_name(target.np)}")
+    if input_dtype.kind == "c" and not target.is_complex:
+        raise RuntimeError(f"{name}: dtype should be complex for complex inputs, but got "
+                           f"{scalar_type_name(target.np)}")
+    if input_dtype.kind != "c" and target.is_complex:
+        raise RuntimeError(f"{name}: dtype should be real for real inputs, but got "
+                           f"{scalar_type_name(target.np)}")
+    if not _widens(input_dtype, target.np):
+        raise RuntimeError(f"{name}: the dtype of the input ({scalar_type_name(input_dtype)}) "
+                           "should be convertible without narrowing to the specified dtype "
+                           f"({scalar_type_name(target.np)})")
+
+
+def _widens(src: np.dtype, dst: np.dtype) -> bool:
+    """Whether ``src`` converts to ``dst`` (both floating point, or both complex) losing no
+    precision (half and bfloat16 convert to neither other)."""
+    if src == dst:
+        return True
+    if _dtype.is_bfloat16_np(src) or _dtype.is_bfloat16_np(dst):
+        return not _dtype.is_bfloat16_np(dst) and dst.itemsize >= 4
+    return np.promote_types(src, dst) == dst
 
 
 class RenormBackward0(Node):
@@ -861,7 +904,8 @@ class RenormBackward0(Node):
         shifted = norms + 1e-7
         grad = g * where(rescaled, maxnorm / shifted, 1.0)
         d_scale = where(rescaled, -maxnorm / (shifted * shifted), 0.0)
-        inner = sum(g * x * d_scale, others, keepdim=True)
+        along = g * x.conj()  # the norm is real: only the real part moves it
+        inner = sum((along.real if x.dtype.is_complex else along) * d_scale, others, keepdim=True)
         return (grad + _norm_grad(inner, x, norms, p, others, True),)
 
 

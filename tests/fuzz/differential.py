@@ -49,10 +49,17 @@ def _first_sentence(message: str) -> str:
     return re.split(r"(?<=[.!?])\s", line, maxsplit=1)[0]
 
 
+# torch's own exception types that gradnb has too, by the name gradnb gives its own
+_TORCH_TYPES = {"torch._C._LinAlgError": "LinAlgError"}
+
+
 def _builtin_base(exc: BaseException) -> str:
-    """The exception's name, or the nearest builtin base for torch's own C++ types
-    (``torch.linalg.LinAlgError`` is a RuntimeError)."""
+    """The exception's name: torch's own types that gradnb has too by that name
+    (``torch.linalg.LinAlgError``), other C++ types of torch by their nearest builtin base."""
     for cls in type(exc).__mro__:
+        known = _TORCH_TYPES.get(f"{cls.__module__}.{cls.__name__}")
+        if known is not None:
+            return known
         if cls.__module__ == "builtins" or cls.__module__.startswith("gradnb"):
             return cls.__name__
     return type(exc).__name__
