@@ -106,3 +106,24 @@ INFERENCE_CALLS = {
 def test_inference_tensor_call_matches_torch(name):
     call = INFERENCE_CALLS[name]
     assert _outcome(gradnb, call) == _outcome(torch, call)
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64", "bfloat16", "float16", "float64"])
+def test_tensor_type_in_messages_as_torch(dtype):
+    """PyTorch's messages name a tensor type by its legacy class (``torch.DoubleTensor``) or,
+    for the dtypes without one, by ``CPUComplexDoubleType``: the in-place error and expand's."""
+    torch = pytest.importorskip("torch")
+
+    def messages(lib):
+        dt = getattr(lib, dtype)
+        a = lib.ones(2, dtype=dt, requires_grad=True)
+        b = a.sigmoid()
+        b.add_(1)
+        with pytest.raises(RuntimeError) as inplace:
+            b.sum().abs().backward()
+        with pytest.raises(RuntimeError) as expand:
+            lib.ones(2, 3, dtype=dt).expand(4)
+        return [str(e.value).split(", which")[0].split(": the number")[0]
+                for e in (inplace, expand)]
+
+    assert messages(gradnb) == [m.replace("torch.", "gradnb.") for m in messages(torch)]

@@ -200,3 +200,17 @@ _LEGACY_TYPE_NAMES = {
 def legacy_type_name(d) -> str:
     """The legacy type name (``FloatTensor``) of a gradnb or NumPy dtype."""
     return _LEGACY_TYPE_NAMES.get(getattr(d, "name", str(d)), "Tensor")
+
+
+# The dtypes PyTorch has no legacy ``torch.*Tensor`` class for: its C++ ``toString()`` names
+# their tensor type by backend and scalar type instead.
+_BACKEND_TYPE_NAMES = {"complex64": "CPUComplexFloatType", "complex128": "CPUComplexDoubleType",
+                       "bfloat16": "CPUBFloat16Type"}
+
+
+def tensor_type_string(d) -> str:
+    """The tensor type as PyTorch's error messages print it: ``gradnb.FloatTensor``, or
+    ``CPUComplexDoubleType`` for the dtypes without a legacy tensor class."""
+    name = getattr(d, "name", str(d))
+    backend = _BACKEND_TYPE_NAMES.get(name)
+    return backend if backend is not None else f"gradnb.{legacy_type_name(d)}"

@@ -25,7 +25,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .dtype import legacy_type_name
+from .dtype import tensor_type_string
 from .hooks import register
 
 __all__ = [
@@ -754,7 +754,7 @@ def _version_error(producer, t_version, saved_version, shape, dtype, output_nr):
             "gradient, with gradnb.autograd.set_detect_anomaly(True, check_nan=False).")
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [gradnb.{legacy_type_name(dtype)} {list(shape)}]{source} is at version "
+        f"operation: [{tensor_type_string(dtype)} {list(shape)}]{source} is at version "
         f"{t_version}; expected version {saved_version} instead. {hint}"
     )
 

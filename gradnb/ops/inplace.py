@@ -88,7 +88,8 @@ VIEW_OF_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being u
 _OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers "
                     "to a single memory location. Please clone() the tensor before performing the "
                     "operation.")
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+# ("V": ml_dtypes' bfloat16, a float.)
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
 
 
 # -- the machinery -------------------------------------------------------------------------------

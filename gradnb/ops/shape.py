@@ -14,7 +14,7 @@ import warnings
 from typing import ClassVar
 
 from .._core.backend import get_array_module
-from .._core.dtype import legacy_type_name
+from .._core.dtype import tensor_type_string
 from .._core.graph import Node
 from .._core.record import record, wrap
 from .._core.tensor import Size, _wrap_dim
@@ -293,7 +293,7 @@ def expand(input: Tensor, *sizes) -> Tensor:
     data = input._data
     if len(sizes) < data.ndim:
         raise RuntimeError(
-            f"expand(gradnb.{legacy_type_name(data.dtype)}{{{list(data.shape)}}}, "
+            f"expand({tensor_type_string(data.dtype)}{{{list(data.shape)}}}, "
             f"size={list(sizes)}): the number of "
             "sizes provided "
             f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
