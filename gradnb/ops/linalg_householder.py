@@ -1,11 +1,12 @@
 """Products of Householder reflectors, in LAPACK's ``geqrf`` convention:
-``linalg.householder_product`` (``orgqr``) and ``ormqr`` (real dtypes).
+``linalg.householder_product`` (``orgqr``) and ``ormqr``.
 
 Column ``i`` of ``input`` holds the reflector ``v_i`` below its diagonal (a 1 on the diagonal,
-zeros above, none of them stored) and ``H_i = I - tau_i v_i v_i^T``; ``Q = H_1 H_2 ... H_k``.
-Both ops apply the reflectors one at a time to a matrix (``C - tau_i v_i (v_i^T C)``, never
-forming ``Q``) and record one node, as PyTorch's; their gradients walk the reflectors back
-one at a time, written with gradnb ops so they differentiate again.
+zeros above, none of them stored) and ``H_i = I - tau_i v_i v_i^H`` (``v_i^H`` the conjugate
+transpose, LAPACK's complex convention); ``Q = H_1 H_2 ... H_k``. Both ops apply the
+reflectors one at a time to a matrix (``C - tau_i v_i (v_i^H C)``, never forming ``Q``) and
+record one node, as PyTorch's; their gradients walk the reflectors back one at a time, written
+with gradnb ops so they differentiate again.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from .._core.graph import Node
 from .._core.record import record
 from . import linalg as la
 from . import matrices as mx
+from ._args import scalar_type_name
 from ._common import Tensor
 from .creation import eye, zeros_like
 from .lapack import column_major
@@ -29,6 +31,11 @@ def _reflectors(input: Tensor) -> Tensor:
     return mx.tril(input, -1) + eye(rows, cols, dtype=input.dtype, device=input.device)
 
 
+def _mH(x: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dimensions (the transpose for real tensors)."""
+    return x.transpose(-2, -1).conj()
+
+
 def _apply(V: Tensor, tau: Tensor, C: Tensor, order, left: bool) -> Tensor:
     """``C`` multiplied by the reflectors ``H_i`` for ``i`` in ``order``, each one on the left
     (``H_i C``, the last of ``order`` outermost) or on the right (``C H_i``)."""
@@ -36,9 +43,9 @@ def _apply(V: Tensor, tau: Tensor, C: Tensor, order, left: bool) -> Tensor:
         v = V[..., :, i:i + 1]
         t = tau[..., i:i + 1].unsqueeze(-1)
         if left:
-            C = C - t * la.matmul(v, la.matmul(v.transpose(-2, -1), C))
+            C = C - t * la.matmul(v, la.matmul(_mH(v), C))
         else:
-            C = C - t * la.matmul(la.matmul(C, v), v.transpose(-2, -1))
+            C = C - t * la.matmul(la.matmul(C, v), _mH(v))
     return C
 
 
@@ -55,17 +62,20 @@ def _apply_backward(V: Tensor, tau: Tensor, C: Tensor, order, left: bool, G: Ten
     for i, Ci in zip(reversed(order), reversed(states)):
         v = V[..., :, i:i + 1]
         t = tau[..., i:i + 1].unsqueeze(-1)
-        vT = v.transpose(-2, -1)
-        if left:  # C' = C - t v (v^T C)
-            wC, wG = la.matmul(vT, Ci), la.matmul(vT, G)  # rows
-            gtau[i] = -(wC * wG).sum(-1)
-            gV[i] = -t * (la.matmul(G, wC.transpose(-2, -1)) + la.matmul(Ci, wG.transpose(-2, -1)))
-            G = G - t * la.matmul(v, wG)
-        else:  # C' = C - t (C v) v^T
+        vH = _mH(v)
+        # C' is holomorphic in C, tau and the v of ``v (..)``, antiholomorphic in the v of
+        # v^H: the gradients (PyTorch's convention, conjugate Wirtinger) conjugate tau where
+        # it multiplies the holomorphic part's adjoint and keep it for v^H's.
+        if left:  # C' = C - t v (v^H C)
+            wC, wG = la.matmul(vH, Ci), la.matmul(vH, G)  # rows
+            gtau[i] = -(wC.conj() * wG).sum(-1)
+            gV[i] = -(t.conj() * la.matmul(G, _mH(wC)) + t * la.matmul(Ci, _mH(wG)))
+            G = G - t.conj() * la.matmul(v, wG)
+        else:  # C' = C - t (C v) v^H
             wC, wG = la.matmul(Ci, v), la.matmul(G, v)  # columns
-            gtau[i] = -(wC * wG).sum(-2)
-            gV[i] = -t * (la.matmul(G.transpose(-2, -1), wC) + la.matmul(Ci.transpose(-2, -1), wG))
-            G = G - t * la.matmul(wG, vT)
+            gtau[i] = -(wC.conj() * wG).sum(-2)
+            gV[i] = -(t.conj() * la.matmul(_mH(Ci), wG) + t * la.matmul(_mH(G), wC))
+            G = G - t.conj() * la.matmul(wG, vH)
     zero_col = zeros_like(V[..., :, :1])
     gV = cat([c if c is not None else zero_col for c in gV], -1)
     zero_tau = zeros_like(tau[..., :1])
@@ -106,15 +116,22 @@ class OrmqrBackward0(Node):
         k = tau.shape[-1]
         if k == 0:
             return None, None, g
-        gA, gtau, gC = _apply_backward(_reflectors(A), tau, C, _ormqr_order(
-            k, self.left, self.transpose), self.left, g)
-        return gA, gtau, gC
+        gA, gtau, gC = _apply_backward(_reflectors(A), _ormqr_scales(tau, self.transpose), C,
+                                       _ormqr_order(k, self.left, self.transpose), self.left, g)
+        # the scales conjugated for Q^H: so is their gradient
+        return gA, _ormqr_scales(gtau, self.transpose), gC
 
 
 def _ormqr_order(k: int, left: bool, transpose: bool):
     """The reflectors in the order ``ormqr`` applies them: ``Q C`` applies ``H_k`` first,
-    ``Q^T C = H_k ... H_1 C`` applies ``H_1`` first (mirrored on the right)."""
+    ``Q^H C = H_k^H ... H_1^H C`` applies ``H_1`` first (mirrored on the right)."""
     return range(k) if transpose == left else reversed(range(k))
+
+
+def _ormqr_scales(tau: Tensor, transpose: bool) -> Tensor:
+    """The scales of the reflectors ``ormqr`` applies: ``Q^H``'s ``H_i^H = I - conj(tau_i)
+    v_i v_i^H`` (LAPACK's ``trans='C'`` for complex dtypes, as PyTorch's)."""
+    return tau.conj() if transpose else tau
 
 
 def _check_tau_batch(name: str, input: Tensor, tau: Tensor) -> None:
@@ -125,6 +142,23 @@ def _check_tau_batch(name: str, input: Tensor, tau: Tensor) -> None:
     if tuple(tau.shape[:-1]) != tuple(input.shape[:-2]):
         raise RuntimeError(f"gradnb.{name}: Expected batch dimensions of tau to be equal to "
                            f"input.shape[:-2], but got {list(tau.shape[:-1])}")
+
+
+# LAPACK's orgqr/ormqr come in these four types only
+_LAPACK_DTYPES = ("float32", "float64", "complex64", "complex128")
+
+
+def _check_lapack_dtype(kernel: str, input: Tensor) -> None:
+    if input.dtype.name not in _LAPACK_DTYPES:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{scalar_type_name(input.dtype)}'")
+
+
+def _check_same_dtype(name: str, input: Tensor, other: Tensor, what: str) -> None:
+    if other.dtype != input.dtype:
+        raise RuntimeError(f"gradnb.{name}: Expected input and {what} to have the same dtype, "
+                           f"but input has dtype{scalar_type_name(input.dtype)} and {what} has "
+                           f"dtype {scalar_type_name(other.dtype)}")
 
 
 def householder_product(A: Tensor, tau: Tensor) -> Tensor:
@@ -141,6 +175,10 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
         raise RuntimeError(f"gradnb.{name}: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]")
     _check_tau_batch(name, A, tau)
+    if tau.dtype != A.dtype:
+        raise RuntimeError(f"gradnb.{name}: tau dtype {scalar_type_name(tau.dtype)} does not "
+                           f"match input dtype {scalar_type_name(A.dtype)}")
+    _check_lapack_dtype("orgqr_cpu", A)
     k = tau.shape[-1]
     start = eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape)
     with no_grad():
@@ -154,7 +192,7 @@ orgqr = householder_product
 
 def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
           transpose: bool = False) -> Tensor:
-    """``Q @ other`` (``other @ Q`` when not ``left``; ``Q^T`` in place of ``Q`` when
+    """``Q @ other`` (``other @ Q`` when not ``left``; ``Q^H`` in place of ``Q`` when
     ``transpose``) for ``Q = H_1 ... H_k`` given by ``geqrf``'s reflectors and ``tau``."""
     if input.dim() < 2:
         raise RuntimeError("gradnb.ormqr: input must have at least 2 dimensions.")
@@ -169,9 +207,13 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
         raise RuntimeError(f"gradnb.ormqr: other.shape[{side}] must be equal to "
                            "input.shape[-2]")
     _check_tau_batch("ormqr", input, tau)
+    _check_same_dtype("ormqr", input, tau, "tau")
+    _check_same_dtype("ormqr", input, other, "other")
+    _check_lapack_dtype("ormqr_cpu", input)
     with no_grad():
-        out = other.clone() if k == 0 else _apply(_reflectors(input), tau, other,
-                                                  _ormqr_order(k, left, transpose), left)
+        out = other.clone() if k == 0 else _apply(
+            _reflectors(input), _ormqr_scales(tau, transpose), other,
+            _ormqr_order(k, left, transpose), left)
     return record(OrmqrBackward0, (input, tau, other), column_major(out._data),
                   attrs={"left": left, "transpose": transpose})
 
