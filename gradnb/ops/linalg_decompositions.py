@@ -36,7 +36,7 @@ from .creation import eye, ones, zeros
 from .indexing import index_put
 from .lapack import check_errors, column_major, getrf, getrs, potf2, trsm
 from .lapack import conj_transpose as _adjoint
-from .shape import cat
+from .shape import cat, movedim
 
 __all__ = [
     "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet",
@@ -1001,6 +1001,28 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
     return result
 
 
+def _check_multi_dot(tensors) -> None:
+    """PyTorch's checks, in its order: the ends' ranks, each middle one's rank and dtype, the
+    last one's dtype, then the shapes of each neighbouring pair."""
+    first, last = tensors[0], tensors[-1]
+    for which, t in (("first", first), ("last", last)):
+        if t.dim() not in (1, 2):
+            raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got "
+                               f"{t.dim()}D")
+    for i, t in enumerate(tensors[1:], 1):
+        if t is not last and t.dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
+        if t.dtype != first.dtype:
+            raise RuntimeError("multi_dot(): all tensors must have be the same dtype but tensor "
+                               f"0 is {la._CPP_NAMES[first.dtype.name]} and tensor {i} "
+                               f"{la._CPP_NAMES[t.dtype.name]}")
+    for i in range(len(tensors) - 1):
+        a, b = tensors[i], tensors[i + 1]
+        if a.shape[-1] != b.shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes "
+                               f"{list(a.shape)} and {list(b.shape)} cannot be multiplied")
+
+
 def multi_dot(tensors) -> Tensor:
     """The product of a chain of matrices (first and last may be vectors), in the cheapest
     order: PyTorch's (three by comparing the two costs, more by the matrix-chain order), each
@@ -1008,6 +1030,7 @@ def multi_dot(tensors) -> Tensor:
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    _check_multi_dot(tensors)
     first_vec, last_vec = tensors[0].dim() == 1, tensors[-1].dim() == 1
     if first_vec:
         tensors[0] = tensors[0].unsqueeze(0)
@@ -1155,8 +1178,14 @@ def _cond_ord_name(ord_) -> str:
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product along ``dim`` (broadcasting the rest), ``x`` conjugated; two vectors
     go through ``vdot``, as in PyTorch."""
-    if x.dim() == 1 and y.dim() == 1:
-        wrap_dim(dim, 1)
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise RuntimeError("linalg.vecdot: Expected a floating point or complex tensor as input. "
+                           f"Got {scalar_type_name(x._data.dtype)}")
+    if x.dtype != y.dtype:
+        raise RuntimeError("linalg.vecdot: Expected x and y to have the same dtype, but found x "
+                           f"of type {scalar_type_name(x._data.dtype)} and y of type "
+                           f"{scalar_type_name(y._data.dtype)} instead")
+    if x.dim() == 1 and y.dim() == 1:  # PyTorch's vdot path never reads dim
         return mx.vdot(x, y)
     return red.sum(x.conj() * y, dim)
 
@@ -1193,6 +1222,9 @@ class LinalgCrossBackward0(Node):
 def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
     """PyTorch's ``linalg_cross`` kernel (``dim`` checked, kept as given: the node saves it)."""
     a, b = input._data, other._data
+    if a.dtype != b.dtype:  # the kernel's check, after the shapes'
+        raise RuntimeError(f"expected scalar type {scalar_type_name(a.dtype)} but found "
+                           f"{scalar_type_name(b.dtype)}")
     a, b = np.broadcast_arrays(a, b)
     axis = wrap_dim(dim, a.ndim)
     a0, a1, a2 = (np.take(a, i, axis) for i in range(3))
@@ -1214,11 +1246,14 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 
 def vander(x: Tensor, *, N=None) -> Tensor:
     """The Vandermonde matrix ``[1, x, x**2, ...]`` (increasing powers) of the last dimension."""
+    if x.dtype == _dtype.bool:
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, "
+                           "but got Bool")
     if x.dim() == 0:
         x = x.unsqueeze(-1)
     n = x.shape[-1] if N is None else N
-    if n < 1:
-        return x.unsqueeze(-1)[..., :0]
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
     x_ = x.unsqueeze(-1)
     if not x.dtype.is_floating_point and not x.dtype.is_complex:
         x_ = x_.to(_dtype.int64)
@@ -1253,12 +1288,18 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
         raise RuntimeError("gradnb.linalg.lstsq: input.size(-2) should match other.size(-2)")
     m, n = A.shape[-2], A.shape[-1]
     a = A._data
+    eps = np.finfo(a.dtype).eps
     if rcond is None:
-        rcond = np.finfo(a.dtype).eps * max(m, n)
+        rcond = eps * max(m, n)
+    elif rcond < 0:  # LAPACK's drivers read a negative rcond as the machine precision
+        rcond = eps
     b = Bm._data
+    # gelsd/gelss drop the singular values at or below rcond times the largest: the solution
+    # is that truncated pseudo-inverse's (gels assumes full rank; gelsy's rank-revealing QR
+    # is not modelled, its solution the default pseudo-inverse's)
+    cutoff = rcond if driver in ("gelsd", "gelss") else max(m, n) * eps
     # LAPACK solves in place of B, a max(m, n)-row buffer: the solution is its top n rows
-    x = column_major(_pinv_array(a, 0.0, max(m, n) * np.finfo(a.dtype).eps, False) @ b,
-                     max(m, n))
+    x = column_major(_pinv_array(a, 0.0, cutoff, False) @ b, max(m, n))
     batch = tuple(A.shape[:-2])
     s = (np.linalg.svd(a, compute_uv=False) if a.size
          else np.zeros(batch + (0,), _dtype.real_of(a.dtype)))
@@ -1317,19 +1358,27 @@ _lstsq_result = collections.namedtuple("lstsq", ["solution", "residuals", "rank"
 
 def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
     """The inverse of ``A`` seen as a linear map from its last dims to its first ``ind``."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     out_shape = tuple(A.shape[ind:]) + tuple(A.shape[:ind])
-    rows = int(np.prod(A.shape[:ind]))
+    rows, cols = int(np.prod(A.shape[:ind])), int(np.prod(A.shape[ind:]))
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
     return _inv(A.reshape(rows, -1), "inv", is_matrix=True)[0].reshape(out_shape)
 
 
 def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:
     """``X`` with ``tensordot(A, X, X.dim()) = B``."""
-    if dims is not None:
-        dims = [d % A.dim() for d in dims]
-        rest = [d for d in range(A.dim()) if d not in dims]
-        A = A.permute(*rest, *dims)
+    if dims is not None:  # moved to the end, in their order (PyTorch's movedim)
+        dims = tuple(dims)
+        A = movedim(A, dims, tuple(range(A.dim() - len(dims), A.dim())))
     x_shape = tuple(A.shape[B.dim():])
     n = int(np.prod(B.shape))
+    cols = int(np.prod(x_shape))
+    if n != cols:  # the message names A's leading dims, the check counts B's elements
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:])"
+                           f" == prod(self.shape[:other.ndim]), but got {cols} != {n}")
     return solve(A.reshape(n, -1), B.reshape(n)).reshape(x_shape)
 
 

@@ -18,10 +18,11 @@ from .._core.graph import Node
 from .._core.record import record
 from . import linalg as la
 from . import matrices as mx
+from ._args import scalar_type_name
 from ._common import Tensor
 from .creation import eye
 from .lapack import column_major
-from .linalg_decompositions import _float, _mH, _square, solve
+from .linalg_decompositions import _mH, _square, solve
 
 __all__ = ["eig", "eigvals"]
 
@@ -69,13 +70,21 @@ _eig_result = collections.namedtuple("eig", ["eigenvalues", "eigenvectors"])
 
 def eig(A: Tensor, *, out=None):
     """Eigenvalues and unit-norm eigenvectors (columns) of square matrices, both complex."""
-    _square(A, "eig")
-    if not A.dtype.is_complex:
-        _float(A, "eig")
+    return _eig(A, "eig")
+
+
+def _eig(A: Tensor, name: str):
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        # PyTorch picks the complex result type first: there is none for integers and bool
+        raise RuntimeError(f"Unknown Complex ScalarType for {scalar_type_name(A._data.dtype)}")
+    _square(A, name)
+    if A.dtype.name in ("float16", "bfloat16"):  # LAPACK's geev has no half precision
+        raise NotImplementedError('"linalg_eig_out_cpu" not implemented for '
+                                  f"'{scalar_type_name(A._data.dtype)}'")
     data = A._data
     kind = _dtype.complex_of(data.dtype)
     if not np.isfinite(data).all():
-        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+        raise RuntimeError("gradnb.linalg.eig: input tensor should not contain infs or NaNs.")
     w, v = np.linalg.eig(data)
     L, V = record(LinalgEigBackward0, (A,), (w.astype(kind), column_major(v.astype(kind))))
     return _eig_result(L, V)
@@ -83,4 +92,4 @@ def eig(A: Tensor, *, out=None):
 
 def eigvals(A: Tensor, *, out=None) -> Tensor:
     """The eigenvalues of square matrices (complex)."""
-    return eig(A).eigenvalues
+    return _eig(A, "eigvals").eigenvalues
