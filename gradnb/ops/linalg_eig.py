@@ -14,6 +14,7 @@ import collections
 import numpy as np
 
 from .._core import dtype as _dtype
+from .._core.grad_mode import is_grad_enabled
 from .._core.graph import Node
 from .._core.record import record
 from . import linalg as la
@@ -92,4 +93,7 @@ def _eig(A: Tensor, name: str):
 
 def eigvals(A: Tensor, *, out=None) -> Tensor:
     """The eigenvalues of square matrices (complex)."""
-    return _eig(A, "eigvals").eigenvalues
+    # PyTorch computes the eigenvectors too where a gradient may be needed: its errors are
+    # then linalg.eig's
+    may_need_grad = A.requires_grad and is_grad_enabled()
+    return _eig(A, "eig" if may_need_grad else "eigvals").eigenvalues

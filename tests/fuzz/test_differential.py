@@ -282,6 +282,10 @@ MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, float("inf"), float("-inf"))
 VECTOR_ORDS = (0, 1, 2, 3, -1, -1.5, 0.5, float("inf"), float("-inf"))
 
 
+def _eig_moduli(result):
+    return result.eigenvalues, result.eigenvectors.abs()
+
+
 @st.composite
 def linalg_cases(draw):
     rng = np.random.default_rng(draw(S.seeds))
@@ -292,7 +296,9 @@ def linalg_cases(draw):
     name = draw(st.sampled_from([
         "solve", "inv", "det", "slogdet", "qr", "cholesky", "matrix_norm", "vector_norm",
         "norm", "pinv", "lstsq", "svdvals", "eigvalsh", "matrix_power", "solve_triangular",
-        "matrix_exp", "cond", "inv_ex", "cholesky_ex", "lu_factor", "multi_dot", "vecdot"]))
+        "matrix_exp", "cond", "inv_ex", "cholesky_ex", "lu_factor", "multi_dot", "vecdot",
+        "eigvals", "eig", "householder_product", "ormqr", "cross", "vander", "tensorinv",
+        "tensorsolve", "solve_ex"]))
     L = "torch.linalg."
     if name == "solve":
         a = S.well_conditioned(rng, sq, dtype)
@@ -301,6 +307,41 @@ def linalg_cases(draw):
         left = draw(st.booleans()) if k is not None and k == n else True
         return Case(f"{L}solve(A, B, left={left})",
                     lambda t, p, q: t.linalg.solve(p, q, left=left), (a, b))
+    if name in ("eigvals", "eig"):
+        a = S.well_conditioned(rng, sq, dtype)
+        if name == "eigvals":
+            return Case(f"{L}eigvals(A)", lambda t, p: t.linalg.eigvals(p), (a,))
+        # the eigenvectors' moduli: a loss that sees their phases has no gradient
+        return Case(f"{L}eig(A) (values, |vectors|)",
+                    lambda t, p: _eig_moduli(t.linalg.eig(p)), (a,))
+    if name in ("householder_product", "ormqr"):
+        m = draw(st.integers(n, 4))
+        k = draw(st.integers(0 if name == "householder_product" else n, n))
+        a, tau = S.array(rng, batch + (m, n), dtype), S.array(rng, batch + (k,), dtype)
+        if name == "householder_product":
+            return Case(f"{L}householder_product(A, tau)",
+                        lambda t, p, q: t.linalg.householder_product(p, q), (a, tau))
+        left, transpose = draw(st.booleans()), draw(st.booleans())
+        c = S.array(rng, batch + ((m, 2) if left else (2, m)), dtype)
+        return Case(f"torch.ormqr(A, tau, C, left={left}, transpose={transpose})",
+                    lambda t, p, q, r: t.ormqr(p, q, r, left, transpose), (a, tau, c))
+    if name == "cross":
+        x, y = S.array(rng, batch + (3,), dtype), S.array(rng, (3,), dtype)
+        return Case(f"{L}cross(x, y)", lambda t, p, q: t.linalg.cross(p, q), (x, y))
+    if name == "vander":
+        N = draw(st.sampled_from([None, 2, 4]))
+        x = S.array(rng, batch + (draw(st.integers(2, 4)),), dtype)
+        return Case(f"{L}vander(x, N={N})", lambda t, p: t.linalg.vander(p, N=N), (x,))
+    if name in ("tensorinv", "tensorsolve"):
+        a = S.well_conditioned(rng, (6, 6), dtype).reshape(2, 3, 6)
+        if name == "tensorinv":
+            return Case(f"{L}tensorinv(A, ind=2)", lambda t, p: t.linalg.tensorinv(p, ind=2),
+                        (a,))
+        b = S.array(rng, (2, 3), dtype)
+        return Case(f"{L}tensorsolve(A, B)", lambda t, p, q: t.linalg.tensorsolve(p, q), (a, b))
+    if name == "solve_ex":
+        a, b = S.well_conditioned(rng, sq, dtype), S.array(rng, batch + (n, 2), dtype)
+        return Case(f"{L}solve_ex(A, B)", lambda t, p, q: t.linalg.solve_ex(p, q), (a, b))
     if name in ("inv", "det", "slogdet", "matrix_exp", "inv_ex"):
         a = S.well_conditioned(rng, sq, dtype)
         return Case(f"{L}{name}(A)", lambda t, p: getattr(t.linalg, name)(p), (a,))

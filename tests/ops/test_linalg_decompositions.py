@@ -314,3 +314,70 @@ def test_qr_mode_r_q_is_an_empty_output_of_the_node():
     A = gradnb.tensor(np.eye(2, 4) * 2.0, requires_grad=True)
     Q, R = gradnb.linalg.qr(A, mode="r")
     assert Q.grad_fn is R.grad_fn and Q.grad_fn.name() == "LinalgQrBackward0"
+
+
+# -- the other linalg ops on complex and mixed-dtype input ---------------------------------------
+def _real(*shape):
+    return S.array(RNG, shape, "float64")
+
+
+def _phase_free_eig(result):
+    """Eigenvalues and the eigenvectors' moduli (a loss must not see their phases)."""
+    return result.eigenvalues, result.eigenvectors.abs()
+
+
+@pytest.mark.parametrize("case", [
+    Case("eigvals", lambda t, a: t.linalg.eigvals(a), (_square(3, (2,)),)),
+    Case("eig, phase-free", lambda t, a: _phase_free_eig(t.linalg.eig(a)), (_square(3),)),
+    Case("matrix_power -2", lambda t, a: t.linalg.matrix_power(a, -2), (_square(3) / 4,)),
+    Case("matrix_power 3", lambda t, a: t.linalg.matrix_power(a, 3), (_square(3, (2,)) / 4,)),
+    Case("vecdot", lambda t, x, y: t.linalg.vecdot(x, y, dim=0), (_any(4, 3), _any(4, 1))),
+    Case("vecdot of vectors", lambda t, x, y: t.linalg.vecdot(x, y, dim=5), (_any(3), _any(3))),
+    Case("cross", lambda t, x, y: t.linalg.cross(x, y, dim=0), (_any(3, 2), _any(3, 2))),
+    Case("vander", lambda t, x: t.linalg.vander(x, N=3), (_any(2, 4),)),
+    Case("multi_dot", lambda t, x, y, z: t.linalg.multi_dot([x, y, z]),
+         (_any(3), _any(3, 2), _any(2))),
+    Case("tensorinv", lambda t, a: t.linalg.tensorinv(a, ind=1), (_square(6).reshape(6, 2, 3),)),
+    Case("tensorsolve dims", lambda t, a, b: t.linalg.tensorsolve(a, b, dims=(0,)),
+         (_square(6).reshape(6, 2, 3).transpose(1, 0, 2).copy(), _any(2, 3))),
+    Case("solve_ex", lambda t, a, b: t.linalg.solve_ex(a, b, left=False),
+         (_square(3), _any(2, 3))),
+    Case("lstsq gelsd rcond", lambda t, a, b: t.linalg.lstsq(a, b, rcond=0.5, driver="gelsd"),
+         (_rect(4, 3), _any(4, 2))),
+    Case("lstsq gelss negative rcond",
+         lambda t, a, b: t.linalg.lstsq(a, b, rcond=-1.0, driver="gelss"),
+         (_rect(4, 3), _any(4, 2))),
+], ids=lambda c: c.label)
+def test_other_ops_on_complex_input_as_torch(case):
+    check(case)
+
+
+@pytest.mark.parametrize("case", [
+    Case("vecdot mixed", lambda t, x, y: t.linalg.vecdot(x, y), (_any(2, 4), _real(4))),
+    Case("vecdot integer", lambda t, x, y: t.linalg.vecdot(x, y),
+         (np.ones(3, np.int64), np.ones(3, np.int64))),
+    Case("cross mixed", lambda t, x, y: t.linalg.cross(x, y), (_any(3), _real(3))),
+    Case("multi_dot mixed", lambda t, x, y: t.linalg.multi_dot([x, y]), (_any(2, 3), _real(3, 4))),
+    Case("multi_dot middle rank", lambda t, x, y, z: t.linalg.multi_dot([x, y, z]),
+         (_any(2, 3), _any(3, 3, 3), _real(3, 2))),
+    Case("multi_dot last rank", lambda t, x, y, z: t.linalg.multi_dot([x, y, z]),
+         (_any(2, 3), _real(3, 3), _any(3, 3, 3))),
+    Case("multi_dot shapes", lambda t, x, y, z: t.linalg.multi_dot([x, y, z]),
+         (_any(2, 3), _any(3, 2), _any(3, 2))),
+    Case("vander N=1", lambda t, x: t.linalg.vander(x, N=1), (_any(3),)),
+    Case("vander of one", lambda t, x: t.linalg.vander(x), (_any(1),)),
+    Case("vander bool", lambda t, x: t.linalg.vander(x), (np.ones(3, bool),)),
+    Case("tensorinv ind", lambda t, a: t.linalg.tensorinv(a, ind=0), (_any(2, 3, 6),)),
+    Case("tensorinv sizes", lambda t, a: t.linalg.tensorinv(a, ind=2), (_any(2, 3, 4),)),
+    Case("tensorsolve sizes", lambda t, a, b: t.linalg.tensorsolve(a, b), (_any(2, 3, 4), _any(2, 3))),
+    Case("tensorsolve dims", lambda t, a, b: t.linalg.tensorsolve(a, b, dims=(0,)),
+         (_any(2, 6, 3), _any(2, 3))),
+    Case("tensorsolve dim range", lambda t, a, b: t.linalg.tensorsolve(a, b, dims=(0, 5)),
+         (_any(6, 2, 3), _any(2, 3))),
+    Case("eigvals integer", lambda t, a: t.linalg.eigvals(a), (np.ones((3, 2), np.int64),)),
+    Case("eigvals not square", lambda t, a: t.linalg.eigvals(a), (_any(3, 2),)),
+    Case("eig half", lambda t, a: t.linalg.eig(a), (np.ones((3, 3), np.float16),)),
+    Case("eig non-finite", lambda t, a: t.linalg.eig(a), (np.full((2, 2), np.inf),)),
+], ids=lambda c: c.label)
+def test_other_ops_errors_as_torch(case):
+    check(case)
