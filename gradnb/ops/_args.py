@@ -7,7 +7,10 @@ formatting its own message.
 
 from __future__ import annotations
 
+import math
 import operator
+
+import numpy as np
 
 from .._core.tensor import Tensor
 from .._core.tensor import _wrap_dim as wrap_dim
@@ -19,6 +22,8 @@ __all__ = [
     "check_tensor_only",
     "check_tensor_or_number",
     "check_value_fits",
+    "converted_number",
+    "cpp_type_name",
     "int_arg",
     "reflected",
     "scalar_type_name",
@@ -28,8 +33,8 @@ __all__ = [
 ]
 
 
-_SCALAR_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double",
-                      "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int8": "Char",
+_SCALAR_TYPE_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+                      "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int8": "Char",
                       "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
                       "bool": "Bool"}
 
@@ -41,8 +46,8 @@ def scalar_type_name(dtype) -> str:
     return _SCALAR_TYPE_NAMES.get(name, name)
 
 
-_CONVERT_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
-                  "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+_CONVERT_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+                  "float64": "double", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
                   "uint8": "uint8_t", "bool": "bool"}
 
 
@@ -55,6 +60,55 @@ def check_value_fits(value, dtype) -> None:
     if complex_value and not name.startswith("complex"):
         raise RuntimeError(f"value cannot be converted to type {_CONVERT_NAMES.get(name, name)} "
                            "without overflow")
+
+
+_CPP_TYPE_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+                   "float64": "double", "int8": "signed char", "int16": "short int",
+                   "int32": "int", "int64": "long int", "uint8": "unsigned char", "bool": "bool",
+                   "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def cpp_type_name(dtype) -> str:
+    """The C++ element type's name (``unsigned char``, ``long int``), as PyTorch's messages print
+    a tensor's ``dtype()`` (a ``TypeMeta``) rather than its ScalarType."""
+    name = getattr(dtype, "name", str(dtype))
+    return _CPP_TYPE_NAMES.get(name, name)
+
+
+def converted_number(value, dtype):
+    """A Python number as a NumPy scalar of ``dtype``, converted as PyTorch's ``Scalar.to<T>()``
+    does: RuntimeError where the value overflows ``dtype`` (a complex one with an imaginary
+    part overflows a real dtype), and a negative integer wraps into an unsigned dtype as
+    two's complement (-3 is 253 in uint8; c10 allows down to -255)."""
+    dtype = np.dtype(dtype)
+    if isinstance(value, complex) and dtype.kind != "c":
+        if value.imag:
+            _overflow(dtype)
+        value = value.real
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        low = -info.max if dtype.kind == "u" else info.min
+        if not low <= value <= info.max:
+            _overflow(dtype)
+        return np.asarray(value).astype(dtype)[()]
+    floating = dtype.kind == "f" or dtype.name == "bfloat16"
+    if floating and math.isfinite(value) and abs(value) > float(_finfo(dtype).max):
+        _overflow(dtype)
+    return np.asarray(value).astype(dtype)[()]
+
+
+def _finfo(dtype):
+    if dtype.name == "bfloat16":
+        import ml_dtypes  # only a bfloat16 tensor gets here, so ml_dtypes is installed
+
+        return ml_dtypes.finfo(dtype)
+    return np.finfo(dtype)
+
+
+def _overflow(dtype):
+    name = getattr(dtype, "name", str(dtype))
+    raise RuntimeError(f"value cannot be converted to type {_CONVERT_NAMES.get(name, name)} "
+                       "without overflow")
 
 
 def check_kernel_dtype(kernel: str, dtype, refused: str) -> None:

@@ -21,11 +21,13 @@ from . import dual
 from ._args import (
     check_kernel_dtype,
     check_tensor_only,
-    check_tensor_or_number,
+    converted_number,
+    cpp_type_name,
     reflected,
     scalar_type_name,
+    type_name,
 )
-from ._common import Tensor, binary_operands
+from ._common import Tensor, binary_operands, can_cast, check_broadcast, result_type_of
 from ._declare import node, unary
 from .complex import complex_sgn, sgn_array
 
@@ -432,72 +434,210 @@ class ClampMaxBackward1(Node):
         return dual.where(x <= hi, g, 0.0), dual.where(x > hi, g, 0.0)
 
 
-def _clamp_tensors(input: Tensor, min, max, cls) -> Tensor:
-    """``clamp`` with tensor bounds: ``where``, not maximum/minimum, so a tie (x == min) gives the
-    whole gradient to x and NaN in x stays NaN, as in PyTorch."""
-    lo = None if min is None else (min if isinstance(min, Tensor) else _like(min, input))
-    hi = None if max is None else (max if isinstance(max, Tensor) else _like(max, input))
-    xp = _xp(input)
-    d = input._data
-    out = d
-    if lo is not None:
-        out = xp.where(d < lo._data, lo._data, out)
-    if hi is not None:
-        out = xp.where(out > hi._data, hi._data, out)  # min > max gives max
-    if lo is not None and hi is not None:
-        out = out.astype(xp.result_type(d, lo._data, hi._data), copy=False)
-    else:
-        out = out.astype(xp.result_type(d, (lo if hi is None else hi)._data), copy=False)
-    if cls is ClampMinBackward1:
-        return record(cls, (input, lo), out)
-    if cls is ClampMaxBackward1:
-        return record(cls, (input, hi), out)
-    # A bound left out is not saved (PyTorch's ``_saved_min`` is then None).
-    save = (None if hi is None else 2, None if lo is None else 1, 0)
-    return record(ClampBackward0, (input, lo, hi), out, save=save)
+_COMPLEX_CLAMP = "clamp is not supported for complex types"
+
+# PyTorch's CPU kernel for each (min given, max given), with number and with tensor bounds, and
+# the dtype kinds the tensor kernels have no implementation for.
+_NUMBER_KERNELS = {(True, True): "clamp_scalar_cpu", (True, False): "clamp_min_scalar_cpu",
+                   (False, True): "clamp_max_scalar_cpu"}
+_TENSOR_KERNELS = {(True, True): ("clamp_cpu", "bc"), (True, False): ("maximum_cpu", "c"),
+                   (False, True): ("minimum_cpu", "c")}
+_BOUND_SIGNATURES = {"clamp": ("Tensor min = None, Tensor max = None",
+                               "Number min = None, Number max = None"),
+                     "clamp_min": ("Tensor min", "Number min"),
+                     "clamp_max": ("Tensor max", "Number max")}
 
 
-def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
-    """Limit values to ``[min, max]`` (either bound may be None; bounds may be tensors)."""
-    if min is None and max is None:
+_NUMBERS = (bool, int, float, complex)
+
+
+def clamp_bounds(op: str, input, min, max, *, method: str | None = None):
+    """``min`` and ``max`` as PyTorch's argument parser reads them for ``op`` (``clamp``,
+    ``clamp_min`` or ``clamp_max``): both numbers or both tensors (None for one left out). A
+    number beside a tensor takes the number signature, which reads a 0-d tensor that does not
+    require grad as its number; anything else is refused with the parser's TypeError (worded
+    for the Tensor method ``method`` when given)."""
+    bounds = [b.item() if isinstance(b, np.generic) else b for b in (min, max)]
+    if any(isinstance(b, Tensor) for b in bounds) and any(isinstance(b, _NUMBERS) for b in bounds):
+        bounds = [b.item() if isinstance(b, Tensor) and not b._data.ndim and not b._requires_grad
+                  else b for b in bounds]
+    given = [b for b in bounds if b is not None]
+    if not (isinstance(input, Tensor) and (op == "clamp" or len(given) == 1) and (
+            all(isinstance(b, Tensor) for b in given)
+            or all(isinstance(b, _NUMBERS) for b in given))):
+        raise TypeError(_invalid_bounds(op, input, min, max, method))
+    if not given:
         raise RuntimeError("gradnb.clamp: At least one of 'min' or 'max' must not be None")
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        tensor_cls = {ClampMinBackward0: ClampMinBackward1,
-                      ClampMaxBackward0: ClampMaxBackward1}.get(_cls, ClampBackward0)
-        return _clamp_tensors(input, min, max, tensor_cls)
-    xp = _xp(input)
+    return bounds[0], bounds[1]
+
+
+def _invalid_bounds(op: str, input, min, max, method: str | None) -> str:
+    passed = (min, max) if op == "clamp" else (min if op == "clamp_min" else max,)
+    shown = [v for v in passed if v is not None or op != "clamp"]
+    got = ", ".join(type_name(v) for v in (shown if method else (input, *shown)))
+    head = "" if method else "Tensor input, "
+    tail = "" if method else ", *, Tensor out = None"
+    signatures = "".join(f" * ({head}{sig}{tail})\n" for sig in _BOUND_SIGNATURES[op])
+    return (f"{method or op}() received an invalid combination of arguments - got ({got}), but "
+            f"expected one of:\n{signatures}")
+
+
+def _refuse_complex(op: str, dtype, min, max) -> None:
+    """PyTorch's number clamps refuse a complex input, and clamp_min/clamp_max a complex bound,
+    before anything else."""
+    bound = min if op == "clamp_min" else max
+    if dtype.kind == "c" or (op != "clamp" and isinstance(bound, complex)):
+        raise NotImplementedError(_COMPLEX_CLAMP)
+
+
+def clamp_number_bounds(op: str, dtype, min, max):
+    """The number bounds as ``dtype`` (the dtype the clamp computes in) holds them: an integer
+    wraps into an unsigned dtype as PyTorch converts it (-3 is 253 in uint8), a value out of
+    range raises PyTorch's overflow error, and so does a complex bound with an imaginary part
+    (PyTorch reads it as a double)."""
+    _refuse_complex(op, dtype, min, max)
+
+    def convert(bound):
+        if bound is None:
+            return None
+        if isinstance(bound, complex):
+            if bound.imag:
+                raise RuntimeError("value cannot be converted to type double without overflow")
+            bound = bound.real
+        return converted_number(bound, dtype)
+
+    return convert(min), convert(max)
+
+
+def _number_clamp_dtype(op: str, input: Tensor, min, max, inplace: bool):
+    """The dtype a clamp with number bounds computes in: the input's when it is floating,
+    otherwise promoted with the numbers; written in place, it may not promote at all."""
+    d = input._data.dtype
+    _refuse_complex(op, d, min, max)
+    if _dtype.is_float_np(d):
+        return d
+    dtype = result_type_of(input, min, max)
+    if inplace and dtype != d:
+        raise RuntimeError(f"result type {scalar_type_name(dtype)} can't be cast to the desired "
+                           f"output type {cpp_type_name(d)}")
+    if dtype.kind == "c":
+        raise NotImplementedError(_COMPLEX_CLAMP)
+    return dtype
+
+
+_NUMBER_NODES = {"clamp": ClampBackward1, "clamp_min": ClampMinBackward0,
+                 "clamp_max": ClampMaxBackward0}
+_TENSOR_NODES = {"clamp": ClampBackward0, "clamp_min": ClampMinBackward1,
+                 "clamp_max": ClampMaxBackward1}
+
+
+def past_bound(x, bound, upper: bool):
+    """Where ``bound`` replaces ``x`` in a clamp: ``x`` is past it (above an upper bound, below a
+    lower one) or the bound is NaN. A tie keeps ``x`` (-0.0 stays -0.0), and so does a NaN
+    ``x``, as in PyTorch's kernels (NumPy's maximum would give the bound on a tie)."""
+    xp = get_array_module(x)
+    mask = xp.greater(x, bound) if upper else xp.less(x, bound)
+    if _dtype.is_float_np(x.dtype):
+        mask = mask | xp.isnan(bound)
+    return mask
+
+
+def _clamped(x, lo, hi):
+    """``x`` limited to ``[lo, hi]`` (arrays or scalars of ``x``'s dtype, either None); ``hi``
+    where ``lo > hi``."""
+    xp = get_array_module(x)
+    out = x
+    if lo is not None:
+        out = xp.where(past_bound(out, lo, upper=False), lo, out)
+    if hi is not None:
+        out = xp.where(past_bound(out, hi, upper=True), hi, out)
+    return out
+
+
+def _clamp_numbers(op: str, input: Tensor, min, max, inplace: bool) -> Tensor:
+    dtype = _number_clamp_dtype(op, input, min, max, inplace)
+    check_kernel_dtype(_NUMBER_KERNELS[min is not None, max is not None], dtype, "b")
+    lo, hi = clamp_number_bounds(op, dtype, min, max)
+    out = _clamped(input._data.astype(dtype, copy=False), lo, hi)
+    attrs = {"lo": None if lo is None else lo.item(), "hi": None if hi is None else hi.item()}
+    return record(_NUMBER_NODES[op], (input,), out, attrs=attrs)
+
+
+def _clamp_tensors(op: str, input: Tensor, min, max, inplace: bool) -> Tensor:
+    """Tensor bounds: broadcast with the input and promoted with it as one TensorIterator
+    does (a 0-d bound of the same category keeps the input's dtype: uint8 clamped with an int64
+    0-d -3 is clamped with 253)."""
     d = input._data
-    out = d
-    if min is not None:
-        out = xp.maximum(out, min)
-    if max is not None:
-        out = xp.minimum(out, max)
-    if min is not None and max is not None and min > max:
-        out = xp.where(xp.isnan(d), d, max) if d.dtype.kind in "fcV" else xp.full_like(d, max)
-    if d.dtype.kind in "fV":
-        out = out.astype(d.dtype, copy=False)
-    elif d.dtype.kind in "iu" and (type(min) is float or type(max) is float):
-        # An integer tensor with a float bound becomes the default float dtype, as PyTorch
-        # promotes (NumPy would give float64).
-        out = out.astype(_dtype.get_default_dtype().np, copy=False)
-    return record(_cls, (input,), out, attrs={"lo": min, "hi": max})
+    if op == "clamp" and d.dtype.kind == "c":
+        raise NotImplementedError(_COMPLEX_CLAMP)
+    shape = d.shape
+    for bound in (min, max):
+        if bound is not None:
+            check_broadcast(shape, bound._data.shape)
+            shape = np.broadcast_shapes(shape, bound._data.shape)
+    dtype = result_type_of(input, min, max)
+    if inplace:
+        if shape != d.shape:
+            raise RuntimeError(f"output with shape {list(d.shape)} doesn't match the broadcast "
+                               f"shape {list(shape)}")
+        if not can_cast(dtype, d.dtype):
+            raise RuntimeError(f"result type {scalar_type_name(dtype)} can't be cast to the "
+                               f"desired output type {scalar_type_name(d.dtype)}")
+    kernel, refused = _TENSOR_KERNELS[min is not None, max is not None]
+    check_kernel_dtype(kernel, dtype, refused)
+    out = _clamped(*(None if t is None else t._data.astype(dtype, copy=False)
+                     for t in (input, min, max)))
+    if op == "clamp_min":
+        return record(ClampMinBackward1, (input, min), out)
+    if op == "clamp_max":
+        return record(ClampMaxBackward1, (input, max), out)
+    # A bound left out is not saved (PyTorch's ``_saved_min`` is then None).
+    save = (None if max is None else 2, None if min is None else 1, 0)
+    return record(ClampBackward0, (input, min, max), out, save=save)
+
+
+def clamp_op(op: str, input: Tensor, min, max, *, inplace: bool = False) -> Tensor:
+    """``op`` (``clamp``, ``clamp_min`` or ``clamp_max``) of ``input`` with bounds already read by
+    ``clamp_bounds``. ``inplace``: the result goes back into ``input``, which PyTorch checks
+    before computing (a promoted dtype is refused, naming the C++ type for number bounds)."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp_tensors(op, input, min, max, inplace)
+    return _clamp_numbers(op, input, min, max, inplace)
+
+
+def clamp(input: Tensor, min=None, max=None) -> Tensor:
+    """Limit values to ``[min, max]`` (either bound may be None; bounds may be tensors)."""
+    return clamp_op("clamp", input, *clamp_bounds("clamp", input, min, max))
 
 
 clip = clamp
 
 
 def clamp_min(input: Tensor, min) -> Tensor:
-    check_tensor_or_number("clamp_min", input, min, other="min")
-    return clamp(input, min=min, _cls=ClampMinBackward0)
+    return clamp_op("clamp_min", input, *clamp_bounds("clamp_min", input, min, None))
 
 
 def clamp_max(input: Tensor, max) -> Tensor:
-    check_tensor_or_number("clamp_max", input, max, other="max")
-    return clamp(input, max=max, _cls=ClampMaxBackward0)
+    return clamp_op("clamp_max", input, *clamp_bounds("clamp_max", input, None, max))
 
 
-def _like(value, t: Tensor) -> Tensor:
-    return wrap(_xp(t).asarray(value, dtype=t._data.dtype))
+def _clamp_method(name: str):
+    """``Tensor.<name>`` (``clamp`` or ``clip``): the parser's errors name the method."""
+    def method(self: Tensor, min=None, max=None) -> Tensor:
+        return clamp_op("clamp", self, *clamp_bounds("clamp", self, min, max, method=name))
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def _clamp_min_method(self: Tensor, min) -> Tensor:
+    return clamp_op("clamp_min", self, *clamp_bounds("clamp_min", self, min, None,
+                                                     method="clamp_min"))
+
+
+def _clamp_max_method(self: Tensor, max) -> Tensor:
+    return clamp_op("clamp_max", self, *clamp_bounds("clamp_max", self, None, max,
+                                                     method="clamp_max"))
 
 
 # -- binary elementwise ----------------------------------------------------------------------
@@ -711,7 +851,8 @@ TENSOR_METHODS = {
     "cosh": cosh, "asin": asin, "acos": acos, "atan": atan, "sigmoid": sigmoid, "relu": relu, "sign": sign, "erf": erf,
     "floor": floor, "ceil": ceil, "trunc": trunc, "fix": fix, "round": round,
     "absolute": absolute,
-    "clamp": clamp, "clip": clamp, "clamp_min": clamp_min, "clamp_max": clamp_max,
+    "clamp": _clamp_method("clamp"), "clip": _clamp_method("clip"),
+    "clamp_min": _clamp_min_method, "clamp_max": _clamp_max_method,
     "signbit": signbit, "maximum": maximum, "minimum": minimum, "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
     "equal": equal, "allclose": allclose, "isclose": isclose,
     "where": lambda self, condition, other: where(condition, self, other),

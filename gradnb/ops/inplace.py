@@ -20,8 +20,6 @@ The leaf check comes first and nothing changes when an op raises.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .._core import events
@@ -30,8 +28,15 @@ from .._core.graph import Node, bump_version
 from .._core.record import record, would_record
 from .._core.views import base_key, positions_in_base, rebase_view
 from . import arithmetic, elementwise
-from ._args import scalar_type_name
-from ._common import Tensor, as_tensor_operand, grad_state
+from ._args import scalar_type_name, type_name
+from ._common import (
+    Tensor,
+    as_tensor_operand,
+    can_cast,
+    cast_array,
+    check_broadcast,
+    grad_state,
+)
 from .creation import default_generator
 from .indexing import (
     CopySlices,
@@ -57,6 +62,7 @@ __all__ = [
     "addcmul_",
     "apply_inplace",
     "clamp_",
+    "clip_",
     "copy_",
     "div_",
     "exp_",
@@ -88,7 +94,6 @@ VIEW_OF_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being u
 _OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers "
                     "to a single memory location. Please clone() the tensor before performing the "
                     "operation.")
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 
 # -- the machinery -------------------------------------------------------------------------------
@@ -130,7 +135,7 @@ def _check_result(t: Tensor, result) -> None:
     if tuple(result.shape) != t._data.shape:
         raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the broadcast "
                            f"shape {list(result.shape)}")
-    if _CATEGORY[result.dtype.kind] > _CATEGORY[t._data.dtype.kind]:
+    if not can_cast(result.dtype, t._data.dtype):
         raise RuntimeError(f"result type {scalar_type_name(result.dtype)} can't be cast to the "
                            f"desired output type {scalar_type_name(t._data.dtype)}")
 
@@ -388,17 +393,32 @@ relu_ = _unary_inplace("relu_", elementwise.relu, "maximum", 0)
 sigmoid_ = _unary_inplace("sigmoid_", elementwise.sigmoid, None)
 
 
+def _clamp_in_place(name: str, op: str, self: Tensor, min, max) -> Tensor:
+    min, max = elementwise.clamp_bounds(op, self, min, max, method=name)
+
+    def fast(data) -> bool:  # number bounds on a float tensor: written in place with where=
+        if data.dtype.kind != "f" or isinstance(min, Tensor) or isinstance(max, Tensor):
+            return False
+        lo, hi = elementwise.clamp_number_bounds(op, data.dtype, min, max)
+        xp = get_array_module(data)
+        if lo is not None:
+            xp.copyto(data, lo, where=elementwise.past_bound(data, lo, upper=False))
+        if hi is not None:
+            xp.copyto(data, hi, where=elementwise.past_bound(data, hi, upper=True))
+        return True
+
+    return apply_inplace(self, lambda s: elementwise.clamp_op(op, s, min, max, inplace=True),
+                         (min, max), fast)
+
+
 def clamp_(self: Tensor, min=None, max=None) -> Tensor:
     """Limit values to ``[min, max]`` in place."""
-    numbers = not isinstance(min, Tensor) and not isinstance(max, Tensor)
-    ordered = min is None or max is None or min <= max
-    fast = _fast_unary("clip", min, max) if numbers and ordered and (
-        min is not None or max is not None) else None
-    if max is None:
-        return apply_inplace(self, lambda s: elementwise.clamp_min(s, min), (min,), fast)
-    if min is None:
-        return apply_inplace(self, lambda s: elementwise.clamp_max(s, max), (max,), fast)
-    return apply_inplace(self, lambda s: elementwise.clamp(s, min, max), (min, max), fast)
+    return _clamp_in_place("clamp_", "clamp", self, min, max)
+
+
+def clip_(self: Tensor, min=None, max=None) -> Tensor:
+    """``clamp_``'s other name."""
+    return _clamp_in_place("clip_", "clamp", self, min, max)
 
 
 # -- overwrite: zero_, fill_, copy_, random --------------------------------------------------------
@@ -490,13 +510,16 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` (broadcast, cast, moved across devices; a Python number too) into ``self``."""
     if isinstance(src, (bool, int, float, complex)):
         src = as_tensor_operand(src, self)
+    elif not isinstance(src, Tensor):
+        raise TypeError("copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type_name(src)}")
     shape = self._data.shape
-    try:
-        fits = np.broadcast_shapes(tuple(src.shape), shape) == shape
-    except ValueError:
-        fits = False
-    if not fits:
-        raise RuntimeError(_size_mismatch(shape, tuple(src.shape)))
+    # PyTorch broadcasts self with src, then requires the result to be self's shape
+    check_broadcast(shape, src._data.shape)
+    full = np.broadcast_shapes(shape, src._data.shape)
+    if full != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(full)}")
 
     def compute(s):
         data = src._data
@@ -504,11 +527,7 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
         if moved:
             data = to_device(data, device_of(s._data))
         xp = get_array_module(s._data)
-        if data.dtype.kind == "c" and s._data.dtype.kind != "c":
-            warnings.warn("Casting complex values to real discards the imaginary part",
-                          UserWarning, stacklevel=4)  # PyTorch's warning, not NumPy's
-            data = data.real
-        new = xp.broadcast_to(data, shape).astype(s._data.dtype)
+        new = xp.broadcast_to(cast_array(data, s._data.dtype, stacklevel=5), shape)
         return _overwrite(CopyBackwards, s, new, src,
                           attrs={"src_device": device_of(src._data) if moved else None})
 
@@ -516,16 +535,6 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     # copied without recording (PyTorch's result does not require grad).
     differentiable = self._data.dtype.kind in "fc"
     return apply_inplace(self, compute, (src,) if differentiable else ())
-
-
-def _size_mismatch(a, b) -> str:
-    for i in range(1, max(len(a), len(b)) + 1):
-        x = a[-i] if i <= len(a) else 1
-        y = b[-i] if i <= len(b) else 1
-        if x != y and 1 not in (x, y) or (x != y and x == 1):
-            return (f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
-                    f"non-singleton dimension {max(len(a), len(b)) - i}")
-    return f"output with shape {list(a)} doesn't match the broadcast shape {list(b)}"
 
 
 def _random_fill(cls, sample):
@@ -582,11 +591,11 @@ def put_(self: Tensor, index, source: Tensor, accumulate: bool = False) -> Tenso
 
 
 def _clamp_min_(self: Tensor, min) -> Tensor:
-    return clamp_(self, min=min)
+    return _clamp_in_place("clamp_min_", "clamp_min", self, min, None)
 
 
 def _clamp_max_(self: Tensor, max) -> Tensor:
-    return clamp_(self, max=max)
+    return _clamp_in_place("clamp_max_", "clamp_max", self, None, max)
 
 
 TENSOR_METHODS = {
@@ -594,7 +603,7 @@ TENSOR_METHODS = {
     "add_": add_, "sub_": sub_, "subtract_": sub_, "mul_": mul_, "multiply_": mul_,
     "div_": div_, "divide_": div_, "true_divide_": div_, "pow_": pow_, "neg_": neg_,
     "negative_": neg_, "exp_": exp_, "log_": log_, "sqrt_": sqrt_, "tanh_": tanh_,
-    "sigmoid_": sigmoid_, "relu_": relu_, "abs_": abs_, "clamp_": clamp_, "clip_": clamp_,
+    "sigmoid_": sigmoid_, "relu_": relu_, "abs_": abs_, "clamp_": clamp_, "clip_": clip_,
     "clamp_min_": _clamp_min_, "clamp_max_": _clamp_max_, "addcmul_": addcmul_,
     "addcdiv_": addcdiv_, "zero_": zero_, "fill_": fill_, "copy_": copy_, "uniform_": uniform_,
     "normal_": normal_, "masked_fill_": masked_fill_, "scatter_": scatter_,
