@@ -52,14 +52,13 @@ _CONVERT_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32"
 
 
 def check_value_fits(value, dtype) -> None:
-    """PyTorch's check that a fill value (a number or 0-d tensor) converts to ``dtype`` (NumPy's
-    or gradnb's): a complex value does not fit a real dtype."""
-    complex_value = isinstance(value, complex) or (
-        isinstance(value, Tensor) and value.dtype.is_complex)
-    name = getattr(dtype, "name", str(dtype))
-    if complex_value and not name.startswith("complex"):
-        raise RuntimeError(f"value cannot be converted to type {_CONVERT_NAMES.get(name, name)} "
-                           "without overflow")
+    """PyTorch's check that a fill value (a number or 0-d tensor, read as its number) converts to
+    ``dtype`` (NumPy's or gradnb's): see ``converted_number``."""
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            return  # (not a fill value: the caller refuses it)
+        value = value.item()
+    converted_number(value, getattr(dtype, "np", dtype))
 
 
 _CPP_TYPE_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
@@ -81,13 +80,16 @@ def converted_number(value, dtype):
     part overflows a real dtype), and a negative integer wraps into an unsigned dtype as
     two's complement (-3 is 253 in uint8; c10 allows down to -255)."""
     dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return np.bool_(value != 0)
     if isinstance(value, complex) and dtype.kind != "c":
         if value.imag:
             _overflow(dtype)
         value = value.real
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
-        low = -info.max if dtype.kind == "u" else info.min
+        # only an integer wraps (a float must fit: NaN and inf never do)
+        low = -info.max if dtype.kind == "u" and isinstance(value, int) else info.min
         if not low <= value <= info.max:
             _overflow(dtype)
         return np.asarray(value).astype(dtype)[()]

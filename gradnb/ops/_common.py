@@ -15,6 +15,7 @@ from .._core.backend import device_of, get_array_module
 from .._core.grad_mode import state as grad_state
 from .._core.record import wrap
 from .._core.tensor import Tensor
+from ._args import scalar_type_name as _scalar_type_name
 
 __all__ = [
     "Tensor",
@@ -23,6 +24,7 @@ __all__ = [
     "can_cast",
     "cast_array",
     "check_broadcast",
+    "check_fits_output",
     "check_same_device",
     "grad_state",
     "result_type",
@@ -160,6 +162,17 @@ def cast_array(data, np_dtype, stacklevel: int = 3):
                       stacklevel=stacklevel + 1)
         data = data.real
     return data.astype(np_dtype)
+
+
+def check_fits_output(out, shape, dtype) -> None:
+    """A result of ``shape`` and ``dtype`` (NumPy's) written into the array ``out``, as PyTorch's
+    TensorIterator checks an in-place op's output: its shape first, then the cast."""
+    if tuple(shape) != out.shape:
+        raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
+    if not can_cast(dtype, out.dtype):
+        raise RuntimeError(f"result type {_scalar_type_name(dtype)} can't be cast to the "
+                           f"desired output type {_scalar_type_name(out.dtype)}")
 
 
 def check_same_device(a_data, b_data) -> None:

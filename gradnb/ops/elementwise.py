@@ -27,7 +27,13 @@ from ._args import (
     scalar_type_name,
     type_name,
 )
-from ._common import Tensor, binary_operands, can_cast, check_broadcast, result_type_of
+from ._common import (
+    Tensor,
+    binary_operands,
+    check_broadcast,
+    check_fits_output,
+    result_type_of,
+)
 from ._declare import node, unary
 from .complex import complex_sgn, sgn_array
 
@@ -577,12 +583,7 @@ def _clamp_tensors(op: str, input: Tensor, min, max, inplace: bool) -> Tensor:
             shape = np.broadcast_shapes(shape, bound._data.shape)
     dtype = result_type_of(input, min, max)
     if inplace:
-        if shape != d.shape:
-            raise RuntimeError(f"output with shape {list(d.shape)} doesn't match the broadcast "
-                               f"shape {list(shape)}")
-        if not can_cast(dtype, d.dtype):
-            raise RuntimeError(f"result type {scalar_type_name(dtype)} can't be cast to the "
-                               f"desired output type {scalar_type_name(d.dtype)}")
+        check_fits_output(d, shape, dtype)
     kernel, refused = _TENSOR_KERNELS[min is not None, max is not None]
     check_kernel_dtype(kernel, dtype, refused)
     out = _clamped(*(None if t is None else t._data.astype(dtype, copy=False)
@@ -764,6 +765,39 @@ bitwise_or = _compare("bitwise_or", "bitwise_or_cpu", "fc")
 bitwise_xor = _compare("bitwise_xor", "bitwise_xor_cpu", "fc")
 
 
+def _comparison_nodes(name: str) -> tuple[type, type]:
+    """PyTorch's nodes for an in-place comparison of a float tensor (``x.eq_(y)`` writes 0/1 in
+    ``x``'s dtype): ``<Name>Backward0`` with a number, ``<Name>Backward1`` with a tensor. The
+    gradient of each operand is zero."""
+    def number_backward(self, g):
+        return (dual.zeros_like(g),)
+
+    def tensor_backward(self, g):
+        zero = dual.zeros_like(g)
+        return (zero if self.needs(0) else None), (zero if self.needs(1) else None)
+
+    classes = []
+    for nr, inputs, backward, rule in (
+            (0, ("self",), number_backward, "self: zeros_like(self)"),
+            (1, ("self", "other"), tensor_backward,
+             "self: zeros_like(self); other: zeros_like(other)")):
+        classes.append(type(f"{name}Backward{nr}", (Node,), {
+            "__slots__": (), "__module__": __name__, "__qualname__": f"{name}Backward{nr}",
+            "inputs": inputs, "saves": (), "rule": rule, "backward": backward,
+            "why_zero": "a comparison: its 0/1 values have zero derivative"}))
+    return classes[0], classes[1]
+
+
+COMPARISON_NODES = {op: _comparison_nodes(name) for op, name in (
+    ("eq", "Eq"), ("ne", "Ne"), ("lt", "Lt"), ("le", "Le"), ("gt", "Gt"), ("ge", "Ge"))}
+EqBackward0, EqBackward1 = COMPARISON_NODES["eq"]
+NeBackward0, NeBackward1 = COMPARISON_NODES["ne"]
+LtBackward0, LtBackward1 = COMPARISON_NODES["lt"]
+LeBackward0, LeBackward1 = COMPARISON_NODES["le"]
+GtBackward0, GtBackward1 = COMPARISON_NODES["gt"]
+GeBackward0, GeBackward1 = COMPARISON_NODES["ge"]
+
+
 # PyTorch's longer names of the comparisons.
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
@@ -791,7 +825,9 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     PyTorch has no derivative for it)."""
     if input._data.dtype != values._data.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    return wrap(_xp(input).heaviside(input._data, values._data))
+    # (NumPy's heaviside gives float64 for integers; PyTorch keeps the dtype)
+    out = _xp(input).heaviside(input._data, values._data)
+    return wrap(out.astype(input._data.dtype, copy=False))
 
 
 def logical_not(input: Tensor) -> Tensor:

@@ -27,14 +27,14 @@ from .._core.backend import device_of, get_array_module, silent, to_device
 from .._core.graph import Node, bump_version
 from .._core.record import record, would_record
 from .._core.views import base_key, positions_in_base, rebase_view
-from . import arithmetic, elementwise
-from ._args import scalar_type_name, type_name
+from . import arithmetic, elementwise, pointwise
+from ._args import converted_number, type_name
 from ._common import (
     Tensor,
     as_tensor_operand,
-    can_cast,
     cast_array,
     check_broadcast,
+    check_fits_output,
     grad_state,
 )
 from .creation import default_generator
@@ -130,16 +130,6 @@ def check_writable(t: Tensor, leaf_message: str = LEAF_MESSAGE) -> None:
         raise RuntimeError(_OVERLAP_MESSAGE)
 
 
-def _check_result(t: Tensor, result) -> None:
-    """The result must fit ``t``: same shape, and no float written into an integer tensor."""
-    if tuple(result.shape) != t._data.shape:
-        raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the broadcast "
-                           f"shape {list(result.shape)}")
-    if not can_cast(result.dtype, t._data.dtype):
-        raise RuntimeError(f"result type {scalar_type_name(result.dtype)} can't be cast to the "
-                           f"desired output type {scalar_type_name(t._data.dtype)}")
-
-
 def _adopt(t: Tensor, node, output_nr: int = 0) -> None:
     """Make ``t`` output ``output_nr`` of ``node`` (recorded on a shadow of ``t``)."""
     t._grad_fn = node
@@ -160,13 +150,19 @@ def apply_inplace(t: Tensor, compute, others=(), fast=None) -> Tensor:
     if not would_record((t, *others)):
         if fast is None or not fast(t._data):
             result = compute(t)._data
-            _check_result(t, result)
+            check_fits_output(t._data, result.shape, result.dtype)
             xp.copyto(t._data, result, casting="unsafe")
         bump_version(t)
         return _modified(t)
     shadow = Tensor._make(t._data.copy(), t._requires_grad, t.grad_fn, t._output_nr)
     result = compute(shadow)
-    _check_result(t, result._data)
+    check_fits_output(t._data, result._data.shape, result._data.dtype)
+    if result.grad_fn is None:
+        # An op without a derivative (``x.logical_and_(y)``): PyTorch writes the values and
+        # leaves ``t``'s history as it was.
+        xp.copyto(t._data, result._data, casting="unsafe")
+        bump_version(t)
+        return _modified(t)
     base = _differentiable_base(t)
     if base is None:
         xp.copyto(t._data, result._data, casting="unsafe")
@@ -365,12 +361,14 @@ def pow_(self: Tensor, exponent) -> Tensor:
 
 def addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``self += value * tensor1 * tensor2`` in place (Adam's second moment)."""
-    return apply_inplace(self, lambda s: s + tensor1 * tensor2 * value, (tensor1, tensor2))
+    return apply_inplace(self, lambda s: pointwise.addcmul(s, tensor1, tensor2, value=value),
+                         (tensor1, tensor2))
 
 
 def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``self += value * tensor1 / tensor2`` in place (Adam's update)."""
-    return apply_inplace(self, lambda s: s + tensor1 / tensor2 * value, (tensor1, tensor2))
+    return apply_inplace(self, lambda s: pointwise.addcdiv(s, tensor1, tensor2, value=value),
+                         (tensor1, tensor2))
 
 
 def _unary_inplace(name: str, fn, ufunc_name: str | None, *ufunc_args):
@@ -388,7 +386,13 @@ exp_ = _unary_inplace("exp_", elementwise.exp, "exp")
 log_ = _unary_inplace("log_", elementwise.log, "log")
 sqrt_ = _unary_inplace("sqrt_", elementwise.sqrt, "sqrt")
 tanh_ = _unary_inplace("tanh_", elementwise.tanh, "tanh")
-abs_ = _unary_inplace("abs_", elementwise.abs, "absolute")
+def _abs(input: Tensor) -> Tensor:
+    if input._data.dtype.kind == "c":  # |z| is real: it cannot go back into z
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return elementwise.abs(input)
+
+
+abs_ = _unary_inplace("abs_", _abs, "absolute")
 relu_ = _unary_inplace("relu_", elementwise.relu, "maximum", 0)
 sigmoid_ = _unary_inplace("sigmoid_", elementwise.sigmoid, None)
 
@@ -419,6 +423,36 @@ def clamp_(self: Tensor, min=None, max=None) -> Tensor:
 def clip_(self: Tensor, min=None, max=None) -> Tensor:
     """``clamp_``'s other name."""
     return _clamp_in_place("clip_", "clamp", self, min, max)
+
+
+# -- comparisons in place -------------------------------------------------------------------------
+def _comparison_in_place(name: str, op: str):
+    """``Tensor.<name>``: the comparison ``op`` written as 0/1 into ``self``'s dtype. A float
+    (or complex) ``self`` records PyTorch's zero-gradient node; an integer one records none."""
+    compare = getattr(elementwise, op)
+    number_node, tensor_node = elementwise.COMPARISON_NODES[op]
+
+    def form(self: Tensor, other) -> Tensor:
+        def compute(s):
+            out = compare(s, other)._data.astype(s._data.dtype)
+            if s._data.dtype.kind not in "fcV":
+                return Tensor._make(out)
+            if isinstance(other, Tensor):
+                return record(tensor_node, (s, other), out)
+            return record(number_node, (s,), out)
+
+        return apply_inplace(self, compute, (other,))
+
+    form.__name__ = form.__qualname__ = name
+    form.__doc__ = f"``{op}`` written into ``self`` as 0/1 (PyTorch's ``Tensor.{name}``)."
+    return form
+
+
+_COMPARISONS_IN_PLACE = {
+    name: _comparison_in_place(name, op) for name, op in (
+        ("eq_", "eq"), ("ne_", "ne"), ("not_equal_", "ne"), ("lt_", "lt"), ("less_", "lt"),
+        ("le_", "le"), ("less_equal_", "le"), ("gt_", "gt"), ("greater_", "gt"),
+        ("ge_", "ge"), ("greater_equal_", "ge"))}
 
 
 # -- overwrite: zero_, fill_, copy_, random --------------------------------------------------------
@@ -500,10 +534,16 @@ def fill_(self: Tensor, value) -> Tensor:
         return apply_inplace(self, compute, (value,))
 
     def compute_number(s):
+        # converted as PyTorch's Scalar is: -3 is 253 in uint8, an overflow raises
+        number = converted_number(value, s._data.dtype)
         xp = get_array_module(s._data)
-        return _overwrite(FillBackward2, s, xp.full(s._data.shape, value, dtype=s._data.dtype))
+        return _overwrite(FillBackward2, s, xp.full(s._data.shape, number, dtype=s._data.dtype))
 
-    return apply_inplace(self, compute_number, (), lambda data: data.fill(value) or True)
+    def fast(data) -> bool:
+        data.fill(converted_number(value, data.dtype))
+        return True
+
+    return apply_inplace(self, compute_number, (), fast)
 
 
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
@@ -603,11 +643,11 @@ TENSOR_METHODS = {
     "add_": add_, "sub_": sub_, "subtract_": sub_, "mul_": mul_, "multiply_": mul_,
     "div_": div_, "divide_": div_, "true_divide_": div_, "pow_": pow_, "neg_": neg_,
     "negative_": neg_, "exp_": exp_, "log_": log_, "sqrt_": sqrt_, "tanh_": tanh_,
-    "sigmoid_": sigmoid_, "relu_": relu_, "abs_": abs_, "clamp_": clamp_, "clip_": clip_,
-    "clamp_min_": _clamp_min_, "clamp_max_": _clamp_max_, "addcmul_": addcmul_,
+    "sigmoid_": sigmoid_, "relu_": relu_, "abs_": abs_, "absolute_": abs_, "clamp_": clamp_,
+    "clip_": clip_, "clamp_min_": _clamp_min_, "clamp_max_": _clamp_max_, "addcmul_": addcmul_,
     "addcdiv_": addcdiv_, "zero_": zero_, "fill_": fill_, "copy_": copy_, "uniform_": uniform_,
     "normal_": normal_, "masked_fill_": masked_fill_, "scatter_": scatter_,
     "scatter_add_": scatter_add_, "index_add_": index_add_, "index_put_": index_put_,
-    "put_": put_,
+    "put_": put_, **_COMPARISONS_IN_PLACE,
     "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_, "__ipow__": pow_,
 }
