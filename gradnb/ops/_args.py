@@ -25,6 +25,7 @@ __all__ = [
     "converted_number",
     "cpp_type_name",
     "int_arg",
+    "number_limits",
     "reflected",
     "scalar_type_name",
     "size_arg",
@@ -79,32 +80,46 @@ def converted_number(value, dtype):
     does: RuntimeError where the value overflows ``dtype`` (a complex one with an imaginary
     part overflows a real dtype), and a negative integer wraps into an unsigned dtype as
     two's complement (-3 is 253 in uint8; c10 allows down to -255)."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
+    if not isinstance(dtype, np.dtype):
+        dtype = np.dtype(dtype)
+    kind = dtype.kind
+    if kind == "b":
         return np.bool_(value != 0)
-    if isinstance(value, complex) and dtype.kind != "c":
+    if kind == "c":
+        return dtype.type(value)
+    if isinstance(value, complex):
         if value.imag:
             _overflow(dtype)
         value = value.real
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        # only an integer wraps (a float must fit: NaN and inf never do)
-        low = -info.max if dtype.kind == "u" and isinstance(value, int) else info.min
-        if not low <= value <= info.max:
+    low, high = _LIMITS.get(dtype) or number_limits(dtype)
+    if kind in "iu" and isinstance(value, int) and -high <= value < low:
+        value += high + 1  # a negative integer wraps into an unsigned dtype (a float must fit)
+    if value < low or value > high:
+        if kind in "iu" or math.isfinite(value):  # (inf and NaN fit a float)
             _overflow(dtype)
-        return np.asarray(value).astype(dtype)[()]
-    floating = dtype.kind == "f" or dtype.name == "bfloat16"
-    if floating and math.isfinite(value) and abs(value) > float(_finfo(dtype).max):
+    elif kind in "iu" and value != value:  # noqa: PLR0124 - NaN fits no integer
         _overflow(dtype)
-    return np.asarray(value).astype(dtype)[()]
+    return dtype.type(value)
 
 
-def _finfo(dtype):
-    if dtype.name == "bfloat16":
-        import ml_dtypes  # only a bfloat16 tensor gets here, so ml_dtypes is installed
+_LIMITS: dict = {}
 
-        return ml_dtypes.finfo(dtype)
-    return np.finfo(dtype)
+
+def number_limits(dtype) -> tuple:
+    """The lowest and highest finite values of a real NumPy dtype (bfloat16 included)."""
+    limits = _LIMITS.get(dtype)
+    if limits is None:
+        if dtype.kind in "iub":
+            info = np.iinfo(dtype)
+        elif dtype.name == "bfloat16":
+            import ml_dtypes  # only a bfloat16 tensor gets here, so ml_dtypes is installed
+
+            info = ml_dtypes.finfo(dtype)
+        else:
+            info = np.finfo(dtype)
+        limits = _LIMITS[dtype] = (info.min.item() if hasattr(info.min, "item") else info.min,
+                                   info.max.item() if hasattr(info.max, "item") else info.max)
+    return limits
 
 
 def _overflow(dtype):

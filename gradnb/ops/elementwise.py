@@ -23,6 +23,7 @@ from ._args import (
     check_tensor_only,
     converted_number,
     cpp_type_name,
+    number_limits,
     reflected,
     scalar_type_name,
     type_name,
@@ -358,6 +359,9 @@ class _ClampNumbers(Node):
     def backward(self, g):
         (x,) = self.saved(g)
         xd = dual.data(x)
+        for bound, kernel in ((self.lo, "ge_cpu"), (self.hi, "le_cpu")):
+            if isinstance(bound, complex):  # PyTorch compares x with it: a complex comparison
+                check_kernel_dtype(kernel, _dtype.complex_of(xd.dtype), "c")
         mask = True
         if self.lo is not None:
             mask = xd >= self.lo
@@ -455,6 +459,8 @@ _BOUND_SIGNATURES = {"clamp": ("Tensor min = None, Tensor max = None",
 
 
 _NUMBERS = (bool, int, float, complex)
+_REAL = frozenset((int, float, type(None)))
+_TENSORS = frozenset((Tensor, type(None)))
 
 
 def clamp_bounds(op: str, input, min, max, *, method: str | None = None):
@@ -463,6 +469,11 @@ def clamp_bounds(op: str, input, min, max, *, method: str | None = None):
     number beside a tensor takes the number signature, which reads a 0-d tensor that does not
     require grad as its number; anything else is refused with the parser's TypeError (worded
     for the Tensor method ``method`` when given)."""
+    kinds = {type(min), type(max)}
+    if isinstance(input, Tensor) and (kinds <= _REAL or kinds <= _TENSORS) and (
+            max is not None if op == "clamp_max" else
+            min is not None or (op == "clamp" and max is not None)):
+        return min, max  # the common cases: real numbers, or tensors
     bounds = [b.item() if isinstance(b, np.generic) else b for b in (min, max)]
     if any(isinstance(b, Tensor) for b in bounds) and any(isinstance(b, _NUMBERS) for b in bounds):
         bounds = [b.item() if isinstance(b, Tensor) and not b._data.ndim and not b._requires_grad
@@ -496,7 +507,7 @@ def _refuse_complex(op: str, dtype, min, max) -> None:
         raise NotImplementedError(_COMPLEX_CLAMP)
 
 
-def clamp_number_bounds(op: str, dtype, min, max):
+def _number_bounds(op: str, dtype, min, max):
     """The number bounds as ``dtype`` (the dtype the clamp computes in) holds them: an integer
     wraps into an unsigned dtype as PyTorch converts it (-3 is 253 in uint8), a value out of
     range raises PyTorch's overflow error, and so does a complex bound with an imaginary part
@@ -533,40 +544,69 @@ def _number_clamp_dtype(op: str, input: Tensor, min, max, inplace: bool):
 
 _NUMBER_NODES = {"clamp": ClampBackward1, "clamp_min": ClampMinBackward0,
                  "clamp_max": ClampMaxBackward0}
-_TENSOR_NODES = {"clamp": ClampBackward0, "clamp_min": ClampMinBackward1,
-                 "clamp_max": ClampMaxBackward1}
 
 
-def past_bound(x, bound, upper: bool):
-    """Where ``bound`` replaces ``x`` in a clamp: ``x`` is past it (above an upper bound, below a
-    lower one) or the bound is NaN. A tie keeps ``x`` (-0.0 stays -0.0), and so does a NaN
-    ``x``, as in PyTorch's kernels (NumPy's maximum would give the bound on a tie)."""
+def _past(x, bound, upper: bool):
+    """Where ``bound`` replaces ``x`` in a clamp: ``x`` is past it (above an upper bound, below
+    a lower one) or the bound (an array) is NaN. A tie keeps ``x``, and so does a NaN ``x``."""
     xp = get_array_module(x)
     mask = xp.greater(x, bound) if upper else xp.less(x, bound)
-    if _dtype.is_float_np(x.dtype):
-        mask = mask | xp.isnan(bound)
+    if getattr(bound, "ndim", 0) and _dtype.is_float_np(bound.dtype):
+        mask |= xp.isnan(bound)
     return mask
 
 
-def _clamped(x, lo, hi):
-    """``x`` limited to ``[lo, hi]`` (arrays or scalars of ``x``'s dtype, either None); ``hi``
-    where ``lo > hi``."""
+def clamp_into(out, lo, hi) -> None:
+    """Limit the array ``out`` to ``[lo, hi]`` in place (NumPy scalars of its dtype or arrays,
+    either None) as PyTorch's kernels do: NaN where ``out`` or a bound is NaN, ``hi`` where
+    ``lo > hi``, and ``out`` on a tie (so -0.0 clamped at 0.0 stays -0.0: NumPy's maximum,
+    which gives the bound on a tie, is used only where a tie cannot tell the two apart)."""
+    xp = get_array_module(out)
+    for bound, upper in ((lo, False), (hi, True)):
+        if bound is None:
+            continue
+        if getattr(bound, "ndim", 0) or (bound == 0 and _dtype.is_float_np(out.dtype)):
+            xp.copyto(out, bound, where=_past(out, bound, upper))
+        else:
+            (xp.minimum if upper else xp.maximum)(out, bound, out=out)
+
+
+def real_bounds_fit(dtype, min, max) -> bool:
+    """Whether this is the common case, a float tensor clamped by real numbers (either None):
+    the tensor keeps its dtype and the bounds may stay Python numbers, which NumPy reads in it.
+    A bound out of the dtype's range raises PyTorch's overflow error."""
+    if dtype.kind != "f" or type(min) not in _REAL or type(max) not in _REAL:
+        return False
+    low, high = number_limits(dtype)
+    for bound in (min, max):
+        if bound is not None and not low <= bound <= high and math.isfinite(bound):
+            converted_number(bound, dtype)  # (raises)
+    return True
+
+
+def _clamped_by_numbers(x, lo, hi):
+    """A new array: ``x`` limited to the number bounds ``lo`` and ``hi`` (either None)."""
+    if (lo == 0 or hi == 0) and _dtype.is_float_np(x.dtype):  # a tie keeps x's sign of zero
+        out = x.copy()
+        clamp_into(out, lo, hi)
+        return out
     xp = get_array_module(x)
-    out = x
     if lo is not None:
-        out = xp.where(past_bound(out, lo, upper=False), lo, out)
-    if hi is not None:
-        out = xp.where(past_bound(out, hi, upper=True), hi, out)
-    return out
+        x = xp.maximum(x, lo)
+    return x if hi is None else xp.minimum(x, hi)
 
 
 def _clamp_numbers(op: str, input: Tensor, min, max, inplace: bool) -> Tensor:
-    dtype = _number_clamp_dtype(op, input, min, max, inplace)
-    check_kernel_dtype(_NUMBER_KERNELS[min is not None, max is not None], dtype, "b")
-    lo, hi = clamp_number_bounds(op, dtype, min, max)
-    out = _clamped(input._data.astype(dtype, copy=False), lo, hi)
-    attrs = {"lo": None if lo is None else lo.item(), "hi": None if hi is None else hi.item()}
-    return record(_NUMBER_NODES[op], (input,), out, attrs=attrs)
+    dtype = input._data.dtype
+    if real_bounds_fit(dtype, min, max):
+        lo, hi = min, max
+    else:
+        dtype = _number_clamp_dtype(op, input, min, max, inplace)
+        check_kernel_dtype(_NUMBER_KERNELS[min is not None, max is not None], dtype, "b")
+        lo, hi = _number_bounds(op, dtype, min, max)
+    out = _clamped_by_numbers(input._data.astype(dtype, copy=False), lo, hi)
+    # (the node compares x with the bounds as given, PyTorch's saved Scalars)
+    return record(_NUMBER_NODES[op], (input,), out, attrs={"lo": min, "hi": max})
 
 
 def _clamp_tensors(op: str, input: Tensor, min, max, inplace: bool) -> Tensor:
@@ -578,7 +618,7 @@ def _clamp_tensors(op: str, input: Tensor, min, max, inplace: bool) -> Tensor:
         raise NotImplementedError(_COMPLEX_CLAMP)
     shape = d.shape
     for bound in (min, max):
-        if bound is not None:
+        if bound is not None and bound._data.shape != shape:
             check_broadcast(shape, bound._data.shape)
             shape = np.broadcast_shapes(shape, bound._data.shape)
     dtype = result_type_of(input, min, max)
@@ -586,8 +626,10 @@ def _clamp_tensors(op: str, input: Tensor, min, max, inplace: bool) -> Tensor:
         check_fits_output(d, shape, dtype)
     kernel, refused = _TENSOR_KERNELS[min is not None, max is not None]
     check_kernel_dtype(kernel, dtype, refused)
-    out = _clamped(*(None if t is None else t._data.astype(dtype, copy=False)
-                     for t in (input, min, max)))
+    lo, hi = (None if b is None else b._data.astype(dtype, copy=False) for b in (min, max))
+    out = d.astype(dtype) if shape == d.shape else get_array_module(d).broadcast_to(
+        d.astype(dtype, copy=False), shape).copy()
+    clamp_into(out, lo, hi)
     if op == "clamp_min":
         return record(ClampMinBackward1, (input, min), out)
     if op == "clamp_max":

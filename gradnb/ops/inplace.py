@@ -26,6 +26,7 @@ from .._core import events
 from .._core.backend import device_of, get_array_module, silent, to_device
 from .._core.graph import Node, bump_version
 from .._core.record import record, would_record
+from .._core.views import _address as address_of
 from .._core.views import base_key, positions_in_base, rebase_view
 from . import arithmetic, elementwise, pointwise
 from ._args import converted_number, type_name
@@ -130,6 +131,49 @@ def check_writable(t: Tensor, leaf_message: str = LEAF_MESSAGE) -> None:
         raise RuntimeError(_OVERLAP_MESSAGE)
 
 
+_SHARED_MESSAGE = ("unsupported operation: some elements of the input tensor and the written-to "
+                   "tensor refer to a single memory location. Please clone() the tensor before "
+                   "performing the operation.")
+
+
+def _dense(a) -> bool:
+    """PyTorch's ``is_non_overlapping_and_dense``: the strides lay the entries out with no gap
+    and no repeat, in some order of the dimensions."""
+    dims = sorted((stride, n) for stride, n in zip(a.strides, a.shape) if n != 1)
+    required = a.itemsize
+    for stride, n in dims:
+        if stride != required:
+            return False
+        required *= n
+    return True
+
+
+def _overlap(a, b) -> str:
+    """PyTorch's ``get_overlap_status`` of two arrays: ``"full"`` (the same entries, the same
+    layout), ``"partial"`` (shared memory otherwise), ``"no"``, or ``"too hard"`` where either is
+    not dense (PyTorch then does not look further)."""
+    if a is b:
+        return "full"
+    if a.size == 0 or b.size == 0 or type(a) is not type(b) or not get_array_module(
+            a).may_share_memory(a, b):
+        return "no"
+    if not (_dense(a) and _dense(b)):
+        return "too hard"
+    a_begin, b_begin = address_of(a), address_of(b)
+    a_end, b_end = a_begin + a.nbytes, b_begin + b.nbytes
+    if a_begin == b_begin and a_end == b_end:
+        return "full" if a.strides == b.strides or a.ndim == b.ndim == 0 else "partial"
+    return "partial" if a_begin < b_end and b_begin < a_end else "no"
+
+
+def check_no_overlap(written, read, full_too: bool = False) -> None:
+    """PyTorch's refusal of an in-place op that reads memory it writes (``x[1:].add_(x[:-1])``):
+    partly shared memory, or any for the index ops (``full_too``: ``assert_no_overlap``)."""
+    status = _overlap(written, read)
+    if status == "partial" or (full_too and status == "full"):
+        raise RuntimeError(_SHARED_MESSAGE)
+
+
 def _adopt(t: Tensor, node, output_nr: int = 0) -> None:
     """Make ``t`` output ``output_nr`` of ``node`` (recorded on a shadow of ``t``)."""
     t._grad_fn = node
@@ -139,13 +183,22 @@ def _adopt(t: Tensor, node, output_nr: int = 0) -> None:
         t._grad_fn_version = t._version_counter[0]
 
 
-def apply_inplace(t: Tensor, compute, others=(), fast=None) -> Tensor:
+def apply_inplace(t: Tensor, compute, others=(), fast=None, *, reads=None,
+                  refuse_full_overlap: bool = False) -> Tensor:
     """Run ``compute`` (an out-of-place op, ``tensor -> tensor``) in place on ``t``.
 
     ``others`` are the op's other operands (to know whether to record); ``fast(data)`` may write
     the result straight into ``data`` when nothing records, returning False to decline.
+    ``reads``: the tensors whose memory PyTorch checks against ``t``'s (``others`` by default):
+    none may share part of it, nor, with ``refuse_full_overlap`` (the index ops), all of it.
     """
     check_writable(t)
+    data = t._data
+    for other in others if reads is None else reads:
+        if isinstance(other, Tensor) and type(other._data) is type(data) and (
+                np.may_share_memory(data, other._data) if type(data) is np.ndarray
+                else get_array_module(data).may_share_memory(data, other._data)):
+            check_no_overlap(data, other._data, full_too=refuse_full_overlap)
     xp = get_array_module(t._data)
     if not would_record((t, *others)):
         if fast is None or not fast(t._data):
@@ -212,7 +265,23 @@ def write_region(t: Tensor, key, value) -> None:
         else:
             copy_(t, vt)
         return
+    # (``t[mask] = v`` with a 0-d ``v`` is PyTorch's masked_fill_, which reads ``v`` as a number)
+    mask_fill = (vt is not None and not is_tuple and not basic and items[0].dtype == bool
+                 and vt._data.ndim == 0)
+    if vt is not None and not basic and not mask_fill:
+        # PyTorch index_puts into the view the key's basic entries take: it may share no memory
+        # with the value (but ``t[mask] = v`` with a 0-d ``v`` is its masked_fill_: no check)
+        check_no_overlap(t._data[_view_part(items)], vt._data, full_too=True)
+    elif vt is not None and vt._data.shape == tuple(region_shape):
+        # ... or copies into the view ``t[key]``, which may not share part of the value's memory
+        # (a value it broadcasts is read through an expanded view, which PyTorch does not check)
+        check_no_overlap(t._data[data_key], vt._data)
     raw = vt._data if vt is not None else value
+    if vt is not None and vt._version_counter is t._version_counter and vt.grad_fn is not None:
+        # A value read from ``t`` itself (``t[0] = t[1]``): PyTorch links it as it was before
+        # the write, which bumps the version it shares with ``t`` (after the bump gradnb would
+        # regenerate it as an AsStridedBackward0 view of the written ``t``).
+        vt = Tensor._make(raw, True, vt.grad_fn, vt._output_nr)
     if not (grad_state.enabled and (t._requires_grad or (vt is not None and vt._requires_grad))):
         t._data[data_key] = raw
         bump_version(t)
@@ -232,6 +301,13 @@ def write_region(t: Tensor, key, value) -> None:
     if base is not None:
         rebase_view(t, base, positions)
     _modified(t)
+
+
+def _view_part(items) -> tuple:
+    """The basic entries of a key with array indices, each array index standing for the whole
+    dimensions it indexes: the view PyTorch index_puts into."""
+    return tuple(item if item is None or item is Ellipsis or isinstance(item, (bool, int, slice))
+                 else slice(None) for item in items for _ in range(max(_consumed(item), 1)))
 
 
 def _takes_view(items, is_tuple: bool, shape) -> bool:
@@ -400,15 +476,10 @@ sigmoid_ = _unary_inplace("sigmoid_", elementwise.sigmoid, None)
 def _clamp_in_place(name: str, op: str, self: Tensor, min, max) -> Tensor:
     min, max = elementwise.clamp_bounds(op, self, min, max, method=name)
 
-    def fast(data) -> bool:  # number bounds on a float tensor: written in place with where=
-        if data.dtype.kind != "f" or isinstance(min, Tensor) or isinstance(max, Tensor):
+    def fast(data) -> bool:  # real number bounds on a float tensor: clamped where it is
+        if not elementwise.real_bounds_fit(data.dtype, min, max):
             return False
-        lo, hi = elementwise.clamp_number_bounds(op, data.dtype, min, max)
-        xp = get_array_module(data)
-        if lo is not None:
-            xp.copyto(data, lo, where=elementwise.past_bound(data, lo, upper=False))
-        if hi is not None:
-            xp.copyto(data, hi, where=elementwise.past_bound(data, hi, upper=True))
+        elementwise.clamp_into(data, min, max)
         return True
 
     return apply_inplace(self, lambda s: elementwise.clamp_op(op, s, min, max, inplace=True),
@@ -531,7 +602,7 @@ def fill_(self: Tensor, value) -> Tensor:
             data = xp.full(s._data.shape, value._data, dtype=s._data.dtype)
             return _overwrite(FillBackward3, s, data, value)
 
-        return apply_inplace(self, compute, (value,))
+        return apply_inplace(self, compute, (value,), reads=())  # (read as a number)
 
     def compute_number(s):
         # converted as PyTorch's Scalar is: -3 is 253 in uint8, an overflow raises
@@ -554,15 +625,12 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
         raise TypeError("copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type_name(src)}")
     shape = self._data.shape
-    # PyTorch broadcasts self with src, then requires the result to be self's shape
-    check_broadcast(shape, src._data.shape)
-    full = np.broadcast_shapes(shape, src._data.shape)
-    if full != shape:
-        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
-                           f"{list(full)}")
 
     def compute(s):
         data = src._data
+        if data.shape != shape:  # PyTorch broadcasts self with src: the result must be self's
+            check_broadcast(shape, data.shape)
+            check_fits_output(s._data, np.broadcast_shapes(shape, data.shape), s._data.dtype)
         moved = type(data) is not type(s._data)
         if moved:
             data = to_device(data, device_of(s._data))
@@ -574,7 +642,7 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     # An integer or bool destination cannot carry a gradient: a grad-requiring source is
     # copied without recording (PyTorch's result does not require grad).
     differentiable = self._data.dtype.kind in "fc"
-    return apply_inplace(self, compute, (src,) if differentiable else ())
+    return apply_inplace(self, compute, (src,) if differentiable else (), reads=(src,))
 
 
 def _random_fill(cls, sample):
@@ -601,33 +669,37 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
 # -- indexing ops in place -----------------------------------------------------------------------
 def masked_fill_(self: Tensor, mask, value) -> Tensor:
     """Write ``value`` where ``mask`` (broadcast to ``self``) is True, in place."""
-    return apply_inplace(self, lambda s: masked_fill(s, mask, value), (value,))
+    return apply_inplace(self, lambda s: masked_fill(s, mask, value), (value,), reads=())
 
 
 def scatter_(self: Tensor, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:
     """In-place ``scatter``."""
     return apply_inplace(self, lambda s: scatter(s, dim, index, src, value=value, reduce=reduce),
-                         (src,))
+                         (src,), refuse_full_overlap=True)
 
 
 def scatter_add_(self: Tensor, dim: int, index, src: Tensor) -> Tensor:
     """In-place ``scatter_add``."""
-    return apply_inplace(self, lambda s: scatter_add(s, dim, index, src), (src,))
+    return apply_inplace(self, lambda s: scatter_add(s, dim, index, src), (src,),
+                         refuse_full_overlap=True)
 
 
 def index_add_(self: Tensor, dim: int, index, source: Tensor, *, alpha=1) -> Tensor:
     """In-place ``index_add``."""
-    return apply_inplace(self, lambda s: index_add(s, dim, index, source, alpha=alpha), (source,))
+    return apply_inplace(self, lambda s: index_add(s, dim, index, source, alpha=alpha), (source,),
+                         refuse_full_overlap=True)
 
 
 def index_put_(self: Tensor, indices, values, accumulate: bool = False) -> Tensor:
     """In-place ``index_put``."""
-    return apply_inplace(self, lambda s: index_put(s, indices, values, accumulate), (values,))
+    return apply_inplace(self, lambda s: index_put(s, indices, values, accumulate), (values,),
+                         refuse_full_overlap=True)
 
 
 def put_(self: Tensor, index, source: Tensor, accumulate: bool = False) -> Tensor:
     """In-place ``put``."""
-    return apply_inplace(self, lambda s: put(s, index, source, accumulate), (source,))
+    return apply_inplace(self, lambda s: put(s, index, source, accumulate), (source,),
+                         refuse_full_overlap=True)
 
 
 def _clamp_min_(self: Tensor, min) -> Tensor:

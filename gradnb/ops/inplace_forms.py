@@ -72,9 +72,18 @@ TENSOR_ONLY = {"atan2_": "other", "arctan2_": "other", "gcd_": "other", "lcm_": 
                "hypot_": "other", "nextafter_": "other", "heaviside_": "values"}
 
 
+# The index ops, which refuse a source sharing any of ``self``'s memory (PyTorch's
+# ``assert_no_overlap``; the others refuse only a partly shared one), and the ops PyTorch does
+# not check at all (index_fill_ reads its value as a number).
+INDEX_OPS = frozenset(("index_copy_", "index_reduce_"))
+UNCHECKED = frozenset(("index_fill_", "masked_scatter_"))
+
+
 def _in_place(name: str, op):
     promoting = name in PROMOTING
     tensor_only = TENSOR_ONLY.get(name)
+    index_op = name in INDEX_OPS
+    unchecked = name in UNCHECKED
 
     def compute(s, args, kwargs):
         if promoting and len(args) == 1 and not kwargs:
@@ -86,7 +95,8 @@ def _in_place(name: str, op):
             raise TypeError(f"{name}(): argument '{tensor_only}' (position 1) must be Tensor, "
                             f"not {type_name(args[0])}")
         others = tuple(a for a in (*args, *kwargs.values()) if isinstance(a, Tensor))
-        return apply_inplace(self, lambda s: compute(s, args, kwargs), others)
+        return apply_inplace(self, lambda s: compute(s, args, kwargs), others,
+                             reads=() if unchecked else None, refuse_full_overlap=index_op)
 
     form.__name__ = form.__qualname__ = name
     form.__doc__ = f"``{name[:-1]}`` written into ``self`` (PyTorch's ``Tensor.{name}``)."

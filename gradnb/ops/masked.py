@@ -18,7 +18,6 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
-from .._runtime import iinfo as _iinfo
 from . import elementwise as ew
 from . import pointwise as pw
 from . import reductions as red
@@ -100,9 +99,12 @@ def _identity(name: str, input: Tensor, *args):
             return -math.inf if lowest else math.inf
         if name == "logsumexp" and dtype.is_complex:
             return complex(-math.inf, 0)
-        if dtype.is_signed or dtype == _dtype.uint8:  # (a complex dtype is signed: iinfo refuses)
-            info = _iinfo(dtype)
-            return info.min if lowest else info.max
+        if dtype.is_signed or dtype == _dtype.uint8:
+            if dtype.is_complex:  # (signed, so PyTorch asks iinfo, which refuses it)
+                raise TypeError("gradnb.iinfo() requires an integer input type. Use gradnb.finfo "
+                                "to handle 'gradnb.iinfo'")
+            info = np.iinfo(dtype.np)
+            return int(info.min if lowest else info.max)
     elif name in ("mean", "var", "std"):
         return None
     elif name == "norm":
