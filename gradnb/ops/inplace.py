@@ -505,8 +505,15 @@ def _comparison_in_place(name: str, op: str):
 
     def form(self: Tensor, other) -> Tensor:
         def compute(s):
+            if isinstance(other, Tensor) and other._data.shape != s._data.shape:
+                # the shapes are checked before the kernel (which may refuse the dtypes)
+                check_broadcast(s._data.shape, other._data.shape)
+                check_fits_output(s._data, np.broadcast_shapes(s._data.shape, other._data.shape),
+                                  s._data.dtype)
             out = compare(s, other)._data.astype(s._data.dtype)
             if s._data.dtype.kind not in "fcV":
+                # (PyTorch records its node on an integer tensor too, which then fails most
+                # ops with "Autograd not support dtype": gradnb records none)
                 return Tensor._make(out)
             if isinstance(other, Tensor):
                 return record(tensor_node, (s, other), out)
@@ -565,6 +572,11 @@ class CopyBackwards(Node):
     rule = "self: zeros (overwritten); src: grad cast to src's dtype"
 
     __slots__ = ("src_device",)
+
+    def name(self) -> str:
+        """As PyTorch names this C++ node (``torch::autograd::CopyBackwards``), in gradnb's
+        namespace."""
+        return "gradnb::autograd::CopyBackwards"
 
     def backward(self, g):
         g_src = None

@@ -69,7 +69,8 @@ def _check_promoted(name: str, self: Tensor, other) -> None:
 
 # The forms whose other operand must be a tensor (no number), by the argument's name.
 TENSOR_ONLY = {"atan2_": "other", "arctan2_": "other", "gcd_": "other", "lcm_": "other",
-               "hypot_": "other", "nextafter_": "other", "heaviside_": "values"}
+               "hypot_": "other", "nextafter_": "other", "heaviside_": "values",
+               "logical_and_": "other", "logical_or_": "other", "logical_xor_": "other"}
 
 
 # The index ops, which refuse a source sharing any of ``self``'s memory (PyTorch's
