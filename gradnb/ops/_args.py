@@ -35,9 +35,9 @@ __all__ = [
 
 
 _SCALAR_TYPE_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
-                      "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int8": "Char",
-                      "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
-                      "bool": "Bool"}
+                      "float64": "Double", "complex64": "ComplexFloat",
+                      "complex128": "ComplexDouble", "int8": "Char", "int16": "Short",
+                      "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
 
 
 def scalar_type_name(dtype) -> str:
@@ -48,8 +48,8 @@ def scalar_type_name(dtype) -> str:
 
 
 _CONVERT_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-                  "float64": "double", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
-                  "uint8": "uint8_t", "bool": "bool"}
+                  "float64": "double", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+                  "int64": "int64_t", "uint8": "uint8_t", "bool": "bool"}
 
 
 def check_value_fits(value, dtype) -> None:
@@ -91,14 +91,14 @@ def converted_number(value, dtype):
         if value.imag:
             _overflow(dtype)
         value = value.real
-    low, high = _LIMITS.get(dtype) or number_limits(dtype)
-    if kind in "iu" and isinstance(value, int) and -high <= value < low:
-        value += high + 1  # a negative integer wraps into an unsigned dtype (a float must fit)
-    if value < low or value > high:
-        if kind in "iu" or math.isfinite(value):  # (inf and NaN fit a float)
-            _overflow(dtype)
-    elif kind in "iu" and value != value:  # noqa: PLR0124 - NaN fits no integer
-        _overflow(dtype)
+    low, high = number_limits(dtype)
+    if kind in "iu":
+        if isinstance(value, int) and -high <= value < low:
+            value += high + 1  # a negative integer wraps into an unsigned dtype
+        elif isinstance(value, float) and math.isnan(value):
+            _overflow(dtype)  # (a float must fit: NaN and inf never do)
+    if (value < low or value > high) and (kind in "iu" or math.isfinite(value)):
+        _overflow(dtype)  # (inf and NaN fit a float dtype)
     return dtype.type(value)
 
 

@@ -162,7 +162,7 @@ def _overlap(a, b) -> str:
     a_begin, b_begin = address_of(a), address_of(b)
     a_end, b_end = a_begin + a.nbytes, b_begin + b.nbytes
     if a_begin == b_begin and a_end == b_end:
-        return "full" if a.strides == b.strides or a.ndim == b.ndim == 0 else "partial"
+        return "full" if a.strides == b.strides else "partial"
     return "partial" if a_begin < b_end and b_begin < a_end else "no"
 
 
@@ -462,6 +462,8 @@ exp_ = _unary_inplace("exp_", elementwise.exp, "exp")
 log_ = _unary_inplace("log_", elementwise.log, "log")
 sqrt_ = _unary_inplace("sqrt_", elementwise.sqrt, "sqrt")
 tanh_ = _unary_inplace("tanh_", elementwise.tanh, "tanh")
+
+
 def _abs(input: Tensor) -> Tensor:
     if input._data.dtype.kind == "c":  # |z| is real: it cannot go back into z
         raise RuntimeError("In-place abs is not supported for complex tensors.")

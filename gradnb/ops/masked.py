@@ -26,8 +26,9 @@ from . import sorting
 from ._common import Tensor, wrap
 
 __all__ = [
-    "amax", "amin", "argmax", "argmin", "cumprod", "cumsum", "log_softmax", "logaddexp", "logsumexp", "mean",
-    "median", "norm", "normalize", "prod", "softmax", "softmin", "std", "sum", "var",
+    "amax", "amin", "argmax", "argmin", "cumprod", "cumsum", "log_softmax", "logaddexp",
+    "logsumexp", "mean", "median", "norm", "normalize", "prod", "softmax", "softmin", "std", "sum",
+    "var",
 ]
 
 _SMALL_INTEGERS = ("uint8", "bool", "int8", "int16", "int32")

@@ -448,7 +448,7 @@ def test_stale_view_gradients_match_torch(torch):
     assert results[0] == results[1]
 
 
-# -- nodes of in-place forms -------------------------------------------------------------------------
+# -- nodes of in-place forms ---------------------------------------------------------------------
 def _graph_names(node, depth: int = 3) -> list:
     """Node names down ``depth`` levels of ``next_functions`` (None for a missing edge)."""
     if node is None or depth < 0:
