@@ -8,6 +8,8 @@ from .ops.masked import (
     _output_mask,
     amax,
     amin,
+    argmax,
+    argmin,
     cumprod,
     cumsum,
     log_softmax,
@@ -26,7 +28,8 @@ from .ops.masked import (
 )
 
 __all__ = [
-    "amax", "amin", "cumprod", "cumsum", "log_softmax", "logaddexp", "logsumexp", "mean",
-    "median", "norm", "normalize", "prod", "softmax", "softmin", "std", "sum", "var",
+    "amax", "amin", "argmax", "argmin", "cumprod", "cumsum", "log_softmax", "logaddexp",
+    "logsumexp", "mean", "median", "norm", "normalize", "prod", "softmax", "softmin", "std", "sum",
+    "var",
 ]
 _PRIVATE_HELPERS = (_input_mask, _output_mask)  # PyTorch's names, read by op_db's wrappers

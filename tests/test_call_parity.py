@@ -26,6 +26,13 @@ def _outcome(lib, call):
     return "ok", str(value).replace("torch", "gradnb")
 
 
+def _written(lib, write):
+    """``arange(4.0)`` after ``write`` (an in-place op) ran on it."""
+    x = lib.arange(4.0)
+    write(x)
+    return x
+
+
 CALLS = {
     "log_softmax of int64 (last dim)": lambda t: t.log_softmax(t.tensor([1, 2]), 0),
     "log_softmax of int64 (not last dim)": lambda t: t.log_softmax(t.ones(2, 3, dtype=t.int64), 0),
@@ -65,6 +72,120 @@ CALLS = {
         lambda t: (t.ones(2, 3).bfloat16() @ t.ones(3, 2).bfloat16()).dtype,
     "a leaf's AccumulateGrad name":
         lambda t: (t.ones(2, requires_grad=True) * 2).grad_fn.next_functions[0][0].name(),
+    # clamp: PyTorch's dtype rules, conversions and refusals
+    "clamp_ of uint8 with a float (the C++ type in the cast error)":
+        lambda t: t.tensor([1, 3], dtype=t.uint8).clamp_(0.0),
+    "clamp_max_ of int16 with a float": lambda t: t.tensor([1, 3], dtype=t.int16).clamp_max_(0.5),
+    "clamp_ of bool with an int": lambda t: t.tensor([True]).clamp_(1),
+    "clamp_ of int64 with a float tensor (ScalarType names)":
+        lambda t: t.tensor([1, 2]).clamp_(t.tensor([1.5])),
+    "clamp of a complex tensor": lambda t: t.tensor([1 + 1j, 3j]).clamp(2),
+    "clamp_ of a complex tensor with a complex bound":
+        lambda t: t.tensor([1 + 1j, 3j]).clamp_(2 + 0j),
+    "clamp_ of a complex tensor with a tensor bound":
+        lambda t: t.tensor([1 + 1j]).clamp_(t.tensor(1.0)),
+    "clamp_min_ of a complex tensor with a tensor bound (the kernel refuses)":
+        lambda t: t.tensor([1 + 1j]).clamp_min_(t.tensor(1.0)),
+    "clamp_min_ of a float tensor with a complex number":
+        lambda t: t.tensor([1.0, 2.0]).clamp_min_(1j),
+    "clamp of a float tensor with a complex number": lambda t: t.tensor([1.0, 2.0]).clamp(1j),
+    "clamp of a float tensor with a real complex number":
+        lambda t: t.tensor([1.0, 3.0]).clamp(2 + 0j),
+    "clamp_ of uint8 with a complex number": lambda t: t.tensor([1], dtype=t.uint8).clamp_(1j),
+    "clamp of float with a complex tensor (the kernel refuses)":
+        lambda t: t.tensor([1.0]).clamp(t.tensor([1j])),
+    "clamp_min_ of uint8 with an int64 0-d -3 wraps to 253":
+        lambda t: t.tensor([3, 0], dtype=t.uint8).clamp_min_(t.tensor(-3)),
+    "clamp of uint8 with -3 wraps to 253": lambda t: t.tensor([3, 200], dtype=t.uint8).clamp(-3),
+    "clamp of uint8 with -300 overflows": lambda t: t.tensor([3], dtype=t.uint8).clamp(-300),
+    "clamp of int8 with an int8-overflowing 0-d tensor wraps":
+        lambda t: t.clamp(t.tensor([3, 0], dtype=t.int8), t.tensor(-300)),
+    "clamp of float16 with 1e6 overflows": lambda t: t.ones(2, dtype=t.float16).clamp(1e6),
+    "clamp of float32 with 1e300 overflows": lambda t: t.ones(2).clamp(max=1e300),
+    "clamp of int64 with a 0-d int8 tensor keeps int64":
+        lambda t: t.tensor([1, 5]).clamp(t.tensor(2, dtype=t.int8)),
+    "clamp of int8 with 0-d float64 and float16 bounds":
+        lambda t: t.clamp(t.tensor([1, 2], dtype=t.int8), t.tensor(1.5, dtype=t.float64),
+                          t.tensor(5, dtype=t.float16)),
+    "clamp of bool with bool numbers": lambda t: t.tensor([True, False]).clamp(True, True),
+    "clamp of bool with bool tensors": lambda t: t.tensor([True]).clamp(t.tensor(True),
+                                                                        t.tensor(True)),
+    "clamp of bool with a float": lambda t: t.tensor([True, False]).clamp(0.5),
+    "clamp with a NaN bound": lambda t: t.tensor([3.0, 0.0]).clamp(0, float("nan")).isnan(),
+    "clamp with min > max": lambda t: t.tensor([3.0, 0.0, 1.5]).clamp(2, 1),
+    "clamp with a number and a 0-d tensor": lambda t: t.clamp(t.tensor([1, 2]), 0.5, t.tensor(2)),
+    "clamp with a number and a 1-d tensor": lambda t: t.clamp(t.tensor([1, 2]), 0.5, t.tensor([2])),
+    "Tensor.clamp with a number and a 1-d tensor":
+        lambda t: t.tensor([1, 2]).clamp(0.5, t.tensor([2])),
+    "clamp_min with None": lambda t: t.clamp_min(t.tensor([1, 2]), None),
+    "clamp with no bound": lambda t: t.tensor([1.0]).clamp_(),
+    "clamp_ with a bound that grows the tensor":
+        lambda t: t.tensor([1, 2, 3]).clamp_(t.tensor([[1.0, 2, 3]])),
+    # copy_
+    "copy_ from a source larger than the tensor": lambda t: t.zeros(3).copy_(t.ones(2, 3)),
+    "copy_ from a source that broadcasts past the tensor":
+        lambda t: t.zeros(3, 1).copy_(t.ones(1, 2)),
+    "copy_ of complex into bool": lambda t: t.zeros(2, dtype=t.bool).copy_(t.tensor([0.5j, 0])),
+    "copy_ of a list": lambda t: t.zeros(3).copy_([1, 2, 3]),
+    "complex to bool": lambda t: t.tensor([0.5j, 0]).bool(),
+    # fill_ and masked_fill_ convert numbers as PyTorch's Scalar does
+    "fill_ of uint8 with -3": lambda t: t.zeros(2, dtype=t.uint8).fill_(-3),
+    "fill_ of uint8 with 300": lambda t: t.zeros(2, dtype=t.uint8).fill_(300),
+    "fill_ of int64 with NaN": lambda t: t.zeros(2, dtype=t.int64).fill_(float("nan")),
+    "fill_ of float32 with 1e300": lambda t: t.zeros(2).fill_(1e300),
+    "fill_ of float32 with a complex number": lambda t: t.zeros(2).fill_(2j),
+    "masked_fill_ of uint8 with -3":
+        lambda t: t.zeros(2, dtype=t.uint8).masked_fill_(t.tensor([True, False]), -3),
+    "masked_fill_ of float with a real complex 0-d tensor":
+        lambda t: t.zeros(2).masked_fill_(t.tensor([True, False]), t.tensor(2 + 0j)),
+    # other in-place forms: the cast is checked before the kernel, tensor-only arguments
+    "abs_ of a complex tensor": lambda t: t.tensor([1j, 2]).abs_(),
+    "fmod_ of int64 with a complex tensor": lambda t: t.tensor([3, 4]).fmod_(t.tensor([1j, 2])),
+    "bitwise_and_ of int64 with a float": lambda t: t.tensor([3, 4]).bitwise_and_(0.5),
+    "atan2_ of int64 with an int64 tensor": lambda t: t.tensor([3, 4]).atan2_(t.tensor([1, 2])),
+    "atan2_ with a number": lambda t: t.tensor([3.0, 4.0]).atan2_(2.0),
+    "gcd_ with a number": lambda t: t.tensor([3, 4]).gcd_(2),
+    "heaviside of int64 keeps int64": lambda t: t.heaviside(t.tensor([-1, 0, 2]), t.tensor([5])),
+    # memory shared between what an in-place op reads and writes
+    "x[1:].add_(x[:-1])": lambda t: _written(t, lambda x: x[1:].add_(x[:-1])),
+    "an in-place op reading an overlapping slice": lambda t: _written(t, lambda x: x[:2].mul_(
+        x[1:3])),
+    "an in-place op reading a disjoint slice": lambda t: _written(t, lambda x: x[:2].mul_(x[2:])),
+    "an in-place op reading itself": lambda t: _written(t, lambda x: x.add_(x)),
+    "t[:2] = t[1:3]": lambda t: _written(t, lambda x: x.__setitem__(slice(0, 2), x[1:3])),
+    "t[:2] = t[2:]": lambda t: _written(t, lambda x: x.__setitem__(slice(0, 2), x[2:])),
+    "t[[0, 1]] = t[2:]": lambda t: _written(t, lambda x: x.__setitem__([0, 1], x[2:])),
+    "t[mask] = t[0]": lambda t: _written(t, lambda x: x.__setitem__(x > 2, x[0])),
+    "index_put_ of a slice of itself": lambda t: _written(
+        t, lambda x: x.index_put_((t.tensor([0, 1]),), x[2:])),
+    # reductions to an integer dtype, masked ops
+    "sum(dtype=int64) of a grad-requiring tensor":
+        lambda t: t.tensor([1.5, 2.5], requires_grad=True).sum(dtype=t.int64),
+    "cumsum(dtype=int32) of a grad-requiring tensor":
+        lambda t: t.tensor([1.5, 2.5], requires_grad=True).cumsum(0, dtype=t.int32),
+    "prod(dtype=bool) of a grad-requiring tensor":
+        lambda t: t.prod(t.tensor([1.5, 2.5], requires_grad=True), 0, dtype=t.bool),
+    "cumsum to bool": lambda t: t.cumsum(t.tensor([True, False]), 0, dtype=t.bool),
+    "masked.sum(dtype=int64) of a grad-requiring tensor":
+        lambda t: t.masked.sum(t.tensor([1.5, 2.5], requires_grad=True), 0, dtype=t.int64),
+    "masked.var(dtype=int64) of a grad-requiring tensor":
+        lambda t: t.masked.var(t.tensor([1.5, 2.5], requires_grad=True), 0, dtype=t.int64),
+    "masked.prod(dtype=int64) of a grad-requiring tensor":
+        lambda t: t.masked.prod(t.tensor([1.5, 2.5], requires_grad=True), 0, dtype=t.int64),
+    "masked.softmax of int64": lambda t: t.masked.softmax(t.tensor([1, 2]), 0),
+    "masked.log_softmax of int64 with a mask":
+        lambda t: t.masked.log_softmax(t.tensor([1, 2]), 0, mask=t.tensor([True, False])),
+    "masked.softmin of bool": lambda t: t.masked.softmin(t.tensor([True, False]), 0),
+    "softmax with dtype=int64": lambda t: t.softmax(t.tensor([1.5, 2.5]), 0, dtype=t.int64),
+    "masked.amax of bool with a mask":
+        lambda t: t.masked.amax(t.tensor([True, False]), 0, mask=t.tensor([False, False])),
+    "masked.amax of complex with a mask":
+        lambda t: t.masked.amax(t.tensor([1j, 2]), 0, mask=t.tensor([True, False])),
+    "masked.sum of complex with a mask":
+        lambda t: t.masked.sum(t.tensor([1j, 2]), 0, mask=t.tensor([True, False])),
+    "masked.argmax": lambda t: t.masked.argmax(t.tensor([1.5, 2.5], requires_grad=True), 0),
+    "masked.argmin with a mask and keepdim": lambda t: t.masked.argmin(
+        t.tensor([[1, 2], [0, 5]]), 1, keepdim=True, mask=t.tensor([[False, True], [True, True]])),
 }
 
 

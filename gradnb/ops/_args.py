@@ -7,7 +7,10 @@ formatting its own message.
 
 from __future__ import annotations
 
+import math
 import operator
+
+import numpy as np
 
 from .._core.tensor import Tensor
 from .._core.tensor import _wrap_dim as wrap_dim
@@ -19,7 +22,10 @@ __all__ = [
     "check_tensor_only",
     "check_tensor_or_number",
     "check_value_fits",
+    "converted_number",
+    "cpp_type_name",
     "int_arg",
+    "number_limits",
     "reflected",
     "scalar_type_name",
     "size_arg",
@@ -28,10 +34,10 @@ __all__ = [
 ]
 
 
-_SCALAR_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double",
-                      "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int8": "Char",
-                      "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
-                      "bool": "Bool", "bfloat16": "BFloat16"}
+_SCALAR_TYPE_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+                      "float64": "Double", "complex64": "ComplexFloat",
+                      "complex128": "ComplexDouble", "int8": "Char", "int16": "Short",
+                      "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
 
 
 def scalar_type_name(dtype) -> str:
@@ -41,20 +47,85 @@ def scalar_type_name(dtype) -> str:
     return _SCALAR_TYPE_NAMES.get(name, name)
 
 
-_CONVERT_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
-                  "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
-                  "uint8": "uint8_t", "bool": "bool"}
+_CONVERT_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+                  "float64": "double", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+                  "int64": "int64_t", "uint8": "uint8_t", "bool": "bool"}
 
 
 def check_value_fits(value, dtype) -> None:
-    """PyTorch's check that a fill value (a number or 0-d tensor) converts to ``dtype`` (NumPy's
-    or gradnb's): a complex value does not fit a real dtype."""
-    complex_value = isinstance(value, complex) or (
-        isinstance(value, Tensor) and value.dtype.is_complex)
+    """PyTorch's check that a fill value (a number or 0-d tensor, read as its number) converts to
+    ``dtype`` (NumPy's or gradnb's): see ``converted_number``."""
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            return  # (not a fill value: the caller refuses it)
+        value = value.item()
+    converted_number(value, getattr(dtype, "np", dtype))
+
+
+_CPP_TYPE_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+                   "float64": "double", "int8": "signed char", "int16": "short int",
+                   "int32": "int", "int64": "long int", "uint8": "unsigned char", "bool": "bool",
+                   "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def cpp_type_name(dtype) -> str:
+    """The C++ element type's name (``unsigned char``, ``long int``), as PyTorch's messages print
+    a tensor's ``dtype()`` (a ``TypeMeta``) rather than its ScalarType."""
     name = getattr(dtype, "name", str(dtype))
-    if complex_value and not name.startswith("complex"):
-        raise RuntimeError(f"value cannot be converted to type {_CONVERT_NAMES.get(name, name)} "
-                           "without overflow")
+    return _CPP_TYPE_NAMES.get(name, name)
+
+
+def converted_number(value, dtype):
+    """A Python number as a NumPy scalar of ``dtype``, converted as PyTorch's ``Scalar.to<T>()``
+    does: RuntimeError where the value overflows ``dtype`` (a complex one with an imaginary
+    part overflows a real dtype), and a negative integer wraps into an unsigned dtype as
+    two's complement (-3 is 253 in uint8; c10 allows down to -255)."""
+    if not isinstance(dtype, np.dtype):
+        dtype = np.dtype(dtype)
+    kind = dtype.kind
+    if kind == "b":
+        return np.bool_(value != 0)
+    if kind == "c":
+        return dtype.type(value)
+    if isinstance(value, complex):
+        if value.imag:
+            _overflow(dtype)
+        value = value.real
+    low, high = number_limits(dtype)
+    if kind in "iu":
+        if isinstance(value, int) and -high <= value < low:
+            value += high + 1  # a negative integer wraps into an unsigned dtype
+        elif isinstance(value, float) and math.isnan(value):
+            _overflow(dtype)  # (a float must fit: NaN and inf never do)
+    if (value < low or value > high) and (kind in "iu" or math.isfinite(value)):
+        _overflow(dtype)  # (inf and NaN fit a float dtype)
+    return dtype.type(value)
+
+
+_LIMITS: dict = {}
+
+
+def number_limits(dtype) -> tuple:
+    """The lowest and highest finite values of a real NumPy dtype (bfloat16 included)."""
+    limits = _LIMITS.get(dtype)
+    if limits is None:
+        if dtype.kind in "iub":
+            info = np.iinfo(dtype)
+        elif dtype.name == "bfloat16":
+            import ml_dtypes  # only a bfloat16 tensor gets here, so ml_dtypes is installed
+
+            info = ml_dtypes.finfo(dtype)
+        else:
+            info = np.finfo(dtype)
+        limits = _LIMITS[dtype] = (info.min.item() if hasattr(info.min, "item") else info.min,
+                                   info.max.item() if hasattr(info.max, "item") else info.max)
+    return limits
+
+
+def _overflow(dtype):
+    name = getattr(dtype, "name", str(dtype))
+    raise RuntimeError(f"value cannot be converted to type {_CONVERT_NAMES.get(name, name)} "
+                       "without overflow")
 
 
 def check_kernel_dtype(kernel: str, dtype, refused: str) -> None:

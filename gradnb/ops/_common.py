@@ -6,6 +6,8 @@ wraps it as a tensor and attaches the op's node when grad is recorded.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._core import dtype as _dtype
@@ -13,15 +15,20 @@ from .._core.backend import device_of, get_array_module
 from .._core.grad_mode import state as grad_state
 from .._core.record import wrap
 from .._core.tensor import Tensor
+from ._args import scalar_type_name as _scalar_type_name
 
 __all__ = [
     "Tensor",
     "as_tensor_operand",
     "binary_operands",
+    "can_cast",
+    "cast_array",
     "check_broadcast",
+    "check_fits_output",
     "check_same_device",
     "grad_state",
     "result_type",
+    "result_type_of",
     "wrap",
 ]
 
@@ -87,6 +94,85 @@ def result_type(a, b):
             return _dtype.complex_of(dt)
         return _default_for_category(cat)
     return dt
+
+
+def _promote(a, b):
+    """PyTorch's ``promote_types`` of two NumPy dtypes (None: no operand yet)."""
+    if a is None or a == b:
+        return b
+    if b is None:
+        return a
+    ca, cb = _CATEGORY[a.kind], _CATEGORY[b.kind]
+    if ca != cb:
+        hi, lo = (a, b) if ca > cb else (b, a)
+        return _complex_with(lo, hi) if hi.kind == "c" else hi
+    return np.promote_types(a, b)
+
+
+def _combine(higher, lower):
+    """PyTorch's ``combine_categories``: ``lower`` (0-d tensors, or Python numbers) changes the
+    dtype only from a higher category, or beside a bool."""
+    if higher is None:
+        return lower
+    if lower is None or higher.kind == "c":
+        return higher
+    if lower.kind == "c":  # a float keeps its precision: float32[n] with complex128 0-d
+        return _dtype.complex_of(higher) if _dtype.is_float_np(higher) else lower
+    if _dtype.is_float_np(higher):
+        return higher
+    if higher.kind == "b" or _dtype.is_float_np(lower):
+        return _promote(higher, lower)
+    return higher
+
+
+def _number_dtype(x):
+    return _default_for_category(_scalar_category(x))
+
+
+def result_type_of(*operands):
+    """PyTorch's result dtype (a NumPy dtype) of any number of tensors and Python numbers (None
+    skipped), as its ``ResultTypeState``: dimensioned tensors first, then 0-d tensors, then
+    numbers, each only where its category is higher."""
+    dims = zeros = numbers = None
+    for x in operands:
+        if isinstance(x, Tensor):
+            if x._data.ndim:
+                dims = _promote(dims, x._data.dtype)
+            else:
+                zeros = _promote(zeros, x._data.dtype)
+        elif x is not None:
+            numbers = _promote(numbers, _number_dtype(x))
+    return _combine(dims, _combine(zeros, numbers))
+
+
+def can_cast(from_dtype, to_dtype) -> bool:
+    """PyTorch's ``canCast``: no complex into a real dtype, no float into an integer one, nothing
+    but bool into bool."""
+    return _CATEGORY[from_dtype.kind] <= _CATEGORY[to_dtype.kind]
+
+
+def cast_array(data, np_dtype, stacklevel: int = 3):
+    """``data`` converted to ``np_dtype`` as PyTorch's copy converts: a complex value is True
+    where either part is nonzero, and loses its imaginary part in any other real dtype, with
+    PyTorch's warning (NumPy would keep the real part only, or warn its own warning)."""
+    if data.dtype.kind == "c" and np_dtype.kind != "c":
+        if np_dtype.kind == "b":
+            return data != 0
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                      stacklevel=stacklevel + 1)
+        data = data.real
+    return data.astype(np_dtype)
+
+
+def check_fits_output(out, shape, dtype) -> None:
+    """A result of ``shape`` and ``dtype`` (NumPy's) written into the array ``out``, as PyTorch's
+    TensorIterator checks an in-place op's output: its shape first, then the cast."""
+    if tuple(shape) != out.shape:
+        raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
+    if not can_cast(dtype, out.dtype):
+        raise RuntimeError(f"result type {_scalar_type_name(dtype)} can't be cast to the "
+                           f"desired output type {_scalar_type_name(out.dtype)}")
 
 
 def check_same_device(a_data, b_data) -> None:

@@ -18,7 +18,7 @@ from .._core.graph import Node
 from .._core.record import record, wrap
 from .._core.tensor import FACTORY_REQUIRES_GRAD_MESSAGE
 from ._args import check_dtype_arg, int_arg, size_arg
-from ._common import Tensor
+from ._common import Tensor, cast_array
 from ._out import accepts_out
 
 __all__ = [
@@ -592,9 +592,7 @@ def to(input: Tensor, *args, dtype=None, device=None, non_blocking=False, copy=F
         return input
     out = data if same_dev else _backend.to_device(data, dst_dev)
     if not same_dtype:
-        if out.dtype.kind == "c" and d.np.kind != "c":
-            out = out.real  # discards the imaginary part, as PyTorch does (NumPy would warn)
-        out = out.astype(d.np)
+        out = cast_array(out, d.np)
     elif out is data:
         out = data.copy()
     if d is not None and not (d.is_floating_point or d.is_complex):

@@ -21,11 +21,20 @@ from . import dual
 from ._args import (
     check_kernel_dtype,
     check_tensor_only,
-    check_tensor_or_number,
+    converted_number,
+    cpp_type_name,
+    number_limits,
     reflected,
     scalar_type_name,
+    type_name,
 )
-from ._common import Tensor, binary_operands
+from ._common import (
+    Tensor,
+    binary_operands,
+    check_broadcast,
+    check_fits_output,
+    result_type_of,
+)
 from ._declare import node, unary
 from .complex import complex_sgn, sgn_array
 
@@ -350,6 +359,9 @@ class _ClampNumbers(Node):
     def backward(self, g):
         (x,) = self.saved(g)
         xd = dual.data(x)
+        for bound, kernel in ((self.lo, "ge_cpu"), (self.hi, "le_cpu")):
+            if isinstance(bound, complex):  # PyTorch compares x with it: a complex comparison
+                check_kernel_dtype(kernel, _dtype.complex_of(xd.dtype), "c")
         mask = True
         if self.lo is not None:
             mask = xd >= self.lo
@@ -432,72 +444,243 @@ class ClampMaxBackward1(Node):
         return dual.where(x <= hi, g, 0.0), dual.where(x > hi, g, 0.0)
 
 
-def _clamp_tensors(input: Tensor, min, max, cls) -> Tensor:
-    """``clamp`` with tensor bounds: ``where``, not maximum/minimum, so a tie (x == min) gives the
-    whole gradient to x and NaN in x stays NaN, as in PyTorch."""
-    lo = None if min is None else (min if isinstance(min, Tensor) else _like(min, input))
-    hi = None if max is None else (max if isinstance(max, Tensor) else _like(max, input))
-    xp = _xp(input)
-    d = input._data
-    out = d
-    if lo is not None:
-        out = xp.where(d < lo._data, lo._data, out)
-    if hi is not None:
-        out = xp.where(out > hi._data, hi._data, out)  # min > max gives max
-    if lo is not None and hi is not None:
-        out = out.astype(xp.result_type(d, lo._data, hi._data), copy=False)
-    else:
-        out = out.astype(xp.result_type(d, (lo if hi is None else hi)._data), copy=False)
-    if cls is ClampMinBackward1:
-        return record(cls, (input, lo), out)
-    if cls is ClampMaxBackward1:
-        return record(cls, (input, hi), out)
-    # A bound left out is not saved (PyTorch's ``_saved_min`` is then None).
-    save = (None if hi is None else 2, None if lo is None else 1, 0)
-    return record(ClampBackward0, (input, lo, hi), out, save=save)
+_COMPLEX_CLAMP = "clamp is not supported for complex types"
+
+# PyTorch's CPU kernel for each (min given, max given), with number and with tensor bounds, and
+# the dtype kinds the tensor kernels have no implementation for.
+_NUMBER_KERNELS = {(True, True): "clamp_scalar_cpu", (True, False): "clamp_min_scalar_cpu",
+                   (False, True): "clamp_max_scalar_cpu"}
+_TENSOR_KERNELS = {(True, True): ("clamp_cpu", "bc"), (True, False): ("maximum_cpu", "c"),
+                   (False, True): ("minimum_cpu", "c")}
+_BOUND_SIGNATURES = {"clamp": ("Tensor min = None, Tensor max = None",
+                               "Number min = None, Number max = None"),
+                     "clamp_min": ("Tensor min", "Number min"),
+                     "clamp_max": ("Tensor max", "Number max")}
 
 
-def clamp(input: Tensor, min=None, max=None, *, _cls=ClampBackward1) -> Tensor:
-    """Limit values to ``[min, max]`` (either bound may be None; bounds may be tensors)."""
-    if min is None and max is None:
+_NUMBERS = (bool, int, float, complex)
+_REAL = frozenset((int, float, type(None)))
+_TENSORS = frozenset((Tensor, type(None)))
+
+
+def clamp_bounds(op: str, input, min, max, *, method: str | None = None):
+    """``min`` and ``max`` as PyTorch's argument parser reads them for ``op`` (``clamp``,
+    ``clamp_min`` or ``clamp_max``): both numbers or both tensors (None for one left out). A
+    number beside a tensor takes the number signature, which reads a 0-d tensor that does not
+    require grad as its number; anything else is refused with the parser's TypeError (worded
+    for the Tensor method ``method`` when given)."""
+    kinds = {type(min), type(max)}
+    if isinstance(input, Tensor) and (kinds <= _REAL or kinds <= _TENSORS) and (
+            max is not None if op == "clamp_max" else
+            min is not None or (op == "clamp" and max is not None)):
+        return min, max  # the common cases: real numbers, or tensors
+    bounds = [b.item() if isinstance(b, np.generic) else b for b in (min, max)]
+    if any(isinstance(b, Tensor) for b in bounds) and any(isinstance(b, _NUMBERS) for b in bounds):
+        bounds = [b.item() if isinstance(b, Tensor) and not b._data.ndim and not b._requires_grad
+                  else b for b in bounds]
+    given = [b for b in bounds if b is not None]
+    if not (isinstance(input, Tensor) and (op == "clamp" or len(given) == 1) and (
+            all(isinstance(b, Tensor) for b in given)
+            or all(isinstance(b, _NUMBERS) for b in given))):
+        raise TypeError(_invalid_bounds(op, input, min, max, method))
+    if not given:
         raise RuntimeError("gradnb.clamp: At least one of 'min' or 'max' must not be None")
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        tensor_cls = {ClampMinBackward0: ClampMinBackward1,
-                      ClampMaxBackward0: ClampMaxBackward1}.get(_cls, ClampBackward0)
-        return _clamp_tensors(input, min, max, tensor_cls)
-    xp = _xp(input)
+    return bounds[0], bounds[1]
+
+
+def _invalid_bounds(op: str, input, min, max, method: str | None) -> str:
+    passed = (min, max) if op == "clamp" else (min if op == "clamp_min" else max,)
+    shown = [v for v in passed if v is not None or op != "clamp"]
+    got = ", ".join(type_name(v) for v in (shown if method else (input, *shown)))
+    head = "" if method else "Tensor input, "
+    tail = "" if method else ", *, Tensor out = None"
+    signatures = "".join(f" * ({head}{sig}{tail})\n" for sig in _BOUND_SIGNATURES[op])
+    return (f"{method or op}() received an invalid combination of arguments - got ({got}), but "
+            f"expected one of:\n{signatures}")
+
+
+def _refuse_complex(op: str, dtype, min, max) -> None:
+    """PyTorch's number clamps refuse a complex input, and clamp_min/clamp_max a complex bound,
+    before anything else."""
+    bound = min if op == "clamp_min" else max
+    if dtype.kind == "c" or (op != "clamp" and isinstance(bound, complex)):
+        raise NotImplementedError(_COMPLEX_CLAMP)
+
+
+def _number_bounds(op: str, dtype, min, max):
+    """The number bounds as ``dtype`` (the dtype the clamp computes in) holds them: an integer
+    wraps into an unsigned dtype as PyTorch converts it (-3 is 253 in uint8), a value out of
+    range raises PyTorch's overflow error, and so does a complex bound with an imaginary part
+    (PyTorch reads it as a double)."""
+    _refuse_complex(op, dtype, min, max)
+
+    def convert(bound):
+        if bound is None:
+            return None
+        if isinstance(bound, complex):
+            if bound.imag:
+                raise RuntimeError("value cannot be converted to type double without overflow")
+            bound = bound.real
+        return converted_number(bound, dtype)
+
+    return convert(min), convert(max)
+
+
+def _number_clamp_dtype(op: str, input: Tensor, min, max, inplace: bool):
+    """The dtype a clamp with number bounds computes in: the input's when it is floating,
+    otherwise promoted with the numbers; written in place, it may not promote at all."""
+    d = input._data.dtype
+    _refuse_complex(op, d, min, max)
+    if _dtype.is_float_np(d):
+        return d
+    dtype = result_type_of(input, min, max)
+    if inplace and dtype != d:
+        raise RuntimeError(f"result type {scalar_type_name(dtype)} can't be cast to the desired "
+                           f"output type {cpp_type_name(d)}")
+    if dtype.kind == "c":
+        raise NotImplementedError(_COMPLEX_CLAMP)
+    return dtype
+
+
+_NUMBER_NODES = {"clamp": ClampBackward1, "clamp_min": ClampMinBackward0,
+                 "clamp_max": ClampMaxBackward0}
+
+
+def _past(x, bound, upper: bool):
+    """Where ``bound`` replaces ``x`` in a clamp: ``x`` is past it (above an upper bound, below
+    a lower one) or the bound (an array) is NaN. A tie keeps ``x``, and so does a NaN ``x``."""
+    xp = get_array_module(x)
+    mask = xp.greater(x, bound) if upper else xp.less(x, bound)
+    if getattr(bound, "ndim", 0) and _dtype.is_float_np(bound.dtype):
+        mask |= xp.isnan(bound)
+    return mask
+
+
+def clamp_into(out, lo, hi) -> None:
+    """Limit the array ``out`` to ``[lo, hi]`` in place (NumPy scalars of its dtype or arrays,
+    either None) as PyTorch's kernels do: NaN where ``out`` or a bound is NaN, ``hi`` where
+    ``lo > hi``, and ``out`` on a tie (so -0.0 clamped at 0.0 stays -0.0: NumPy's maximum,
+    which gives the bound on a tie, is used only where a tie cannot tell the two apart)."""
+    xp = get_array_module(out)
+    for bound, upper in ((lo, False), (hi, True)):
+        if bound is None:
+            continue
+        if getattr(bound, "ndim", 0) or (bound == 0 and _dtype.is_float_np(out.dtype)):
+            xp.copyto(out, bound, where=_past(out, bound, upper))
+        else:
+            (xp.minimum if upper else xp.maximum)(out, bound, out=out)
+
+
+def real_bounds_fit(dtype, min, max) -> bool:
+    """Whether this is the common case, a float tensor clamped by real numbers (either None):
+    the tensor keeps its dtype and the bounds may stay Python numbers, which NumPy reads in it.
+    A bound out of the dtype's range raises PyTorch's overflow error."""
+    if dtype.kind != "f" or type(min) not in _REAL or type(max) not in _REAL:
+        return False
+    low, high = number_limits(dtype)
+    for bound in (min, max):
+        if bound is not None and not low <= bound <= high and math.isfinite(bound):
+            converted_number(bound, dtype)  # (raises)
+    return True
+
+
+def _clamped_by_numbers(x, lo, hi):
+    """A new array: ``x`` limited to the number bounds ``lo`` and ``hi`` (either None)."""
+    if (lo == 0 or hi == 0) and _dtype.is_float_np(x.dtype):  # a tie keeps x's sign of zero
+        out = x.copy()
+        clamp_into(out, lo, hi)
+        return out
+    xp = get_array_module(x)
+    if lo is not None:
+        x = xp.maximum(x, lo)
+    return x if hi is None else xp.minimum(x, hi)
+
+
+def _clamp_numbers(op: str, input: Tensor, min, max, inplace: bool) -> Tensor:
+    dtype = input._data.dtype
+    if real_bounds_fit(dtype, min, max):
+        lo, hi = min, max
+    else:
+        dtype = _number_clamp_dtype(op, input, min, max, inplace)
+        check_kernel_dtype(_NUMBER_KERNELS[min is not None, max is not None], dtype, "b")
+        lo, hi = _number_bounds(op, dtype, min, max)
+    out = _clamped_by_numbers(input._data.astype(dtype, copy=False), lo, hi)
+    # (the node compares x with the bounds as given, PyTorch's saved Scalars)
+    return record(_NUMBER_NODES[op], (input,), out, attrs={"lo": min, "hi": max})
+
+
+def _clamp_tensors(op: str, input: Tensor, min, max, inplace: bool) -> Tensor:
+    """Tensor bounds: broadcast with the input and promoted with it as one TensorIterator
+    does (a 0-d bound of the same category keeps the input's dtype: uint8 clamped with an int64
+    0-d -3 is clamped with 253)."""
     d = input._data
-    out = d
-    if min is not None:
-        out = xp.maximum(out, min)
-    if max is not None:
-        out = xp.minimum(out, max)
-    if min is not None and max is not None and min > max:
-        out = xp.where(xp.isnan(d), d, max) if d.dtype.kind in "fcV" else xp.full_like(d, max)
-    if d.dtype.kind in "fV":
-        out = out.astype(d.dtype, copy=False)
-    elif d.dtype.kind in "iu" and (type(min) is float or type(max) is float):
-        # An integer tensor with a float bound becomes the default float dtype, as PyTorch
-        # promotes (NumPy would give float64).
-        out = out.astype(_dtype.get_default_dtype().np, copy=False)
-    return record(_cls, (input,), out, attrs={"lo": min, "hi": max})
+    if op == "clamp" and d.dtype.kind == "c":
+        raise NotImplementedError(_COMPLEX_CLAMP)
+    shape = d.shape
+    for bound in (min, max):
+        if bound is not None and bound._data.shape != shape:
+            check_broadcast(shape, bound._data.shape)
+            shape = np.broadcast_shapes(shape, bound._data.shape)
+    dtype = result_type_of(input, min, max)
+    if inplace:
+        check_fits_output(d, shape, dtype)
+    kernel, refused = _TENSOR_KERNELS[min is not None, max is not None]
+    check_kernel_dtype(kernel, dtype, refused)
+    lo, hi = (None if b is None else b._data.astype(dtype, copy=False) for b in (min, max))
+    out = d.astype(dtype) if shape == d.shape else get_array_module(d).broadcast_to(
+        d.astype(dtype, copy=False), shape).copy()
+    clamp_into(out, lo, hi)
+    if op == "clamp_min":
+        return record(ClampMinBackward1, (input, min), out)
+    if op == "clamp_max":
+        return record(ClampMaxBackward1, (input, max), out)
+    # A bound left out is not saved (PyTorch's ``_saved_min`` is then None).
+    save = (None if max is None else 2, None if min is None else 1, 0)
+    return record(ClampBackward0, (input, min, max), out, save=save)
+
+
+def clamp_op(op: str, input: Tensor, min, max, *, inplace: bool = False) -> Tensor:
+    """``op`` (``clamp``, ``clamp_min`` or ``clamp_max``) of ``input`` with bounds already read by
+    ``clamp_bounds``. ``inplace``: the result goes back into ``input``, which PyTorch checks
+    before computing (a promoted dtype is refused, naming the C++ type for number bounds)."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp_tensors(op, input, min, max, inplace)
+    return _clamp_numbers(op, input, min, max, inplace)
+
+
+def clamp(input: Tensor, min=None, max=None) -> Tensor:
+    """Limit values to ``[min, max]`` (either bound may be None; bounds may be tensors)."""
+    return clamp_op("clamp", input, *clamp_bounds("clamp", input, min, max))
 
 
 clip = clamp
 
 
 def clamp_min(input: Tensor, min) -> Tensor:
-    check_tensor_or_number("clamp_min", input, min, other="min")
-    return clamp(input, min=min, _cls=ClampMinBackward0)
+    return clamp_op("clamp_min", input, *clamp_bounds("clamp_min", input, min, None))
 
 
 def clamp_max(input: Tensor, max) -> Tensor:
-    check_tensor_or_number("clamp_max", input, max, other="max")
-    return clamp(input, max=max, _cls=ClampMaxBackward0)
+    return clamp_op("clamp_max", input, *clamp_bounds("clamp_max", input, None, max))
 
 
-def _like(value, t: Tensor) -> Tensor:
-    return wrap(_xp(t).asarray(value, dtype=t._data.dtype))
+def _clamp_method(name: str):
+    """``Tensor.<name>`` (``clamp`` or ``clip``): the parser's errors name the method."""
+    def method(self: Tensor, min=None, max=None) -> Tensor:
+        return clamp_op("clamp", self, *clamp_bounds("clamp", self, min, max, method=name))
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def _clamp_min_method(self: Tensor, min) -> Tensor:
+    return clamp_op("clamp_min", self, *clamp_bounds("clamp_min", self, min, None,
+                                                     method="clamp_min"))
+
+
+def _clamp_max_method(self: Tensor, max) -> Tensor:
+    return clamp_op("clamp_max", self, *clamp_bounds("clamp_max", self, None, max,
+                                                     method="clamp_max"))
 
 
 # -- binary elementwise ----------------------------------------------------------------------
@@ -624,6 +807,39 @@ bitwise_or = _compare("bitwise_or", "bitwise_or_cpu", "fc")
 bitwise_xor = _compare("bitwise_xor", "bitwise_xor_cpu", "fc")
 
 
+def _comparison_nodes(name: str) -> tuple[type, type]:
+    """PyTorch's nodes for an in-place comparison of a float tensor (``x.eq_(y)`` writes 0/1 in
+    ``x``'s dtype): ``<Name>Backward0`` with a number, ``<Name>Backward1`` with a tensor. The
+    gradient of each operand is zero."""
+    def number_backward(self, g):
+        return (dual.zeros_like(g),)
+
+    def tensor_backward(self, g):
+        zero = dual.zeros_like(g)
+        return (zero if self.needs(0) else None), (zero if self.needs(1) else None)
+
+    classes = []
+    for nr, inputs, backward, rule in (
+            (0, ("self",), number_backward, "self: zeros_like(self)"),
+            (1, ("self", "other"), tensor_backward,
+             "self: zeros_like(self); other: zeros_like(other)")):
+        classes.append(type(f"{name}Backward{nr}", (Node,), {
+            "__slots__": (), "__module__": __name__, "__qualname__": f"{name}Backward{nr}",
+            "inputs": inputs, "saves": (), "rule": rule, "backward": backward,
+            "why_zero": "a comparison: its 0/1 values have zero derivative"}))
+    return classes[0], classes[1]
+
+
+COMPARISON_NODES = {op: _comparison_nodes(name) for op, name in (
+    ("eq", "Eq"), ("ne", "Ne"), ("lt", "Lt"), ("le", "Le"), ("gt", "Gt"), ("ge", "Ge"))}
+EqBackward0, EqBackward1 = COMPARISON_NODES["eq"]
+NeBackward0, NeBackward1 = COMPARISON_NODES["ne"]
+LtBackward0, LtBackward1 = COMPARISON_NODES["lt"]
+LeBackward0, LeBackward1 = COMPARISON_NODES["le"]
+GtBackward0, GtBackward1 = COMPARISON_NODES["gt"]
+GeBackward0, GeBackward1 = COMPARISON_NODES["ge"]
+
+
 # PyTorch's longer names of the comparisons.
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
@@ -651,7 +867,9 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     PyTorch has no derivative for it)."""
     if input._data.dtype != values._data.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    return wrap(_xp(input).heaviside(input._data, values._data))
+    # (NumPy's heaviside gives float64 for integers; PyTorch keeps the dtype)
+    out = _xp(input).heaviside(input._data, values._data)
+    return wrap(out.astype(input._data.dtype, copy=False))
 
 
 def logical_not(input: Tensor) -> Tensor:
@@ -711,7 +929,8 @@ TENSOR_METHODS = {
     "cosh": cosh, "asin": asin, "acos": acos, "atan": atan, "sigmoid": sigmoid, "relu": relu, "sign": sign, "erf": erf,
     "floor": floor, "ceil": ceil, "trunc": trunc, "fix": fix, "round": round,
     "absolute": absolute,
-    "clamp": clamp, "clip": clamp, "clamp_min": clamp_min, "clamp_max": clamp_max,
+    "clamp": _clamp_method("clamp"), "clip": _clamp_method("clip"),
+    "clamp_min": _clamp_min_method, "clamp_max": _clamp_max_method,
     "signbit": signbit, "maximum": maximum, "minimum": minimum, "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
     "equal": equal, "allclose": allclose, "isclose": isclose,
     "where": lambda self, condition, other: where(condition, self, other),

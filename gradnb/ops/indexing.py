@@ -23,7 +23,7 @@ from .._core.graph import Node
 from .._core.record import record, wrap
 from .._core.tensor import _wrap_dim
 from . import dual
-from ._args import check_value_fits, scalar_type_name
+from ._args import check_value_fits, converted_number, scalar_type_name
 from ._common import Tensor
 from ._out import OUT_DTYPE_EXPECTED, accepts_out
 from .creation import zeros
@@ -862,7 +862,13 @@ def masked_fill(input: Tensor, mask, value) -> Tensor:
     shape = np.broadcast_shapes(data.shape, m.shape)
     m0, m = m, xp.broadcast_to(m, shape)
     out = xp.broadcast_to(data, shape).copy()
-    out[m] = vt._data if vt is not None else value
+    if vt is None:  # a number converts as PyTorch's Scalar does (-3 is 253 in uint8)
+        out[m] = converted_number(value, data.dtype)
+    else:
+        v = vt._data
+        if v.dtype.kind == "c" and data.dtype.kind != "c":  # (checked: no imaginary part)
+            v = v != 0 if data.dtype.kind == "b" else v.real
+        out[m] = v
     save = (_as_saved(mask, m0),)
     if vt is not None:
         return record(MaskedFillBackward1, (input, vt), out, save=save, attrs={"mask": m})

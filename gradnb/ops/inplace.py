@@ -20,18 +20,24 @@ The leaf check comes first and nothing changes when an op raises.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .._core import events
 from .._core.backend import device_of, get_array_module, silent, to_device
 from .._core.graph import Node, bump_version
 from .._core.record import record, would_record
+from .._core.views import _address as address_of
 from .._core.views import base_key, positions_in_base, rebase_view
-from . import arithmetic, elementwise
-from ._args import scalar_type_name
-from ._common import Tensor, as_tensor_operand, grad_state
+from . import arithmetic, elementwise, pointwise
+from ._args import converted_number, type_name
+from ._common import (
+    Tensor,
+    as_tensor_operand,
+    cast_array,
+    check_broadcast,
+    check_fits_output,
+    grad_state,
+)
 from .creation import default_generator
 from .indexing import (
     CopySlices,
@@ -57,6 +63,7 @@ __all__ = [
     "addcmul_",
     "apply_inplace",
     "clamp_",
+    "clip_",
     "copy_",
     "div_",
     "exp_",
@@ -88,8 +95,6 @@ VIEW_OF_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being u
 _OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers "
                     "to a single memory location. Please clone() the tensor before performing the "
                     "operation.")
-# ("V": ml_dtypes' bfloat16, a float.)
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
 
 
 # -- the machinery -------------------------------------------------------------------------------
@@ -126,14 +131,47 @@ def check_writable(t: Tensor, leaf_message: str = LEAF_MESSAGE) -> None:
         raise RuntimeError(_OVERLAP_MESSAGE)
 
 
-def _check_result(t: Tensor, result) -> None:
-    """The result must fit ``t``: same shape, and no float written into an integer tensor."""
-    if tuple(result.shape) != t._data.shape:
-        raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the broadcast "
-                           f"shape {list(result.shape)}")
-    if _CATEGORY[result.dtype.kind] > _CATEGORY[t._data.dtype.kind]:
-        raise RuntimeError(f"result type {scalar_type_name(result.dtype)} can't be cast to the "
-                           f"desired output type {scalar_type_name(t._data.dtype)}")
+_SHARED_MESSAGE = ("unsupported operation: some elements of the input tensor and the written-to "
+                   "tensor refer to a single memory location. Please clone() the tensor before "
+                   "performing the operation.")
+
+
+def _dense(a) -> bool:
+    """PyTorch's ``is_non_overlapping_and_dense``: the strides lay the entries out with no gap
+    and no repeat, in some order of the dimensions."""
+    dims = sorted((stride, n) for stride, n in zip(a.strides, a.shape) if n != 1)
+    required = a.itemsize
+    for stride, n in dims:
+        if stride != required:
+            return False
+        required *= n
+    return True
+
+
+def _overlap(a, b) -> str:
+    """PyTorch's ``get_overlap_status`` of two arrays: ``"full"`` (the same entries, the same
+    layout), ``"partial"`` (shared memory otherwise), ``"no"``, or ``"too hard"`` where either is
+    not dense (PyTorch then does not look further)."""
+    if a is b:
+        return "full"
+    if a.size == 0 or b.size == 0 or type(a) is not type(b) or not get_array_module(
+            a).may_share_memory(a, b):
+        return "no"
+    if not (_dense(a) and _dense(b)):
+        return "too hard"
+    a_begin, b_begin = address_of(a), address_of(b)
+    a_end, b_end = a_begin + a.nbytes, b_begin + b.nbytes
+    if a_begin == b_begin and a_end == b_end:
+        return "full" if a.strides == b.strides else "partial"
+    return "partial" if a_begin < b_end and b_begin < a_end else "no"
+
+
+def check_no_overlap(written, read, full_too: bool = False) -> None:
+    """PyTorch's refusal of an in-place op that reads memory it writes (``x[1:].add_(x[:-1])``):
+    partly shared memory, or any for the index ops (``full_too``: ``assert_no_overlap``)."""
+    status = _overlap(written, read)
+    if status == "partial" or (full_too and status == "full"):
+        raise RuntimeError(_SHARED_MESSAGE)
 
 
 def _adopt(t: Tensor, node, output_nr: int = 0) -> None:
@@ -145,24 +183,39 @@ def _adopt(t: Tensor, node, output_nr: int = 0) -> None:
         t._grad_fn_version = t._version_counter[0]
 
 
-def apply_inplace(t: Tensor, compute, others=(), fast=None) -> Tensor:
+def apply_inplace(t: Tensor, compute, others=(), fast=None, *, reads=None,
+                  refuse_full_overlap: bool = False) -> Tensor:
     """Run ``compute`` (an out-of-place op, ``tensor -> tensor``) in place on ``t``.
 
     ``others`` are the op's other operands (to know whether to record); ``fast(data)`` may write
     the result straight into ``data`` when nothing records, returning False to decline.
+    ``reads``: the tensors whose memory PyTorch checks against ``t``'s (``others`` by default):
+    none may share part of it, nor, with ``refuse_full_overlap`` (the index ops), all of it.
     """
     check_writable(t)
+    data = t._data
+    for other in others if reads is None else reads:
+        if isinstance(other, Tensor) and type(other._data) is type(data) and (
+                np.may_share_memory(data, other._data) if type(data) is np.ndarray
+                else get_array_module(data).may_share_memory(data, other._data)):
+            check_no_overlap(data, other._data, full_too=refuse_full_overlap)
     xp = get_array_module(t._data)
     if not would_record((t, *others)):
         if fast is None or not fast(t._data):
             result = compute(t)._data
-            _check_result(t, result)
+            check_fits_output(t._data, result.shape, result.dtype)
             xp.copyto(t._data, result, casting="unsafe")
         bump_version(t)
         return _modified(t)
     shadow = Tensor._make(t._data.copy(), t._requires_grad, t.grad_fn, t._output_nr)
     result = compute(shadow)
-    _check_result(t, result._data)
+    check_fits_output(t._data, result._data.shape, result._data.dtype)
+    if result.grad_fn is None:
+        # An op without a derivative (``x.logical_and_(y)``): PyTorch writes the values and
+        # leaves ``t``'s history as it was.
+        xp.copyto(t._data, result._data, casting="unsafe")
+        bump_version(t)
+        return _modified(t)
     base = _differentiable_base(t)
     if base is None:
         xp.copyto(t._data, result._data, casting="unsafe")
@@ -212,7 +265,23 @@ def write_region(t: Tensor, key, value) -> None:
         else:
             copy_(t, vt)
         return
+    # (``t[mask] = v`` with a 0-d ``v`` is PyTorch's masked_fill_, which reads ``v`` as a number)
+    mask_fill = (vt is not None and not is_tuple and not basic and items[0].dtype == bool
+                 and vt._data.ndim == 0)
+    if vt is not None and not basic and not mask_fill:
+        # PyTorch index_puts into the view the key's basic entries take: it may share no memory
+        # with the value (but ``t[mask] = v`` with a 0-d ``v`` is its masked_fill_: no check)
+        check_no_overlap(t._data[_view_part(items)], vt._data, full_too=True)
+    elif vt is not None and vt._data.shape == tuple(region_shape):
+        # ... or copies into the view ``t[key]``, which may not share part of the value's memory
+        # (a value it broadcasts is read through an expanded view, which PyTorch does not check)
+        check_no_overlap(t._data[data_key], vt._data)
     raw = vt._data if vt is not None else value
+    if vt is not None and vt._version_counter is t._version_counter and vt.grad_fn is not None:
+        # A value read from ``t`` itself (``t[0] = t[1]``): PyTorch links it as it was before
+        # the write, which bumps the version it shares with ``t`` (after the bump gradnb would
+        # regenerate it as an AsStridedBackward0 view of the written ``t``).
+        vt = Tensor._make(raw, True, vt.grad_fn, vt._output_nr)
     if not (grad_state.enabled and (t._requires_grad or (vt is not None and vt._requires_grad))):
         t._data[data_key] = raw
         bump_version(t)
@@ -232,6 +301,13 @@ def write_region(t: Tensor, key, value) -> None:
     if base is not None:
         rebase_view(t, base, positions)
     _modified(t)
+
+
+def _view_part(items) -> tuple:
+    """The basic entries of a key with array indices, each array index standing for the whole
+    dimensions it indexes: the view PyTorch index_puts into."""
+    return tuple(item if item is None or item is Ellipsis or isinstance(item, (bool, int, slice))
+                 else slice(None) for item in items for _ in range(max(_consumed(item), 1)))
 
 
 def _takes_view(items, is_tuple: bool, shape) -> bool:
@@ -361,12 +437,14 @@ def pow_(self: Tensor, exponent) -> Tensor:
 
 def addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``self += value * tensor1 * tensor2`` in place (Adam's second moment)."""
-    return apply_inplace(self, lambda s: s + tensor1 * tensor2 * value, (tensor1, tensor2))
+    return apply_inplace(self, lambda s: pointwise.addcmul(s, tensor1, tensor2, value=value),
+                         (tensor1, tensor2))
 
 
 def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``self += value * tensor1 / tensor2`` in place (Adam's update)."""
-    return apply_inplace(self, lambda s: s + tensor1 / tensor2 * value, (tensor1, tensor2))
+    return apply_inplace(self, lambda s: pointwise.addcdiv(s, tensor1, tensor2, value=value),
+                         (tensor1, tensor2))
 
 
 def _unary_inplace(name: str, fn, ufunc_name: str | None, *ufunc_args):
@@ -384,22 +462,77 @@ exp_ = _unary_inplace("exp_", elementwise.exp, "exp")
 log_ = _unary_inplace("log_", elementwise.log, "log")
 sqrt_ = _unary_inplace("sqrt_", elementwise.sqrt, "sqrt")
 tanh_ = _unary_inplace("tanh_", elementwise.tanh, "tanh")
-abs_ = _unary_inplace("abs_", elementwise.abs, "absolute")
+
+
+def _abs(input: Tensor) -> Tensor:
+    if input._data.dtype.kind == "c":  # |z| is real: it cannot go back into z
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return elementwise.abs(input)
+
+
+abs_ = _unary_inplace("abs_", _abs, "absolute")
 relu_ = _unary_inplace("relu_", elementwise.relu, "maximum", 0)
 sigmoid_ = _unary_inplace("sigmoid_", elementwise.sigmoid, None)
 
 
+def _clamp_in_place(name: str, op: str, self: Tensor, min, max) -> Tensor:
+    min, max = elementwise.clamp_bounds(op, self, min, max, method=name)
+
+    def fast(data) -> bool:  # real number bounds on a float tensor: clamped where it is
+        if not elementwise.real_bounds_fit(data.dtype, min, max):
+            return False
+        elementwise.clamp_into(data, min, max)
+        return True
+
+    return apply_inplace(self, lambda s: elementwise.clamp_op(op, s, min, max, inplace=True),
+                         (min, max), fast)
+
+
 def clamp_(self: Tensor, min=None, max=None) -> Tensor:
     """Limit values to ``[min, max]`` in place."""
-    numbers = not isinstance(min, Tensor) and not isinstance(max, Tensor)
-    ordered = min is None or max is None or min <= max
-    fast = _fast_unary("clip", min, max) if numbers and ordered and (
-        min is not None or max is not None) else None
-    if max is None:
-        return apply_inplace(self, lambda s: elementwise.clamp_min(s, min), (min,), fast)
-    if min is None:
-        return apply_inplace(self, lambda s: elementwise.clamp_max(s, max), (max,), fast)
-    return apply_inplace(self, lambda s: elementwise.clamp(s, min, max), (min, max), fast)
+    return _clamp_in_place("clamp_", "clamp", self, min, max)
+
+
+def clip_(self: Tensor, min=None, max=None) -> Tensor:
+    """``clamp_``'s other name."""
+    return _clamp_in_place("clip_", "clamp", self, min, max)
+
+
+# -- comparisons in place -------------------------------------------------------------------------
+def _comparison_in_place(name: str, op: str):
+    """``Tensor.<name>``: the comparison ``op`` written as 0/1 into ``self``'s dtype. A float
+    (or complex) ``self`` records PyTorch's zero-gradient node; an integer one records none."""
+    compare = getattr(elementwise, op)
+    number_node, tensor_node = elementwise.COMPARISON_NODES[op]
+
+    def form(self: Tensor, other) -> Tensor:
+        def compute(s):
+            if isinstance(other, Tensor) and other._data.shape != s._data.shape:
+                # the shapes are checked before the kernel (which may refuse the dtypes)
+                check_broadcast(s._data.shape, other._data.shape)
+                check_fits_output(s._data, np.broadcast_shapes(s._data.shape, other._data.shape),
+                                  s._data.dtype)
+            out = compare(s, other)._data.astype(s._data.dtype)
+            if s._data.dtype.kind not in "fcV":
+                # (PyTorch records its node on an integer tensor too, which then fails most
+                # ops with "Autograd not support dtype": gradnb records none)
+                return Tensor._make(out)
+            if isinstance(other, Tensor):
+                return record(tensor_node, (s, other), out)
+            return record(number_node, (s,), out)
+
+        return apply_inplace(self, compute, (other,))
+
+    form.__name__ = form.__qualname__ = name
+    form.__doc__ = f"``{op}`` written into ``self`` as 0/1 (PyTorch's ``Tensor.{name}``)."
+    return form
+
+
+_COMPARISONS_IN_PLACE = {
+    name: _comparison_in_place(name, op) for name, op in (
+        ("eq_", "eq"), ("ne_", "ne"), ("not_equal_", "ne"), ("lt_", "lt"), ("less_", "lt"),
+        ("le_", "le"), ("less_equal_", "le"), ("gt_", "gt"), ("greater_", "gt"),
+        ("ge_", "ge"), ("greater_equal_", "ge"))}
 
 
 # -- overwrite: zero_, fill_, copy_, random --------------------------------------------------------
@@ -442,6 +575,11 @@ class CopyBackwards(Node):
 
     __slots__ = ("src_device",)
 
+    def name(self) -> str:
+        """As PyTorch names this C++ node (``torch::autograd::CopyBackwards``), in gradnb's
+        namespace."""
+        return "gradnb::autograd::CopyBackwards"
+
     def backward(self, g):
         g_src = None
         if self.needs(1):
@@ -478,55 +616,47 @@ def fill_(self: Tensor, value) -> Tensor:
             data = xp.full(s._data.shape, value._data, dtype=s._data.dtype)
             return _overwrite(FillBackward3, s, data, value)
 
-        return apply_inplace(self, compute, (value,))
+        return apply_inplace(self, compute, (value,), reads=())  # (read as a number)
 
     def compute_number(s):
+        # converted as PyTorch's Scalar is: -3 is 253 in uint8, an overflow raises
+        number = converted_number(value, s._data.dtype)
         xp = get_array_module(s._data)
-        return _overwrite(FillBackward2, s, xp.full(s._data.shape, value, dtype=s._data.dtype))
+        return _overwrite(FillBackward2, s, xp.full(s._data.shape, number, dtype=s._data.dtype))
 
-    return apply_inplace(self, compute_number, (), lambda data: data.fill(value) or True)
+    def fast(data) -> bool:
+        data.fill(converted_number(value, data.dtype))
+        return True
+
+    return apply_inplace(self, compute_number, (), fast)
 
 
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` (broadcast, cast, moved across devices; a Python number too) into ``self``."""
     if isinstance(src, (bool, int, float, complex)):
         src = as_tensor_operand(src, self)
+    elif not isinstance(src, Tensor):
+        raise TypeError("copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type_name(src)}")
     shape = self._data.shape
-    try:
-        fits = np.broadcast_shapes(tuple(src.shape), shape) == shape
-    except ValueError:
-        fits = False
-    if not fits:
-        raise RuntimeError(_size_mismatch(shape, tuple(src.shape)))
 
     def compute(s):
         data = src._data
+        if data.shape != shape:  # PyTorch broadcasts self with src: the result must be self's
+            check_broadcast(shape, data.shape)
+            check_fits_output(s._data, np.broadcast_shapes(shape, data.shape), s._data.dtype)
         moved = type(data) is not type(s._data)
         if moved:
             data = to_device(data, device_of(s._data))
         xp = get_array_module(s._data)
-        if data.dtype.kind == "c" and s._data.dtype.kind != "c":
-            warnings.warn("Casting complex values to real discards the imaginary part",
-                          UserWarning, stacklevel=4)  # PyTorch's warning, not NumPy's
-            data = data.real
-        new = xp.broadcast_to(data, shape).astype(s._data.dtype)
+        new = xp.broadcast_to(cast_array(data, s._data.dtype, stacklevel=5), shape)
         return _overwrite(CopyBackwards, s, new, src,
                           attrs={"src_device": device_of(src._data) if moved else None})
 
     # An integer or bool destination cannot carry a gradient: a grad-requiring source is
     # copied without recording (PyTorch's result does not require grad).
     differentiable = self._data.dtype.kind in "fc"
-    return apply_inplace(self, compute, (src,) if differentiable else ())
-
-
-def _size_mismatch(a, b) -> str:
-    for i in range(1, max(len(a), len(b)) + 1):
-        x = a[-i] if i <= len(a) else 1
-        y = b[-i] if i <= len(b) else 1
-        if x != y and 1 not in (x, y) or (x != y and x == 1):
-            return (f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
-                    f"non-singleton dimension {max(len(a), len(b)) - i}")
-    return f"output with shape {list(a)} doesn't match the broadcast shape {list(b)}"
+    return apply_inplace(self, compute, (src,) if differentiable else (), reads=(src,))
 
 
 def _random_fill(cls, sample):
@@ -553,41 +683,45 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
 # -- indexing ops in place -----------------------------------------------------------------------
 def masked_fill_(self: Tensor, mask, value) -> Tensor:
     """Write ``value`` where ``mask`` (broadcast to ``self``) is True, in place."""
-    return apply_inplace(self, lambda s: masked_fill(s, mask, value), (value,))
+    return apply_inplace(self, lambda s: masked_fill(s, mask, value), (value,), reads=())
 
 
 def scatter_(self: Tensor, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:
     """In-place ``scatter``."""
     return apply_inplace(self, lambda s: scatter(s, dim, index, src, value=value, reduce=reduce),
-                         (src,))
+                         (src,), refuse_full_overlap=True)
 
 
 def scatter_add_(self: Tensor, dim: int, index, src: Tensor) -> Tensor:
     """In-place ``scatter_add``."""
-    return apply_inplace(self, lambda s: scatter_add(s, dim, index, src), (src,))
+    return apply_inplace(self, lambda s: scatter_add(s, dim, index, src), (src,),
+                         refuse_full_overlap=True)
 
 
 def index_add_(self: Tensor, dim: int, index, source: Tensor, *, alpha=1) -> Tensor:
     """In-place ``index_add``."""
-    return apply_inplace(self, lambda s: index_add(s, dim, index, source, alpha=alpha), (source,))
+    return apply_inplace(self, lambda s: index_add(s, dim, index, source, alpha=alpha), (source,),
+                         refuse_full_overlap=True)
 
 
 def index_put_(self: Tensor, indices, values, accumulate: bool = False) -> Tensor:
     """In-place ``index_put``."""
-    return apply_inplace(self, lambda s: index_put(s, indices, values, accumulate), (values,))
+    return apply_inplace(self, lambda s: index_put(s, indices, values, accumulate), (values,),
+                         refuse_full_overlap=True)
 
 
 def put_(self: Tensor, index, source: Tensor, accumulate: bool = False) -> Tensor:
     """In-place ``put``."""
-    return apply_inplace(self, lambda s: put(s, index, source, accumulate), (source,))
+    return apply_inplace(self, lambda s: put(s, index, source, accumulate), (source,),
+                         refuse_full_overlap=True)
 
 
 def _clamp_min_(self: Tensor, min) -> Tensor:
-    return clamp_(self, min=min)
+    return _clamp_in_place("clamp_min_", "clamp_min", self, min, None)
 
 
 def _clamp_max_(self: Tensor, max) -> Tensor:
-    return clamp_(self, max=max)
+    return _clamp_in_place("clamp_max_", "clamp_max", self, None, max)
 
 
 TENSOR_METHODS = {
@@ -595,11 +729,11 @@ TENSOR_METHODS = {
     "add_": add_, "sub_": sub_, "subtract_": sub_, "mul_": mul_, "multiply_": mul_,
     "div_": div_, "divide_": div_, "true_divide_": div_, "pow_": pow_, "neg_": neg_,
     "negative_": neg_, "exp_": exp_, "log_": log_, "sqrt_": sqrt_, "tanh_": tanh_,
-    "sigmoid_": sigmoid_, "relu_": relu_, "abs_": abs_, "clamp_": clamp_, "clip_": clamp_,
-    "clamp_min_": _clamp_min_, "clamp_max_": _clamp_max_, "addcmul_": addcmul_,
+    "sigmoid_": sigmoid_, "relu_": relu_, "abs_": abs_, "absolute_": abs_, "clamp_": clamp_,
+    "clip_": clip_, "clamp_min_": _clamp_min_, "clamp_max_": _clamp_max_, "addcmul_": addcmul_,
     "addcdiv_": addcdiv_, "zero_": zero_, "fill_": fill_, "copy_": copy_, "uniform_": uniform_,
     "normal_": normal_, "masked_fill_": masked_fill_, "scatter_": scatter_,
     "scatter_add_": scatter_add_, "index_add_": index_add_, "index_put_": index_put_,
-    "put_": put_,
+    "put_": put_, **_COMPARISONS_IN_PLACE,
     "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_, "__ipow__": pow_,
 }

@@ -8,8 +8,12 @@ and a form exists exactly where its out-of-place op does.
 
 from __future__ import annotations
 
+import numpy as np
+
+from .._core.dtype import get_default_dtype
 from .._core.tensor import Tensor
-from ._args import scalar_type_name
+from ._args import scalar_type_name, type_name
+from ._common import check_broadcast, check_fits_output, result_type_of
 from .inplace import apply_inplace
 
 __all__ = ["install"]
@@ -36,16 +40,64 @@ METHOD_FORMS = (
     "index_fill_", "lerp_", "lgamma_", "logical_and_", "logical_not_", "logical_or_",
     "logical_xor_", "masked_scatter_", "mvlgamma_", "nextafter_", "remainder_", "renorm_",
     "sgn_", "sign_", "tril_", "triu_",
-    # comparisons write 0/1 in ``self``'s dtype
-    "eq_", "ne_", "not_equal_", "ge_", "greater_equal_", "greater_", "gt_", "le_",
-    "less_equal_", "less_", "lt_",
 )
+# (the comparisons' in-place forms, ``eq_`` and the rest, record their own nodes: ``inplace``)
+
+
+# Binary ops PyTorch runs through one TensorIterator that promotes its operands: before the
+# kernel it checks that the operands broadcast to ``self``'s shape and that their promoted dtype
+# casts to ``self``'s, so ``int64.fmod_(complex)`` is refused as a cast, not by the kernel.
+PROMOTING = frozenset((
+    "atan2_", "arctan2_", "bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_left_shift_",
+    "bitwise_right_shift_", "copysign_", "floor_divide_", "fmod_", "gcd_", "lcm_", "hypot_",
+    "nextafter_", "remainder_", "xlogy_",
+))
+# ... of which these compute integers and bools as the default float dtype
+TO_FLOAT = frozenset(("atan2_", "arctan2_", "copysign_", "xlogy_"))
+
+
+def _check_promoted(name: str, self: Tensor, other) -> None:
+    shape = self._data.shape
+    if isinstance(other, Tensor):
+        check_broadcast(shape, other._data.shape)
+        shape = np.broadcast_shapes(shape, other._data.shape)
+    dtype = result_type_of(self, other)
+    if name in TO_FLOAT and dtype.kind in "biu":
+        dtype = get_default_dtype().np
+    check_fits_output(self._data, shape, dtype)
+
+
+# The forms whose other operand must be a tensor (no number), by the argument's name.
+TENSOR_ONLY = {"atan2_": "other", "arctan2_": "other", "gcd_": "other", "lcm_": "other",
+               "hypot_": "other", "nextafter_": "other", "heaviside_": "values",
+               "logical_and_": "other", "logical_or_": "other", "logical_xor_": "other"}
+
+
+# The index ops, which refuse a source sharing any of ``self``'s memory (PyTorch's
+# ``assert_no_overlap``; the others refuse only a partly shared one), and the ops PyTorch does
+# not check at all (index_fill_ reads its value as a number).
+INDEX_OPS = frozenset(("index_copy_", "index_reduce_"))
+UNCHECKED = frozenset(("index_fill_", "masked_scatter_"))
 
 
 def _in_place(name: str, op):
+    promoting = name in PROMOTING
+    tensor_only = TENSOR_ONLY.get(name)
+    index_op = name in INDEX_OPS
+    unchecked = name in UNCHECKED
+
+    def compute(s, args, kwargs):
+        if promoting and len(args) == 1 and not kwargs:
+            _check_promoted(name, s, args[0])
+        return op(s, *args, **kwargs)
+
     def form(self: Tensor, *args, **kwargs) -> Tensor:
+        if tensor_only and len(args) == 1 and not isinstance(args[0], Tensor):
+            raise TypeError(f"{name}(): argument '{tensor_only}' (position 1) must be Tensor, "
+                            f"not {type_name(args[0])}")
         others = tuple(a for a in (*args, *kwargs.values()) if isinstance(a, Tensor))
-        return apply_inplace(self, lambda s: op(s, *args, **kwargs), others)
+        return apply_inplace(self, lambda s: compute(s, args, kwargs), others,
+                             reads=() if unchecked else None, refuse_full_overlap=index_op)
 
     form.__name__ = form.__qualname__ = name
     form.__doc__ = f"``{name[:-1]}`` written into ``self`` (PyTorch's ``Tensor.{name}``)."

@@ -26,8 +26,9 @@ from . import sorting
 from ._common import Tensor, wrap
 
 __all__ = [
-    "amax", "amin", "cumprod", "cumsum", "log_softmax", "logaddexp", "logsumexp", "mean",
-    "median", "norm", "normalize", "prod", "softmax", "softmin", "std", "sum", "var",
+    "amax", "amin", "argmax", "argmin", "cumprod", "cumsum", "log_softmax", "logaddexp",
+    "logsumexp", "mean", "median", "norm", "normalize", "prod", "softmax", "softmin", "std", "sum",
+    "var",
 ]
 
 _SMALL_INTEGERS = ("uint8", "bool", "int8", "int16", "int32")
@@ -84,22 +85,38 @@ def _output_mask(op, input: Tensor, *args, **kwargs) -> Tensor:
 
 
 def _identity(name: str, input: Tensor, *args):
-    """The value a masked-out entry takes for reduction ``name`` (None when undefined)."""
-    floating = input.dtype.is_floating_point
-    info = None if floating or input.dtype == _dtype.bool else np.iinfo(input._data.dtype)
+    """The value a masked-out entry takes for reduction ``name`` (None when undefined), as
+    PyTorch's ``_reduction_identity``: the extremes of an integer dtype stand for -inf and inf;
+    a bool input has none, and a complex one asks ``iinfo`` (which refuses it)."""
+    dtype = input.dtype
+    floating = dtype.is_floating_point
     if name in ("sum", "cumsum"):
         return 0
     if name in ("prod", "cumprod"):
         return 1
-    if name in ("amax", "logsumexp", "logaddexp"):
-        return -math.inf if floating else info.min
-    if name == "amin":
-        return math.inf if floating else info.max
-    if name == "norm":
-        return math.inf if (args[0] if args else 2) == -math.inf else 0
-    if name == "median":
+    if name in ("amax", "argmax", "logaddexp", "logsumexp", "amin", "argmin"):
+        lowest = name not in ("amin", "argmin")
+        if floating:
+            return -math.inf if lowest else math.inf
+        if name == "logsumexp" and dtype.is_complex:
+            return complex(-math.inf, 0)
+        if dtype.is_signed or dtype == _dtype.uint8:
+            if dtype.is_complex:  # (signed, so PyTorch asks iinfo, which refuses it)
+                raise TypeError("gradnb.iinfo() requires an integer input type. Use gradnb.finfo "
+                                "to handle 'gradnb.iinfo'")
+            info = np.iinfo(dtype.np)
+            return int(info.min if lowest else info.max)
+    elif name in ("mean", "var", "std"):
+        return None
+    elif name == "norm":
+        if (args[0] if args else 2) == -math.inf:
+            if not floating:
+                raise AssertionError(f"input must be floating point, got {dtype}")
+            return math.inf
+        return 0
+    elif name == "median":
         return math.nan
-    return None
+    raise NotImplementedError(f"identity of {name} on {dtype} input")
 
 
 def _masked_input(name: str, input: Tensor, mask, *args) -> Tensor:
@@ -160,6 +177,19 @@ def amin(input: Tensor, dim=None, *, keepdim: bool = False, dtype=None, mask=Non
     dtype = input.dtype if dtype is None else dtype
     dims = _canonical_dim(dim, input.dim())
     return red.amin(_masked_input("amin", input, mask), dims, bool(keepdim)).to(dtype)
+
+
+def argmax(input: Tensor, dim=None, *, keepdim: bool = False, dtype=None, mask=None) -> Tensor:
+    """Where the largest masked-in entry along ``dim`` is, in ``input``'s dtype by default (as
+    PyTorch's ``masked.argmax``)."""
+    dtype = input.dtype if dtype is None else dtype
+    return red.argmax(_masked_input("argmax", input, mask), dim, bool(keepdim)).to(dtype)
+
+
+def argmin(input: Tensor, dim=None, *, keepdim: bool = False, dtype=None, mask=None) -> Tensor:
+    """Where the smallest masked-in entry along ``dim`` is, in ``input``'s dtype by default."""
+    dtype = input.dtype if dtype is None else dtype
+    return red.argmin(_masked_input("argmin", input, mask), dim, bool(keepdim)).to(dtype)
 
 
 def _ones_count(input: Tensor, mask, dim, keepdim: bool) -> Tensor:

@@ -24,7 +24,7 @@ import numpy as np
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module, silent
 from .._core.graph import Node
-from .._core.record import record, wrap
+from .._core.record import record, would_record, wrap
 from . import dual
 from ._args import check_kernel_dtype, check_tensor_or_number, scalar_type_name
 from ._common import Tensor
@@ -151,8 +151,11 @@ def shown_dims(dim):
 
 def _record(cls, input, out, **attrs) -> Tensor:
     """``record`` for a reduction of ``input`` (the class declares what it saves). An integer
-    result has no gradient."""
+    result has no gradient: from an input that requires grad (``dtype=int64``) PyTorch refuses
+    to record it."""
     if not _is_differentiable(out):
+        if would_record((input,)):
+            raise RuntimeError(f"Autograd not support dtype: {scalar_type_name(out.dtype)}")
         return wrap(out)
     return record(cls, (input,), out, attrs=attrs or None)
 
@@ -280,11 +283,9 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
     if dim is None:
         with silent():  # inf - inf is NaN, silently
             out = data.sum(dtype=out_dtype)
-        if out.dtype.kind not in "fc":
-            return wrap(out)
         if out_dtype is _F32 and dtype is None:
             out = np.asarray(out).astype(data.dtype)
-        return record(SumBackward0, (input,), out)
+        return _record(SumBackward0, input, out)
     axes = _reduced_axes(dim, data.ndim)
     with silent():  # inf - inf is NaN, silently
         out = data.sum(axis=axes, keepdims=keepdim, dtype=out_dtype)
@@ -1051,6 +1052,8 @@ def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     data = input._data
     axis = _single_dim("cumsum", dim, data.ndim)
     out_dtype = _integral_to_int64(data, dtype)
+    if data.ndim and out_dtype is not None:  # (a 0-d input is only copied)
+        check_kernel_dtype("cumsum_out_cpu", out_dtype, "b")
     out = data.cumsum(axis=axis, dtype=out_dtype) if data.ndim else data.astype(
         out_dtype or data.dtype)
     if out_dtype is _F32 and dtype is None:
@@ -1109,6 +1112,8 @@ def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     data = input._data
     axis = _single_dim("cumprod", dim, data.ndim)
     out_dtype = _integral_to_int64(data, dtype)
+    if data.ndim and out_dtype is not None:  # (a 0-d input is only copied)
+        check_kernel_dtype("cumprod_out_cpu", out_dtype, "b")
     out = data.cumprod(axis=axis, dtype=out_dtype) if data.ndim else data.astype(
         out_dtype or data.dtype)
     if out_dtype is _F32 and dtype is None:

@@ -44,10 +44,11 @@ class _SavesDim(Node):
 
 
 def _as_float(input: Tensor, dtype, name: str, dim):
-    """The input in ``dtype`` when given; an integer or bool input is refused, as PyTorch's CPU
-    kernels refuse it (named for the kernel that would run: the last dim has its own)."""
+    """The input in ``dtype`` when given; an integer or bool one (input or ``dtype``) is refused,
+    as PyTorch's CPU kernels refuse it (named for the kernel that would run: the last dim has
+    its own)."""
     if dtype is not None:
-        return input.to(dtype=dtype)
+        input = input.to(dtype=dtype)
     if input._data.dtype.kind in "iub":
         ndim = input._data.ndim
         last = ndim <= 1 or (type(dim) is int and dim in (-1, ndim - 1))

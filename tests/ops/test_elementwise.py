@@ -54,6 +54,72 @@ def test_clamp_gradient_passes_at_bounds_like_pytorch():
     assert x.grad.tolist() == [0.0, 1.0, 1.0, 0.0]
 
 
+# (no float16: with a complex bound PyTorch computes in complex32, which NumPy lacks)
+CLAMP_DTYPES = ("bool", "uint8", "int8", "int64", "float32", "float64", "complex64")
+CLAMP_BOUNDS = {  # name -> lib -> bound
+    "bool": lambda lib: True, "-3": lambda lib: -3, "2": lambda lib: 2, "0.5": lambda lib: 0.5,
+    "2+0j": lambda lib: 2 + 0j, "1j": lambda lib: 1j,
+    "0-d int8": lambda lib: lib.tensor(-3, dtype=lib.int8),
+    "0-d int64 -300": lambda lib: lib.tensor(-300),
+    "0-d float64": lambda lib: lib.tensor(0.5).double(),
+    "0-d complex": lambda lib: lib.tensor(2 + 0j),
+    "1-d bool": lambda lib: lib.tensor([True, False, True]),
+    "1-d uint8": lambda lib: lib.tensor([2, 0, 1], dtype=lib.uint8),
+    "1-d float32": lambda lib: lib.tensor([2.0, 0.0, 1.0]),
+}
+CLAMP_CALLS = {
+    "clamp(min)": lambda x, b: x.clamp(min=b), "clamp(max)": lambda x, b: x.clamp(max=b),
+    "clamp(b, b)": lambda x, b: x.clamp(b, b), "clamp_min": lambda x, b: x.clamp_min(b),
+    "clamp_max": lambda x, b: x.clamp_max(b), "clamp_(min)": lambda x, b: x.clamp_(min=b),
+    "clamp_(b, b)": lambda x, b: x.clamp_(b, b), "clamp_min_": lambda x, b: x.clamp_min_(b),
+    "clamp_max_": lambda x, b: x.clamp_max_(b),
+}
+
+
+def _clamp_outcome(lib, dtype, bound, call):
+    x = lib.tensor([3, 0, 1]).to(getattr(lib, dtype))
+    try:
+        out = CLAMP_CALLS[call](x, CLAMP_BOUNDS[bound](lib))
+    except Exception as exc:  # noqa: BLE001 - the error is the outcome compared
+        return type(exc).__name__, str(exc).split("\n")[0].replace("torch.", "gradnb.")
+    return str(out.dtype).split(".")[-1], out.tolist()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", CLAMP_DTYPES)
+def test_clamp_dtypes_conversions_and_refusals_match_pytorch(torch, dtype):
+    """Every clamp form, every kind of bound: PyTorch's result dtype and values (a uint8 clamped
+    at -3 is clamped at 253), or its error (complex refused, the in-place cast error naming the
+    C++ type, a bound that overflows, the kernels without bool)."""
+    differ = [(call, bound, ours, theirs) for call in CLAMP_CALLS for bound in CLAMP_BOUNDS
+              if (ours := _clamp_outcome(gradnb, dtype, bound, call))
+              != (theirs := _clamp_outcome(torch, dtype, bound, call))]
+    assert not differ
+
+
+@pytest.mark.torch
+def test_clamp_keeps_the_sign_of_a_zero_on_a_tie_like_pytorch(torch):
+    import math
+
+    for lib in (gradnb, torch):
+        x = lib.tensor([-0.0, 0.0])
+        for out in (x.clamp(0.0), x.clamp(-0.0), x.clamp(max=0.0), x.clamp(-0.0, 1.0),
+                    x.clamp(lib.tensor(0.0)), x.clamp(max=lib.tensor(-0.0)),
+                    x.clone().clamp_(0.0)):
+            assert [math.copysign(1, v) for v in out.tolist()] == [-1, 1]
+
+
+@pytest.mark.torch
+def test_clamp_backward_with_a_complex_bound_fails_like_pytorch(torch):
+    for lib in (gradnb, torch):
+        x = lib.tensor([0.5, 3.0], dtype=lib.float64, requires_grad=True)
+        y = (x * 1).clamp_(2 + 0j)
+        assert y.tolist() == [2.0, 3.0]
+        with pytest.raises(NotImplementedError, match="\"ge_cpu\" not implemented for "
+                                                      "'ComplexDouble'"):
+            y.sum().backward()
+
+
 def test_relu_gradient_at_zero_is_zero():
     x = gradnb.tensor([0.0, 1.0], requires_grad=True)
     x.relu().sum().backward()
