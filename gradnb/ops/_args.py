@@ -31,7 +31,7 @@ __all__ = [
 _SCALAR_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double",
                       "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int8": "Char",
                       "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
-                      "bool": "Bool"}
+                      "bool": "Bool", "bfloat16": "BFloat16"}
 
 
 def scalar_type_name(dtype) -> str:

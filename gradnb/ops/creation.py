@@ -594,7 +594,11 @@ def to(input: Tensor, *args, dtype=None, device=None, non_blocking=False, copy=F
     if not same_dtype:
         if out.dtype.kind == "c" and d.np.kind != "c":
             out = out.real  # discards the imaginary part, as PyTorch does (NumPy would warn)
-        out = out.astype(d.np)
+        if out.dtype.kind == "f" and d.np.kind in "iu":
+            with _backend.silent():  # NaN and inf become some integer silently, as in PyTorch
+                out = out.astype(d.np)
+        else:
+            out = out.astype(d.np)
     elif out is data:
         out = data.copy()
     if d is not None and not (d.is_floating_point or d.is_complex):

@@ -32,6 +32,7 @@ from .._core.views import base_key, positions_in_base, rebase_view
 from . import arithmetic, elementwise
 from ._args import scalar_type_name
 from ._common import Tensor, as_tensor_operand, grad_state
+from ._refusals import refuse
 from .creation import default_generator
 from .indexing import (
     CopySlices,
@@ -88,7 +89,7 @@ VIEW_OF_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being u
 _OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers "
                     "to a single memory location. Please clone() the tensor before performing the "
                     "operation.")
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}  # ("V": bfloat16)
 
 
 # -- the machinery -------------------------------------------------------------------------------
@@ -306,7 +307,8 @@ def _fast_binary(ufunc_name: str, other, alpha=1):
                 return False  # the generic path checks alpha
             b = b * alpha
         ufunc = getattr(get_array_module(data), ufunc_name)
-        if ufunc_name == "true_divide":  # x / 0 is inf or NaN silently, as in PyTorch
+        # x / 0 and (-1) ** 0.5 are inf or NaN silently, as in PyTorch
+        if ufunc_name in ("true_divide", "power"):
             with silent():
                 ufunc(data, b, out=data, casting="same_kind")
             return True
@@ -352,6 +354,13 @@ def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
                          (other,), fast)
 
 
+def floor_divide_(self: Tensor, other) -> Tensor:
+    """``self //= other`` in place (PyTorch has no derivative for it: its node raises, naming
+    ``floor_divide_``)."""
+    return apply_inplace(
+        self, lambda s: arithmetic.underivable_floor_divide(s, other, "floor_divide_"), (other,))
+
+
 def pow_(self: Tensor, exponent) -> Tensor:
     """``self **= exponent`` in place."""
     return apply_inplace(self, lambda s: arithmetic.pow(s, exponent), (exponent,),
@@ -383,9 +392,15 @@ exp_ = _unary_inplace("exp_", elementwise.exp, "exp")
 log_ = _unary_inplace("log_", elementwise.log, "log")
 sqrt_ = _unary_inplace("sqrt_", elementwise.sqrt, "sqrt")
 tanh_ = _unary_inplace("tanh_", elementwise.tanh, "tanh")
-abs_ = _unary_inplace("abs_", elementwise.abs, "absolute")
+_abs_ = _unary_inplace("abs_", elementwise.abs, "absolute")
 relu_ = _unary_inplace("relu_", elementwise.relu, "maximum", 0)
 sigmoid_ = _unary_inplace("sigmoid_", elementwise.sigmoid, None)
+
+
+def abs_(self: Tensor) -> Tensor:
+    """In-place ``abs``: refused for a complex tensor, whose abs is real, as in PyTorch."""
+    refuse("abs_", self._data)
+    return _abs_(self)
 
 
 def clamp_(self: Tensor, min=None, max=None) -> Tensor:
@@ -592,9 +607,10 @@ def _clamp_max_(self: Tensor, max) -> Tensor:
 TENSOR_METHODS = {
     "__setitem__": write_region,
     "add_": add_, "sub_": sub_, "subtract_": sub_, "mul_": mul_, "multiply_": mul_,
-    "div_": div_, "divide_": div_, "true_divide_": div_, "pow_": pow_, "neg_": neg_,
+    "div_": div_, "divide_": div_, "true_divide_": div_, "floor_divide_": floor_divide_,
+    "pow_": pow_, "neg_": neg_,
     "negative_": neg_, "exp_": exp_, "log_": log_, "sqrt_": sqrt_, "tanh_": tanh_,
-    "sigmoid_": sigmoid_, "relu_": relu_, "abs_": abs_, "clamp_": clamp_, "clip_": clamp_,
+    "sigmoid_": sigmoid_, "relu_": relu_, "abs_": abs_, "absolute_": abs_, "clamp_": clamp_, "clip_": clamp_,
     "clamp_min_": _clamp_min_, "clamp_max_": _clamp_max_, "addcmul_": addcmul_,
     "addcdiv_": addcdiv_, "zero_": zero_, "fill_": fill_, "copy_": copy_, "uniform_": uniform_,
     "normal_": normal_, "masked_fill_": masked_fill_, "scatter_": scatter_,
