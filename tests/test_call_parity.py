@@ -33,7 +33,58 @@ def _written(lib, write):
     return x
 
 
+def _grad(t, f, data=(1.5, -2.5)):
+    """The gradient of ``f(t, x).sum()`` for a float64 leaf ``x`` (or torch's error)."""
+    x = t.tensor(data, dtype=t.float64, requires_grad=True)
+    (grad,) = t.autograd.grad(f(t, x).sum(), x)
+    return grad
+
+
 CALLS = {
+    # ops PyTorch has no derivative for: a NotImplemented node that raises in backward
+    "x // 2.0: its node": lambda t: (t.ones(2, requires_grad=True) // 2.0).grad_fn.name(),
+    "x // 2.0: backward raises": lambda t: _grad(t, lambda t, x: x // 2.0),
+    "floor_divide(x, y): backward raises": lambda t: _grad(t, lambda t, x: t.floor_divide(x, x)),
+    "2 // x: backward raises": lambda t: _grad(t, lambda t, x: 2 // x),
+    "x.floor_divide_(y): backward raises":
+        lambda t: _grad(t, lambda t, x: x.clone().floor_divide_(t.tensor([2.0, 3.0]))),
+    "x // int64 0-d: the node's edges":
+        lambda t: len((t.ones(2, requires_grad=True) // t.tensor(2)).grad_fn.next_functions),
+    "2 % x: backward raises": lambda t: _grad(t, lambda t, x: 2 % x),
+    "remainder(2, x): backward raises": lambda t: _grad(t, lambda t, x: t.remainder(2, x)),
+    "x % y: backward": lambda t: _grad(t, lambda t, x: x % (x + 4)),
+    "div(x, 2, rounding_mode='floor'): zero gradient":
+        lambda t: _grad(t, lambda t, x: t.div(x, 2, rounding_mode="floor")),
+    "x ** bool tensor: backward raises":
+        lambda t: _grad(t, lambda t, x: x ** t.tensor([True, False])),
+    "x ** True: backward": lambda t: _grad(t, lambda t, x: x ** True),
+    "0 ** x: backward": lambda t: _grad(t, lambda t, x: 0 ** x, (1.0, -1.0, 0.0)),
+    # dtypes the kernels lack
+    "relu of bool": lambda t: t.relu(t.tensor([True, False])),
+    "relu_ of bool": lambda t: t.tensor([True, False]).relu_(),
+    "hardtanh of bool": lambda t: t.nn.functional.hardtanh(t.tensor([True, False])),
+    "hardtanh of uint8 with a negative limit":
+        lambda t: t.nn.functional.hardtanh(t.tensor([1, 2], dtype=t.uint8)),
+    "var_mean of int64": lambda t: t.var_mean(t.tensor([1, 2])),
+    "std_mean of bool": lambda t: t.std_mean(t.tensor([True, False]), 0),
+    "var of int64": lambda t: t.var(t.tensor([1, 2])),
+    "nanmean of int64": lambda t: t.nanmean(t.tensor([1, 2])),
+    "median of empty int64": lambda t: t.median(t.zeros(0, dtype=t.int64)),
+    "nanmedian of empty bool": lambda t: t.nanmedian(t.zeros(0, dtype=t.bool)),
+    "heaviside of int64": lambda t: t.heaviside(t.tensor([-1, 0, 2]), t.tensor([5])),
+    "heaviside of NaN": lambda t: t.heaviside(t.tensor([float("nan"), 0.0]), t.tensor([0.5])),
+    "mvlgamma below (p - 1) / 2": lambda t: t.mvlgamma(t.tensor([-0.5, 0.3]), 2),
+    "softmax of empty int64": lambda t: t.softmax(t.zeros(0, 2, dtype=t.int64), 0),
+    "bool tensor ** False": lambda t: t.tensor([False, True]) ** False,
+    "bool tensor.pow_(True)": lambda t: t.tensor([False, True]).pow_(True),
+    "add(float32, 0-d float32, alpha=True)":
+        lambda t: t.add(t.ones(2), t.tensor(2.0), alpha=True),
+    "copysign(uint8, -1)": lambda t: t.copysign(t.tensor([3, 2], dtype=t.uint8), -1),
+    "abs_ of bfloat16": lambda t: t.tensor([-1.5, 2.0]).to(t.bfloat16).abs_(),
+    "logit(bfloat16, eps) keeps bfloat16":
+        lambda t: t.logit(t.tensor([0.3]).to(t.bfloat16), 0.1).dtype,
+    "isreal of complex": lambda t: t.isreal(t.tensor([1 + 1j, 2, 3j])),
+    "Tensor.isreal of int64": lambda t: t.tensor([1, 2]).isreal(),
     "log_softmax of int64 (last dim)": lambda t: t.log_softmax(t.tensor([1, 2]), 0),
     "log_softmax of int64 (not last dim)": lambda t: t.log_softmax(t.ones(2, 3, dtype=t.int64), 0),
     "softmax of bool": lambda t: t.softmax(t.tensor([True]), 0),
@@ -193,6 +244,18 @@ CALLS = {
 def test_call_matches_torch(name):
     call = CALLS[name]
     assert _outcome(gradnb, call) == _outcome(torch, call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.tensor([-1.5, 2.0]).pow_(t.tensor([0.5, 0.5])),  # NaN from a negative base
+    lambda t: t.tensor([float("nan"), float("inf")]).to(t.int64),
+    lambda t: t.tensor([-1.5]).pow_(0.5),
+], ids=["pow_ of a negative base", "NaN and inf to int64", "pow_ by a number"])
+def test_no_numpy_warning_where_torch_is_silent(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        call(torch)
+        call(gradnb)
 
 
 def test_func_jvp_output_keeps_its_graph_to_the_parameters():

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from .._core import dtype as _dtype
-from .._core.backend import device_of, get_array_module
+from .._core.backend import device_of, get_array_module, silent
 from .._core.grad_mode import state as grad_state
 from .._core.record import wrap
 from .._core.tensor import Tensor
@@ -161,6 +161,9 @@ def cast_array(data, np_dtype, stacklevel: int = 3):
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
                       stacklevel=stacklevel + 1)
         data = data.real
+    if data.dtype.kind == "f" and np_dtype.kind in "iu":
+        with silent():  # NaN and inf become some integer silently, as in PyTorch
+            return data.astype(np_dtype)
     return data.astype(np_dtype)
 
 

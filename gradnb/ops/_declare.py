@@ -20,11 +20,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from .._core.graph import Node
-from .._core.record import record
+from .._core.graph import Node, switches
+from .._core.record import record, would_record
+from .._core.tensor import Tensor
 from . import dual
 
-__all__ = ["node", "unary"]
+__all__ = ["NotImplementedBackward", "node", "record_underivable", "unary"]
 
 
 def node(name: str, formula: Callable | None, *, saves: tuple = (), rule: str,
@@ -77,3 +78,27 @@ def unary(op: str, name: str, forward: Callable, formula: Callable | None, *,
     fn.__module__ = module
     fn.__doc__ = doc or f"Elementwise ``{op}``."
     return fn, cls
+
+
+class NotImplementedBackward(Node):
+    """PyTorch's ``torch::autograd::NotImplemented``: the node of an op PyTorch has no derivative
+    for (``floor_divide``, ``remainder(Scalar, Tensor)``). The forward records it like any node;
+    a backward that reaches it raises PyTorch's error."""
+    rule = "none: the derivative for aten::<op> is not implemented (backward raises)"
+    torch_name = "torch::autograd::NotImplemented"
+    runs_user_code = True  # it raises by design: the engine holds leaf gradients back
+
+    __slots__ = ("op",)
+
+    def backward(self, *grads):
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+def record_underivable(op: str, inputs: tuple, data):
+    """``data``, the output of ``op`` on ``inputs``, recorded with a ``NotImplementedBackward``.
+    Its edges lead to the inputs that require grad and to no other, as PyTorch's fallback for
+    ops without a derivative links them."""
+    needing = tuple(t for t in inputs if isinstance(t, Tensor) and t._requires_grad)
+    if would_record(needing):
+        switches.user_code = True  # the engine must look for nodes that can raise
+    return record(NotImplementedBackward, needing, data, attrs={"op": op})

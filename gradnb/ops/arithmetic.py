@@ -14,11 +14,12 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module, silent
-from .._core.graph import OUTPUT, Node
+from .._core.graph import Node
 from .._core.record import record, wrap
 from . import dual
 from ._args import check_kernel_dtype, reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
+from ._declare import record_underivable
 
 __all__ = [
     "add",
@@ -54,7 +55,7 @@ def add(input, other, *, alpha=1) -> Tensor:
         a = input._data
         if a.dtype.kind == "f":
             return record(AddBackward0, (input, None), a + other)
-    if type(other) is Tensor and type(input) is Tensor and alpha == 1:
+    if type(other) is Tensor and type(input) is Tensor and alpha == 1 and alpha is not True:
         b = _zero_d_float(input, other)
         if b is not None:  # ``x + gradnb.tensor(0.1)``: no promotion work, no cast array
             return record(AddBackward0, (input, other), input._data + b)
@@ -141,14 +142,17 @@ def _is_bool(x) -> bool:
     return isinstance(x, bool) or (isinstance(x, Tensor) and x._data.dtype.kind == "b")
 
 
+_BOOL_SUBTRACTION = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you "
+                     "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                     "instead.")
+
+
 def _reject_bool_subtraction(a, b) -> None:
     if _is_bool(a) and _is_bool(b):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
     if _is_bool(a) or _is_bool(b):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
-                           "you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
+        raise RuntimeError(_BOOL_SUBTRACTION)
 
 
 class RsubBackward0(Node):
@@ -361,8 +365,8 @@ class DivBackward2(Node):
         return (zero if self.needs(0) else None), (zero if self.needs(1) else None)
 
 
-def _rounded_div(input, other, mode):
-    ta, tb, a, b = binary_operands(input, other)
+def _rounded_quotient(a, b, mode):
+    """``a / b`` rounded (``mode`` "floor" or "trunc") on the promoted operands."""
     xp = get_array_module(a if hasattr(a, "shape") else b)
     if mode not in ("floor", "trunc"):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
@@ -373,11 +377,15 @@ def _rounded_div(input, other, mode):
     # Floats divide by zero to inf and NaN silently, as in PyTorch.
     with silent():
         if mode == "floor":
-            out = xp.floor_divide(a, b)
-        else:
-            q = a / b
-            out = xp.trunc(q).astype(q.dtype if not _is_integral(a) or not _is_integral(b)
-                                      else xp.result_type(a, b))
+            return xp.floor_divide(a, b)
+        q = a / b
+        return xp.trunc(q).astype(q.dtype if not _is_integral(a) or not _is_integral(b)
+                                  else xp.result_type(a, b))
+
+
+def _rounded_div(input, other, mode):
+    ta, tb, a, b = binary_operands(input, other)
+    out = _rounded_quotient(a, b, mode)
     # Rounded division is piecewise constant: its gradient is zero, like PyTorch's.
     if getattr(out, "dtype", None) is not None and out.dtype.kind in "iub":
         return wrap(out)
@@ -423,7 +431,7 @@ class PowBackward0(Node):
             return (g * 2.0 * dual.conj(a),)
         # complex: g * conj(c a^(c-1)), conjugated after the power (a negative real base lies on
         # the branch cut, where conj(a)^conj(c) is not conj(a^c))
-        return (g * dual.conj(c * a ** (c - 1)),)
+        return (g * dual.conj(c * _power_of(a, c - 1, number_exponent=True)),)
 
 
 class PowBackward1(Node):
@@ -442,8 +450,11 @@ class PowBackward1(Node):
         a, b, out = self.saved(g)
         ga = gb = None
         if self.needs(0):
+            if dual.data(b).dtype.kind == "b":  # PyTorch's rule computes ``exponent - 1``
+                raise RuntimeError(_BOOL_SUBTRACTION)
             # PyTorch's rule: zero where the exponent is 0 (x ** x at 0 has gradient 0, not NaN)
-            ga = dual.where(dual.data(b) == 0, 0.0, g * dual.conj(b * a ** (b - 1)))
+            power = _power_of(a, b - 1, number_exponent=False)
+            ga = dual.where(dual.data(b) == 0, 0.0, g * dual.conj(b * power))
         if self.needs(1):
             # At a == 0 and a real b >= 0 the limit of a**b * log(a) is 0 (PyTorch masks it the
             # same way); for b < 0 it is inf * log(0), infinite, silently.
@@ -466,22 +477,32 @@ def pow(input, exponent) -> Tensor:
             and a.dtype.kind in "iu" and exponent < 0:  # (b may be wrapped to a's dtype)
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     with silent():  # 0 ** -1, (-1) ** 0.5: inf and NaN, silently
-        out = _int_power(a, b)
+        out = _power(a, b, number_exponent=tb is None)
     if tb is None:
         return record(PowBackward0, (ta,), out, attrs={"exponent": b})
     return record(PowBackward1, (ta, tb), out, operands=(a, b))
 
 
 class PowBackward2(Node):
-    """d(c ** b)/db for a Python-number base ``c``: ``c**b * log(c)``."""
-    rule = "exponent: grad * result * log(base)"
+    """d(c ** b)/db for a Python-number base ``c``: ``c**b * log(c)``; at ``c = 0`` zero where
+    the exponent is real and ``>= 0`` (the limit from ``x > 0``), ``result * log(0)`` elsewhere
+    (``-inf`` for a negative real exponent, NaN for a complex one), as PyTorch defines it."""
+    rule = "exponent: grad * result * log(self) (0 where self == 0 and exponent >= 0)"
+    why_nonfinite = "a zero or negative base: log(self)"
 
-    __slots__ = ("log_base",)
-    saves = (OUTPUT,)
+    __slots__ = ("base", "log_base")
+    inputs = ("exponent",)
+    saves = ("self", "exponent", "result")
+    saved_attrs: ClassVar[dict] = {"self": "base"}
 
     def backward(self, g):
-        (out,) = self.saved(g)
-        return (g * dual.conj(out) * self.log_base.conjugate(),)
+        b, out = self.saved(g)
+        with silent():  # 0 * log(0) where the mask below replaces it
+            grad = g * dual.conj(out * self.log_base)
+        if self.base != 0:
+            return (grad,)
+        bd = dual.data(b)
+        return (dual.where((bd.real >= 0) & (bd.imag == 0), 0.0, grad),)
 
 
 def rpow(input: Tensor, base) -> Tensor:
@@ -492,14 +513,56 @@ def rpow(input: Tensor, base) -> Tensor:
         check_kernel_dtype("pow", input._data.dtype, "b")
         base = int(base)
     _, tb, a, b = binary_operands(base, input)
-    # At base 0, PyTorch's gradient is 0 (the limit of 0 ** x * log(0) for x > 0).
-    if isinstance(base, complex) or input._data.dtype.kind == "c":
-        log_base = cmath.log(base) if base != 0 else 0.0  # (-1) ** z: log(-1) is pi i
-    else:
-        log_base = math.log(base) if base > 0 else (0.0 if base == 0 else float("nan"))
     with silent():
-        out = _int_power(a, b)
-    return record(PowBackward2, (tb,), out, attrs={"log_base": log_base})
+        out = _power(a, b, number_exponent=False)
+    return record(PowBackward2, (tb,), out, attrs={"base": base, "log_base": _log_of(
+        base, complex_exponent=input._data.dtype.kind == "c")})
+
+
+def _log_of(base, complex_exponent: bool):
+    """``log(base)`` as PyTorch's ``Scalar::log``: complex for a complex base or exponent (``log
+    -1`` is ``pi i``), else real (NaN below 0); ``log 0`` is ``-inf``."""
+    if isinstance(base, complex) or complex_exponent:
+        return cmath.log(base) if base != 0 else complex(-math.inf, 0.0)
+    if base > 0:
+        return math.log(base)
+    return -math.inf if base == 0 else math.nan
+
+
+def _power_of(a, exponent, number_exponent: bool):
+    """``a ** exponent`` in a derivative rule: gradnb's ``pow`` on tensors (under
+    ``create_graph``), PyTorch's arithmetic (``_power``) on arrays."""
+    if isinstance(a, Tensor) or isinstance(exponent, Tensor):
+        return a ** exponent
+    with silent():
+        return _power(a, exponent, number_exponent)
+
+
+def _power(a, b, number_exponent: bool):
+    """``a ** b`` as PyTorch computes it (``number_exponent``: ``b`` is a Python number)."""
+    if isinstance(b, (bool, np.bool_)) and getattr(a, "dtype", None) == np.bool_:
+        # a bool tensor to a bool power stays bool (NumPy's is int8): x ** True is x, and
+        # x ** False is all True
+        return a.copy() if b else get_array_module(a).ones_like(a)
+    out = _int_power(a, b)
+    if getattr(out, "dtype", None) is not None and out.dtype.kind == "c":
+        out = _complex_zero_base(a, b, out, number_exponent)
+    return out
+
+
+def _complex_zero_base(a, b, out, number_exponent: bool):
+    """PyTorch's complex power is C's ``cpow``, ``exp(b log a)``: at a zero base that is 0 where
+    ``Re b > 0``, ``inf + nan j`` where ``Re b < 0``, and NaN where ``Re b == 0`` (``0 ** 0`` of
+    a tensor exponent included; a number exponent 0 gives ones). NumPy's complex power gives NaN
+    for every non-real exponent there, and 1 for ``0 ** 0``."""
+    xp = get_array_module(out)
+    zero = xp.asarray(a) == 0
+    if (number_exponent and b == 0) or not zero.any():
+        return out
+    re = xp.real(b)
+    at_zero = xp.where(re > 0, 0j, xp.where(re < 0, complex(math.inf, math.nan),
+                                            complex(math.nan, math.nan)))
+    return xp.where(zero, at_zero, out).astype(out.dtype, copy=False)
 
 
 def _int_power(a, b):
@@ -551,18 +614,23 @@ def _reflected_div(self, other):
 
 
 def floor_divide(input, other) -> Tensor:
-    """``input / other`` rounded down: ``div(input, other, rounding_mode="floor")``."""
-    return div(input, other, rounding_mode="floor")
+    """``input / other`` rounded down, the values of ``div(input, other, rounding_mode="floor")``.
+    PyTorch has no derivative for ``floor_divide`` (``div``'s is zero): its node raises when a
+    backward reaches it."""
+    return underivable_floor_divide(input, other, "floor_divide")
 
 
-def _floordiv(self, other):
-    return div(self, other, rounding_mode="floor")
+def underivable_floor_divide(input, other, op: str) -> Tensor:
+    """``floor_divide`` recorded with the node of an op without a derivative, named ``op`` (the
+    in-place form names itself ``floor_divide_``)."""
+    ta, tb, a, b = binary_operands(input, other)
+    return record_underivable(op, (ta, tb), _rounded_quotient(a, b, "floor"))
 
 
 def _reflected_floordiv(self, other):
     _, _, a, b = binary_operands(other, self)
     check_kernel_dtype("div_floor_cpu", np.result_type(a, b), "bc")
-    return div(as_tensor_operand(other, self), self, rounding_mode="floor")
+    return floor_divide(as_tensor_operand(other, self), self)
 
 
 TENSOR_METHODS = {
@@ -573,7 +641,7 @@ TENSOR_METHODS = {
     # ``2 * x`` is recorded as ``x * 2`` (tensor first), as PyTorch records it.
     "__mul__": mul, "__rmul__": reflected("__rmul__", mul), "mul": mul, "multiply": mul,
     "__truediv__": div, "__rtruediv__": reflected("__rtruediv__", _reflected_div), "div": div, "divide": div, "true_divide": div,
-    "floor_divide": floor_divide, "__floordiv__": _floordiv, "__rfloordiv__": reflected("__rfloordiv__", _reflected_floordiv),
+    "floor_divide": floor_divide, "__floordiv__": floor_divide, "__rfloordiv__": reflected("__rfloordiv__", _reflected_floordiv),
     "__neg__": neg, "neg": neg, "negative": neg, "__pos__": lambda self: self,
     "__pow__": pow, "__rpow__": reflected("__rpow__", rpow), "pow": pow, "reciprocal": reciprocal,
 }

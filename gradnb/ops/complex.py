@@ -17,15 +17,15 @@ import numpy as np
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module
 from .._core.graph import Node
-from .._core.record import record
+from .._core.record import record, wrap
 from . import dual
 from ._args import scalar_type_name
 from ._common import Tensor, check_broadcast
 from .creation import zeros_like
 
 __all__ = [
-    "angle", "complex", "conj", "conj_physical", "imag", "is_complex", "is_conj", "polar", "real",
-    "resolve_conj", "view_as_complex", "view_as_real",
+    "angle", "complex", "conj", "conj_physical", "imag", "is_complex", "is_conj", "isreal",
+    "polar", "real", "resolve_conj", "view_as_complex", "view_as_real",
 ]
 
 
@@ -67,6 +67,15 @@ def imag(input: Tensor) -> Tensor:
     if input._data.dtype.kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     return record(ImagBackward0, (input,), input._data.imag)
+
+
+def isreal(input: Tensor) -> Tensor:
+    """Where ``input`` is real, as a bool tensor: its imaginary part is 0 (NaN is not 0); every
+    element of a real tensor (no gradient, as in PyTorch)."""
+    data = input._data
+    if data.dtype.kind != "c":
+        return wrap(get_array_module(data).ones(data.shape, dtype=bool))
+    return wrap(data.imag == 0)
 
 
 class ViewAsRealBackward0(Node):
@@ -296,6 +305,6 @@ TENSOR_METHODS = {
     "angle": angle, "conj": conj, "conj_physical": conj_physical, "is_conj": is_conj,
     "resolve_conj": resolve_conj, "imag": property(imag, doc="The imaginary part (a view)."),
     "real": property(real, doc="The real part (a view; the tensor itself for real dtypes)."),
-    "is_complex": is_complex, "view_as_real": view_as_real,
+    "is_complex": is_complex, "isreal": isreal, "view_as_real": view_as_real,
     "view_as_complex": view_as_complex,
 }

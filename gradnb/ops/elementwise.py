@@ -36,6 +36,7 @@ from ._common import (
     result_type_of,
 )
 from ._declare import node, unary
+from ._refusals import refuse
 from .complex import complex_sgn, sgn_array
 
 __all__ = [
@@ -156,6 +157,7 @@ def _sigmoid_array(input: Tensor):
 
 
 def _erf_array(input: Tensor):
+    refuse("erf", input._data)
     d = _float_data(input)
     return np.vectorize(math.erf, otypes=[d.dtype])(d) if d.size else d.copy()
 
@@ -262,6 +264,7 @@ def relu(input: Tensor) -> Tensor:
     d = input._data
     if type(d) is np.ndarray and d.dtype in _SAME_SIZE_INT:  # a float keeps its dtype
         return record(ReluBackward0, (input,), np.maximum(d, 0))
+    refuse("relu", d)
     return record(ReluBackward0, (input,), _xp(input).maximum(d, 0).astype(d.dtype, copy=False))
 
 
@@ -864,12 +867,14 @@ bitwise_right_shift = _shift("bitwise_right_shift", np.right_shift, "rshift_cpu"
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """0 where ``input < 0``, ``values`` where it is 0, 1 where it is positive (no gradient:
-    PyTorch has no derivative for it)."""
+    PyTorch has no derivative for it). Computed as PyTorch's kernel does, in the input's dtype:
+    ``values if x == 0 else x > 0`` (NaN gives 0, where NumPy's ``heaviside`` gives NaN)."""
+    refuse("heaviside", input._data)
+    refuse("heaviside", values._data)
     if input._data.dtype != values._data.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    # (NumPy's heaviside gives float64 for integers; PyTorch keeps the dtype)
-    out = _xp(input).heaviside(input._data, values._data)
-    return wrap(out.astype(input._data.dtype, copy=False))
+    d, xp = input._data, _xp(input)
+    return wrap(xp.where(d == 0, values._data, d > 0).astype(d.dtype, copy=False))
 
 
 def logical_not(input: Tensor) -> Tensor:

@@ -28,7 +28,7 @@ from .._core import dtype as _dtype
 from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record
-from ._args import wrap_dim
+from ._args import scalar_type_name, wrap_dim
 from ._common import Tensor
 from .complex import conj, conj_physical, real
 from .creation import tensor
@@ -198,9 +198,15 @@ def _float_input(x: Tensor, complex_: bool) -> Tensor:
 
 
 def _require_real(x: Tensor, name: str) -> None:
+    """PyTorch's refusal of a complex input to a real-to-complex transform, in its words: ``rfft``
+    and ``ihfft`` say "real", ``rfftn`` (and ``rfft2``) "real-valued"; the n-d ``ihfftn`` (and
+    ``ihfft2``) checks its dims first and then says it only supports floating-point dtypes."""
     if x._data.dtype.kind == "c":
-        kind = "ComplexDouble" if x._data.dtype == np.complex128 else "ComplexFloat"
-        raise RuntimeError(f"{name} expects a real input tensor, but got {kind}")
+        kind = scalar_type_name(x._data.dtype)
+        if name == "ihfftn":
+            raise RuntimeError(f"Only supports floating-point dtypes, but found: {kind}")
+        real = "real-valued" if name == "rfftn" else "real"
+        raise RuntimeError(f"{name} expects a {real} input tensor, but got {kind}")
 
 
 def _wrap_dim(d: int, ndim: int) -> int:
@@ -375,10 +381,11 @@ def hfftn(input: Tensor, s=None, dim=None, norm: str | None = None) -> Tensor:
 
 
 def _ihfftn(input, s, dim, norm, name):
-    _require_real(input, name)
-    x = _float_input(input, complex_=False)
-    dims, sizes = _dims_and_sizes(x, s, dim, None)
-    x = _resize(x, dims, sizes)
+    if name == "ihfft":
+        _require_real(input, name)
+    dims, sizes = _dims_and_sizes(input, s, dim, None)
+    _require_real(input, name)  # ihfftn: after its dims, as PyTorch checks
+    x = _resize(_float_input(input, complex_=False), dims, sizes)
     mode = _norm_mode(norm, False)
     out = _r2c(x, dims[-1:], mode, True)
     if len(dims) == 1:

@@ -38,6 +38,7 @@ from ._common import (
     check_fits_output,
     grad_state,
 )
+from ._refusals import refuse
 from .creation import default_generator
 from .indexing import (
     CopySlices,
@@ -383,7 +384,8 @@ def _fast_binary(ufunc_name: str, other, alpha=1):
                 return False  # the generic path checks alpha
             b = b * alpha
         ufunc = getattr(get_array_module(data), ufunc_name)
-        if ufunc_name == "true_divide":  # x / 0 is inf or NaN silently, as in PyTorch
+        # x / 0 and (-1) ** 0.5 are inf or NaN silently, as in PyTorch
+        if ufunc_name in ("true_divide", "power"):
             with silent():
                 ufunc(data, b, out=data, casting="same_kind")
             return True
@@ -429,6 +431,13 @@ def div_(self: Tensor, other, *, rounding_mode=None) -> Tensor:
                          (other,), fast)
 
 
+def floor_divide_(self: Tensor, other) -> Tensor:
+    """``self //= other`` in place (PyTorch has no derivative for it: its node raises, naming
+    ``floor_divide_``)."""
+    return apply_inplace(
+        self, lambda s: arithmetic.underivable_floor_divide(s, other, "floor_divide_"), (other,))
+
+
 def pow_(self: Tensor, exponent) -> Tensor:
     """``self **= exponent`` in place."""
     return apply_inplace(self, lambda s: arithmetic.pow(s, exponent), (exponent,),
@@ -465,8 +474,7 @@ tanh_ = _unary_inplace("tanh_", elementwise.tanh, "tanh")
 
 
 def _abs(input: Tensor) -> Tensor:
-    if input._data.dtype.kind == "c":  # |z| is real: it cannot go back into z
-        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    refuse("abs_", input._data)  # a complex |z| is real: it cannot go back into z
     return elementwise.abs(input)
 
 
@@ -727,7 +735,8 @@ def _clamp_max_(self: Tensor, max) -> Tensor:
 TENSOR_METHODS = {
     "__setitem__": write_region,
     "add_": add_, "sub_": sub_, "subtract_": sub_, "mul_": mul_, "multiply_": mul_,
-    "div_": div_, "divide_": div_, "true_divide_": div_, "pow_": pow_, "neg_": neg_,
+    "div_": div_, "divide_": div_, "true_divide_": div_, "floor_divide_": floor_divide_,
+    "pow_": pow_, "neg_": neg_,
     "negative_": neg_, "exp_": exp_, "log_": log_, "sqrt_": sqrt_, "tanh_": tanh_,
     "sigmoid_": sigmoid_, "relu_": relu_, "abs_": abs_, "absolute_": abs_, "clamp_": clamp_,
     "clip_": clip_, "clamp_min_": _clamp_min_, "clamp_max_": _clamp_max_, "addcmul_": addcmul_,

@@ -22,9 +22,9 @@ from . import arithmetic, dual
 from . import elementwise as ew
 from ._args import check_kernel_dtype, check_tensor_only, check_tensor_or_number, reflected
 from ._common import Tensor, as_tensor_operand, binary_operands
-from ._declare import node, unary
+from ._declare import node, record_underivable, unary
+from ._refusals import refuse
 from .complex import SgnBackward0, complex_sgn
-from .indexing import scalar_type_name
 
 __all__ = [
     "acosh", "addcdiv", "addcmul", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
@@ -50,15 +50,23 @@ def _pair(a, b):
     """Two operands as tensors of their promoted floating dtype."""
     ta, tb, xa, xb = binary_operands(a, b)
     like = ta if ta is not None else tb
-    a = a if isinstance(a, Tensor) else as_tensor_operand(a, like)
-    b = b if isinstance(b, Tensor) else as_tensor_operand(b, like)
     dt = np.result_type(xa, xb) if hasattr(xa, "dtype") and hasattr(xb, "dtype") else None
     if dt is not None and dt.kind in "iub":
         dt = _dtype.get_default_dtype().np
+    a = a if isinstance(a, Tensor) else _number_operand(a, like, dt)
+    b = b if isinstance(b, Tensor) else _number_operand(b, like, dt)
     if dt is not None:
         a = a if a._data.dtype == dt else a.to(_dtype.as_dtype(dt))
         b = b if b._data.dtype == dt else b.to(_dtype.as_dtype(dt))
     return _float(a), _float(b)
+
+
+def _number_operand(x, like: Tensor, dtype) -> Tensor:
+    """A number operand of a floating op: in the op's floating ``dtype`` directly (``-1`` beside
+    a uint8 tensor is -1.0, not the wrapped 255 an integer op would see)."""
+    if dtype is None:
+        return as_tensor_operand(x, like)
+    return Tensor._make(get_array_module(like._data).asarray(x).astype(dtype))
 
 
 def _quiet(fn, *arrays):
@@ -163,6 +171,7 @@ class SpecialXlog1PyBackward2(XlogyBackward2):
 def _xlogy(input, other, log1p: bool, classes):
     x, y = _pair(input, other)
     xd, yd = x._data, y._data
+    refuse("xlog1py" if log1p else "xlogy", xd.dtype)
     with np.errstate(all="ignore"):
         out = xd * (np.log1p(yd) if log1p else np.log(yd))
         out = np.where((xd == 0) & ~np.isnan(yd), 0.0, out).astype(out.dtype, copy=False)
@@ -204,12 +213,13 @@ class LogitBackward0(Node):
 
 def logit(input: Tensor, eps=None) -> Tensor:
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    refuse("logit", input._data)
     x = _float(input)
     p = x._data
     with np.errstate(all="ignore"):
         if eps is not None:
             p = np.clip(p, eps, 1 - eps)
-        out = np.log(p / (1 - p)).astype(p.dtype, copy=False)
+        out = np.log(p / (1 - p)).astype(x._data.dtype, copy=False)
     return record(LogitBackward0, (x,), out, attrs={"eps": eps})
 
 
@@ -273,11 +283,21 @@ def frac(input: Tensor) -> Tensor:
 
 
 _DEG, _RAD = math.pi / 180.0, 180.0 / math.pi
+
+
+def _angle_units(op: str, factor: float):
+    def forward(input):
+        refuse(op, input._data)
+        return _float(input)._data * factor
+
+    return forward
+
+
 deg2rad, Deg2RadBackward0 = unary(
-    "deg2rad", "Deg2RadBackward0", lambda input: _float(input)._data * _DEG,
+    "deg2rad", "Deg2RadBackward0", _angle_units("deg2rad", _DEG),
     lambda g: g * _DEG, saves=None, rule="self: grad * M_PI / 180")
 rad2deg, Rad2DegBackward0 = unary(
-    "rad2deg", "Rad2DegBackward0", lambda input: _float(input)._data * _RAD,
+    "rad2deg", "Rad2DegBackward0", _angle_units("rad2deg", _RAD),
     lambda g: g * _RAD, saves=None, rule="self: grad * 180 / M_PI")
 
 
@@ -319,6 +339,7 @@ class FminBackward0(FmaxBackward0):
 def _fextremum(cls, name, input, other):
     check_tensor_only(name, input, other)
     ta, tb, a, b = binary_operands(input, other)
+    refuse(name, a.dtype)
     return record(cls, (ta, tb), getattr(get_array_module(a), name)(a, b))
 
 
@@ -487,14 +508,37 @@ class LogaddexpBackward0(Node):
         power = ew.exp2 if self.base2 else ew.exp
         wa = 1 / (1 + power(b - a))
         wb = 1 / (1 + power(a - b))
+        if wa.is_complex():  # g * conj(derivative), as for every holomorphic op
+            wa, wb = wa.conj(), wb.conj()
         return g * ew.where(a == b, 0.5, wa), g * ew.where(a == b, 0.5, wb)
 
 
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     """``log(exp(input) + exp(other))`` without overflow."""
     check_tensor_only("logaddexp", input, other)
+    refuse("logaddexp", binary_operands(input, other)[2].dtype)
     a, b = _pair(input, other)
+    if a._data.dtype.kind == "c":
+        return record(LogaddexpBackward0, (a, b), complex_logaddexp(a._data, b._data))
     return record(LogaddexpBackward0, (a, b), _quiet(np.logaddexp, a._data, b._data))
+
+
+def complex_logaddexp(x, y):
+    """PyTorch's complex ``log(exp(x) + exp(y))``: ``hi + log1p(exp(lo - hi))`` with ``lo`` and
+    ``hi`` ordered by real part; NaN (both parts) where either is NaN; where both real parts
+    are the same infinity, ``lo`` itself for ``-inf`` and ``log(exp(lo) + exp(hi))`` for
+    ``+inf``."""
+    x, y = np.broadcast_arrays(x, y)
+    x_first = x.real < y.real
+    lo, hi = np.where(x_first, x, y), np.where(x_first, y, x)
+    with np.errstate(all="ignore"):
+        out = np.log1p(np.exp(lo - hi)) + hi
+        infinite = ~np.isfinite(lo.real) & (lo.real == hi.real)
+        if infinite.any():
+            out = np.where(infinite, np.where(lo.real < 0, lo, np.log(np.exp(lo) + np.exp(hi))),
+                           out)
+    out = np.where(np.isnan(x) | np.isnan(y), complex(math.nan, math.nan), out)
+    return out.astype(x.dtype, copy=False)
 
 
 class Logaddexp2Backward0(LogaddexpBackward0):
@@ -506,6 +550,7 @@ class Logaddexp2Backward0(LogaddexpBackward0):
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """``log2(2**input + 2**other)`` without overflow."""
     check_tensor_only("logaddexp2", input, other)
+    refuse("logaddexp2", binary_operands(input, other)[2].dtype)
     a, b = _pair(input, other)
     return record(Logaddexp2Backward0, (a, b), _quiet(np.logaddexp2, a._data, b._data))
 
@@ -558,10 +603,7 @@ class NextafterBackward0(Node):
 
 def nextafter(input: Tensor, other) -> Tensor:
     """The next floating-point value after ``input`` towards ``other``."""
-    promoted = binary_operands(input, other)[2]
-    if promoted.dtype.kind not in "fcV":
-        name = scalar_type_name(promoted.dtype)
-        raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{name}\'')
+    refuse("nextafter", binary_operands(input, other)[2].dtype)
     a, b = _pair(input, other)
     return record(NextafterBackward0, (a, b), np.nextafter(a._data, b._data))
 
@@ -610,6 +652,8 @@ def _modulo(a, b, floor):
     out = _quiet(fn, xa, xb)
     if integral:
         return record(FmodBackward1, (), out)
+    if not isinstance(a, Tensor):  # ``2 % x``: PyTorch has no derivative for remainder.Scalar_Tensor
+        return record_underivable("remainder", (tb,), out)
     if scalar_other:  # PyTorch's Scalar overload: one input, nothing saved
         return record(RemainderBackward0 if floor else FmodBackward0, (ta,), out)
     return record(RemainderBackward1 if floor else FmodBackward1, (ta, tb), out)
@@ -684,6 +728,7 @@ class ErfcBackward0(Node):
 
 def erfc(input: Tensor) -> Tensor:
     """``1 - erf(input)``, accurate where it is tiny."""
+    refuse("erfc", input._data)
     x = _float(input)
     d = x._data
     out = np.vectorize(math.erfc, otypes=[d.dtype])(d) if d.size else d.copy()
@@ -730,6 +775,7 @@ def _erfinv_array(p):
 
 def erfinv(input: Tensor) -> Tensor:
     """The inverse of ``erf`` on ``[-1, 1]``."""
+    refuse("erfinv", input._data)
     x = _float(input)
     d = x._data
     out = _erfinv_array(d.astype(np.float64)).astype(d.dtype) if d.size else d.copy()

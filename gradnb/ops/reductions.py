@@ -29,6 +29,7 @@ from . import dual
 from ._args import check_kernel_dtype, check_tensor_or_number, scalar_type_name
 from ._common import Tensor
 from ._out import OUT_DTYPE_MATCH_INPUT, accepts_out
+from ._refusals import refuse
 from .elementwise import maximum, minimum
 from .shape import _on, cat, flip, narrow
 
@@ -641,8 +642,11 @@ def _var_args(name, dim, unbiased, keepdim, correction):
 
 
 def _var_forward(name, input, dim, keepdim, correction):
+    """``(data, axes, dof, var)``; the variance of a complex tensor is that of its real and
+    imaginary parts together (the mean of ``|x - mean|**2``), real, as in PyTorch."""
     data = input._data
-    _require_float(data, "std and var only support floating point and complex dtypes")
+    _require_float(data, f"{'std and var' if name in ('std', 'var') else name} only support "
+                   "floating point and complex dtypes")
     axes = _reduced_axes(dim, data.ndim)
     n = _count(data.shape, axes)
     dof = n - correction
@@ -653,8 +657,10 @@ def _var_forward(name, input, dim, keepdim, correction):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         centered = data - data.mean(axis=axes, keepdims=True)
+        if centered.dtype.kind == "c":
+            centered = get_array_module(data).abs(centered)
         squares = (centered * centered).sum(axis=axes, keepdims=keepdim)
-        out = (squares / builtins.max(dof, 0)).astype(data.dtype, copy=False)
+        out = (squares / builtins.max(dof, 0)).astype(_dtype.real_of(data.dtype), copy=False)
     return data, axes, builtins.max(dof, 0), out
 
 
@@ -769,11 +775,10 @@ def _norm_grad(g, x, out, p: float, axes, keepdim: bool):
 
 
 def _sgn(x):
-    """``x / |x|`` (0 at 0): the sign, also of a complex ``x`` (NumPy's ``sign``, ``sgn`` on a
-    tensor: gradnb's ``sign`` refuses complex, as PyTorch's)."""
-    if isinstance(x, Tensor) and x.dtype.is_complex:
+    """``x / |x|`` (0 at 0): the sign of a real value, the direction of a complex one."""
+    if isinstance(x, Tensor) and x._data.dtype.kind == "c":
         return x.sgn()
-    return dual.sign(x)
+    return dual.sign(x)  # NumPy's sign of a complex array is already z / |z|
 
 
 class DistBackward0(Node):
@@ -843,7 +848,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
         # A negative order meets 0 ** -p = inf at zeros, and the norm is then 0, silently.
         with np.errstate(divide="ignore", over="ignore"):
             out = ((magnitude ** order).sum(axis=axes, keepdims=keepdim)) ** (1.0 / order)
-    out = out.astype(_dtype.real_of(data.dtype), copy=False)  # a complex tensor's norm is real
+    out = out.astype(magnitude.dtype, copy=False)  # real: a complex tensor's norm is real
     return _record(LinalgVectorNormBackward0, input, out, axes=axes, keepdim=keepdim, ord=order,
                    dim=shown_dims(dim))
 
@@ -905,8 +910,10 @@ class RenormBackward0(Node):
         shifted = norms + 1e-7
         grad = g * where(rescaled, maxnorm / shifted, 1.0)
         d_scale = where(rescaled, -maxnorm / (shifted * shifted), 0.0)
-        along = g * x.conj()  # the norm is real: only the real part moves it
-        inner = sum((along.real if x.dtype.is_complex else along) * d_scale, others, keepdim=True)
+        along_x = g * x.conj()  # the norm is real: its gradient takes Re(conj(x) g)
+        if along_x.is_complex():
+            along_x = along_x.real
+        inner = sum(along_x * d_scale, others, keepdim=True)
         return (grad + _norm_grad(inner, x, norms, p, others, True),)
 
 
@@ -940,7 +947,7 @@ class LogsumexpBackward0(Node):
         out = _kept(out, shape, self.axes, self.keepdim)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # inf - inf: NaN, as in PyTorch
-            return (g * dual.exp(x - out),)
+            return (g * dual.conj(dual.exp(x - out)),)
 
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
@@ -950,9 +957,11 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
         data = data.astype(_dtype.get_default_dtype().np)
     axes = _reduced_axes(dim, data.ndim)
     xp = get_array_module(data)
-    # Shift by the maximum so exp never overflows; an infinite maximum would make inf - inf.
+    # Shift by the maximum (of the real parts, for complex: PyTorch's choice, which fixes the
+    # branch of the imaginary part) so exp never overflows; an infinite maximum would make
+    # inf - inf.
     if _count(data.shape, axes):
-        shift = data.max(axis=axes, keepdims=True)
+        shift = (data.real if data.dtype.kind == "c" else data).max(axis=axes, keepdims=True)
         shift = xp.where(xp.isfinite(shift), shift, 0)
     else:
         shift = xp.zeros(_kept_shape(data.shape, axes), dtype=data.dtype)
@@ -1002,24 +1011,32 @@ def _lower_median(data, axis: int):
     return index.astype(_dtype.int64.np)
 
 
+def empty_median(data):
+    """The median of no elements: NaN, cast to the dtype as PyTorch's kernel casts it (the
+    lowest int64 or int32, 0 for narrower integers, True for bool)."""
+    with silent():
+        return get_array_module(data).asarray(math.nan).astype(data.dtype)
+
+
 def median(input: Tensor, dim=None, keepdim: bool = False):
     """The lower median of all elements; with ``dim``, ``(values, indices)`` along it."""
     data = input._data
-    if data.dtype.kind == "b":
-        raise NotImplementedError('"median_cpu" not implemented for \'Bool\'')
     xp = get_array_module(data)
     if dim is None:
+        refuse("median", data)
         flat = data.reshape(-1)
         if data.size == 0:
-            out = xp.asarray(xp.nan, dtype=data.dtype)
+            out = empty_median(data)
         else:
             out = xp.take(flat, _lower_median(flat, 0)).reshape(())
         return _record(MedianBackward0, input, out)
     axis = _single_dim("median", dim, data.ndim)
+    if data.ndim:
+        _check_nonempty("median", data.shape, (axis,))
+    refuse("median_dim", data)
     if data.ndim == 0:
         indices, values = xp.zeros((), dtype=_dtype.int64.np), data.copy()
     else:
-        _check_nonempty("median", data.shape, (axis,))
         indices = _lower_median(data, axis)
         values = xp.take_along_axis(data, indices, axis=axis)
         if not keepdim:
@@ -1148,13 +1165,26 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
     return wrap((data != 0).sum(axis=axes, dtype=_dtype.int64.np))
 
 
+def _unique_axis(dim: int, shape) -> int:
+    """``dim`` of ``unique(dim=...)``, checked as PyTorch checks it: a dimension to take slices
+    along, and no empty dimension elsewhere."""
+    if not shape:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    axis = normalize_dims(dim, len(shape))[0]
+    if builtins.any(n == 0 for i, n in enumerate(shape) if i != axis):
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
+                           "cannot be applied")
+    return axis
+
+
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
            return_counts: bool = False, dim: int | None = None):
     """The distinct values (sorted), optionally with inverse indices and counts; no gradient,
     as in PyTorch."""
     data = input._data
+    refuse("unique" if dim is None else "unique_dim", data)
     xp = dual.xp_of(data)
-    axis = None if dim is None else normalize_dims(dim, data.ndim)[0]
+    axis = None if dim is None else _unique_axis(dim, data.shape)
     values, inverse, counts = xp.unique(data, return_inverse=True, return_counts=True, axis=axis)
     result = [wrap(values)]
     if return_inverse:

@@ -18,8 +18,10 @@ from . import elementwise as ew
 from . import indexing as ix
 from . import reductions as red
 from ._common import Tensor, wrap
+from ._refusals import refuse
 from .arithmetic import div_scalar, mul_scalar
 from .joining import slice_along
+from .pointwise import complex_logaddexp
 from .reductions import _return_type, return_types, shown_dim
 
 __all__ = ["cummax", "cummin", "cumulative_trapezoid", "logcumsumexp", "trapezoid", "trapz"]
@@ -56,6 +58,9 @@ class LogcumsumexpBackward0(Node):
         if x.dim() == 0:  # one element: its own log-sum-exp
             return (g,)
         d = self.axis
+        if x.is_complex():  # no signs to split: the log of conj(g), as PyTorch's complex branch
+            summed = _reverse_logcumsumexp(ew.log(g.conj()) - out, d)
+            return (ew.exp(summed + x).conj(),)
         lowest = float(np.finfo(g._data.dtype).min)
         log_abs = ew.log(ew.abs(g))
         log_pos = ew.where(g > 0, log_abs, lowest)
@@ -67,16 +72,29 @@ class LogcumsumexpBackward0(Node):
 
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """``log(cumsum(exp(input)))`` along ``dim``, without overflow."""
-    if input.dim() == 0 and not (input.dtype.is_floating_point or input.dtype.is_complex):
-        return input.double()
+    refuse("logcumsumexp", input._data)
     d = _axis(dim, input.dim())
     data = input._data
     if data.ndim == 0:
         out = data.copy()
+    elif data.dtype.kind == "c":
+        out = _complex_logcumsumexp(data, d)
     else:
         with np.errstate(all="ignore"):
             out = get_array_module(data).logaddexp.accumulate(data, axis=d)
     return record(LogcumsumexpBackward0, (input,), out, attrs={"axis": d, "dim": shown_dim(dim)})
+
+
+def _complex_logcumsumexp(data, axis: int):
+    """PyTorch's complex kernel: a running ``logaddexp(x, total)`` from ``-inf``, in double
+    precision (complex64 accumulates in complex128)."""
+    x = np.moveaxis(np.asarray(data, dtype=np.complex128), axis, 0)
+    out = np.empty_like(x)
+    total = np.full(x.shape[1:], complex(-np.inf, 0.0))
+    for i in range(x.shape[0]):
+        total = complex_logaddexp(x[i], total)
+        out[i] = total
+    return np.moveaxis(out, 0, axis).astype(data.dtype)
 
 
 class CummaxBackward0(Node):
@@ -110,10 +128,11 @@ class CumminBackward0(CummaxBackward0):
 def _cumulative_extreme(input: Tensor, dim: int, largest: bool, result):
     cls = CummaxBackward0 if largest else CumminBackward0
     data = input._data
-    if input.dim() == 0:
+    if input.dim() == 0:  # (no kernel runs: any dtype)
         _axis(dim, 0)
         return result(*_record_extreme(cls, input, data.copy(), np.zeros((), dtype=np.int64),
                                        dim, 0))
+    refuse("cummax" if largest else "cummin", data)
     d = _axis(dim, input.dim())
     xp = get_array_module(data)
     ufunc = xp.maximum if largest else xp.minimum

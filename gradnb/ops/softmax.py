@@ -17,8 +17,8 @@ from .._core.graph import Node
 from .._core.record import record
 from .._core.tensor import _wrap_dim
 from . import dual
-from ._args import scalar_type_name
 from ._common import Tensor
+from ._refusals import refuse
 
 __all__ = ["log_softmax", "softmax"]
 
@@ -43,18 +43,15 @@ class _SavesDim(Node):
     unsigned = ("dim",)
 
 
-def _as_float(input: Tensor, dtype, name: str, dim):
-    """The input in ``dtype`` when given; an integer or bool one (input or ``dtype``) is refused,
-    as PyTorch's CPU kernels refuse it (named for the kernel that would run: the last dim has
-    its own)."""
+def _as_float(input: Tensor, dtype, name: str, dim: int):
+    """The input in ``dtype`` when given, refused where PyTorch's CPU kernels lack its dtype
+    (integers, bools, complex), named for the kernel that would run along ``dim`` (checked):
+    the last dim has its own. An empty input reaches no kernel, so it is never refused."""
     if dtype is not None:
         input = input.to(dtype=dtype)
-    if input._data.dtype.kind in "iub":
-        ndim = input._data.ndim
-        last = ndim <= 1 or (type(dim) is int and dim in (-1, ndim - 1))
-        kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
-        raise NotImplementedError(f'"{kernel}" not implemented for '
-                                  f"'{scalar_type_name(input._data.dtype)}'")
+    ndim = input._data.ndim
+    last = ndim <= 1 or dim in (-1, ndim - 1)
+    refuse(f"{name}_lastdim" if last else name, input._data)
     return input
 
 
@@ -84,9 +81,11 @@ class SoftmaxBackward0(_SavesDim):
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, computed as ``exp(x - max x)`` so logits of any
     magnitude give finite probabilities."""
-    input = _as_float(input, dtype, "softmax", dim)
     dim = _softmax_dim("softmax", dim, input.ndim)
+    input = _as_float(input, dtype, "softmax", dim)
     x = input._data
+    if not x.size:  # nothing to compute, in any dtype (PyTorch runs no kernel)
+        return record(SoftmaxBackward0, (input,), x.copy(), attrs={"dim": dim})
     e = get_array_module(x).exp(_shifted(x, dim))
     out = e / e.sum(axis=dim, keepdims=True) if x.ndim else e
     return record(SoftmaxBackward0, (input,), out, attrs={"dim": dim})
@@ -111,10 +110,12 @@ class LogSoftmaxBackward0(_SavesDim):
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """``x - logsumexp(x)`` along ``dim``, shifted by the maximum so it never overflows."""
+    if type(dim) is not int or not 0 <= dim < input._data.ndim:  # (a valid dim skips checks)
+        dim = _softmax_dim("log_softmax", dim, input._data.ndim)
     input = _as_float(input, dtype, "log_softmax", dim)
     x = input._data
-    if type(dim) is not int or not 0 <= dim < x.ndim:  # (a valid dim skips the checks)
-        dim = _softmax_dim("log_softmax", dim, x.ndim)
+    if not x.size:  # nothing to compute, in any dtype (PyTorch runs no kernel)
+        return record(LogSoftmaxBackward0, (input,), x.copy(), attrs={"dim": dim})
     xp = get_array_module(x)
     shifted = _shifted(x, dim)
     if x.ndim:

@@ -17,13 +17,16 @@ from . import indexing as ix
 from . import shape as sh
 from ._common import Tensor, wrap
 from ._out import accepts_out
+from ._refusals import refuse
 from .pointwise import lerp
 from .reductions import (
     PICKED_SAVES,
     MedianBackward0,
     PickedBackward,
+    _check_nonempty,
     _record,
     _return_type,
+    empty_median,
     record_picked,
     return_types,
 )
@@ -41,6 +44,12 @@ def _dim(dim: int, ndim: int) -> int:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
                          f"but got {dim})")
     return dim % n
+
+
+def _check_reduced(input: Tensor, name: str, d: int) -> None:
+    """A selection along dim ``d`` needs something to select from (checked before the dtype)."""
+    if input.dim():
+        _check_nonempty(name, input.shape, (d,))
 
 
 def _order(data, axis: int, descending: bool):
@@ -124,6 +133,7 @@ def _picked(cls, input, order, dim: int, d: int, keepdim: bool = True):
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool | None = None):
     """``(values, indices)`` sorted along ``dim`` (always stably)."""
+    refuse("sort", input._data)
     d = _dim(dim, input.dim())
     order = _order(input._data, d, descending) if input.dim() else None
     cls = SortBackward0 if stable is None else SortBackward1
@@ -146,6 +156,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     size = input.shape[d] if input.dim() else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
+    refuse("topk", input._data)
     if input.dim() == 0:
         return return_types.topk(*_picked(TopkBackward0, input, None, dim, d))
     order = _order(input._data, d, descending=largest)
@@ -157,11 +168,13 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     """The ``k``-th smallest element along ``dim`` (counting from 1) and its index."""
     d = _dim(dim, input.dim())
+    _check_reduced(input, "kthvalue", d)
     size = input.shape[d] if input.dim() else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    if input.dim() == 0:
+    if input.dim() == 0:  # (no kernel runs: any dtype)
         return return_types.kthvalue(*_picked(KthvalueBackward0, input, None, dim, d, keepdim))
+    refuse("kthvalue", input._data)
     order = _order(input._data, d, False).take(np.asarray([k - 1]), axis=d)
     return return_types.kthvalue(*_picked(KthvalueBackward0, input, order, dim, d, keepdim))
 
@@ -181,8 +194,10 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
     """The most frequent value along ``dim`` (the smallest of equally frequent ones) and the
     index of its last occurrence; the gradient flows to that entry."""
     d = _dim(dim, input.dim())
-    if input.dim() == 0:
+    _check_reduced(input, "mode", d)
+    if input.dim() == 0:  # (no kernel runs: any dtype)
         return return_types.mode(*_picked(ModeBackward0, input, None, dim, d, keepdim))
+    refuse("mode", input._data)
     xp = get_array_module(input._data)
     moved = np.moveaxis(np.asarray(input._data.get() if xp is not np else input._data), d, -1)
     lead = moved.shape[:-1]
@@ -229,10 +244,15 @@ def nanmedian(input: Tensor, dim=None, keepdim: bool = False):
     """The lower median ignoring NaN; with ``dim``, ``(values, indices)``."""
     data = input._data
     if dim is None:
+        refuse("median", data)
+        if data.size == 0:
+            return _record(NanmedianBackward0, input, empty_median(data))
         flat = data.reshape(-1)
         value = data.copy() if data.ndim == 0 else flat[_nan_lower_median(flat, 0)].reshape(())
         return _record(NanmedianBackward0, input, value)
     d = _dim(dim, input.dim())
+    _check_reduced(input, "median", d)
+    refuse("median_dim", data)
     order = _nan_lower_median(data, d) if data.ndim else None
     return return_types.nanmedian(*_picked(NanmedianBackward1, input, order, dim, d, keepdim))
 

@@ -22,6 +22,7 @@ from . import elementwise as ew
 from . import pointwise as pw
 from . import reductions as red
 from ._common import Tensor, as_tensor_operand
+from ._refusals import refuse
 
 __all__ = ["digamma", "i0", "lgamma", "mvlgamma", "polygamma"]
 
@@ -30,10 +31,18 @@ _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617
               43867 / 798)
 
 
-def _float(x: Tensor) -> Tensor:
+def _float(x: Tensor, op: str) -> Tensor:
+    """``x`` as floating point (integers promote to the default dtype, as in PyTorch), once
+    ``op`` has refused a dtype its kernel lacks (every one here lacks complex)."""
+    refuse(op, x._data)
     if x.dtype.is_floating_point:
         return x
     return x.to(_dtype.get_default_dtype())
+
+
+def _polygamma_kernel(n: int) -> str:
+    """The kernel PyTorch runs ``polygamma(n, x)`` with (named in its dtype errors)."""
+    return ("digamma", "trigamma")[n] if n < 2 else "polygamma"
 
 
 def _lgamma_array(x):
@@ -145,7 +154,7 @@ def polygamma(n: int, input: Tensor) -> Tensor:
     """The ``n``-th derivative of ``digamma``."""
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
-    x = _float(input)
+    x = _float(input, _polygamma_kernel(n))
     out = _polygamma_array(n, x._data).astype(x._data.dtype)
     return record(PolygammaBackward0, (x,), out, attrs={"n": n})
 
@@ -164,7 +173,7 @@ class DigammaBackward0(Node):
 def digamma(input: Tensor) -> Tensor:
     """The logarithmic derivative of the gamma function (``-inf`` at 0, NaN at the negative
     integers)."""
-    x = _float(input)
+    x = _float(input, "digamma")
     return record(DigammaBackward0, (x,), _polygamma_array(0, x._data).astype(x._data.dtype))
 
 
@@ -181,7 +190,7 @@ class LgammaBackward0(Node):
 
 def lgamma(input: Tensor) -> Tensor:
     """``log|gamma(input)|`` (``+inf`` at the poles)."""
-    x = _float(input)
+    x = _float(input, "lgamma")
     out = _lgamma_array(x._data).astype(x._data.dtype)
     return record(LgammaBackward0, (x,), out)
 
@@ -201,12 +210,11 @@ class MvlgammaBackward0(Node):
 
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The log of the multivariate gamma function of dimension ``p``."""
+    refuse("mvlgamma", input._data)  # a bool input, before ``p``
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    x = _float(input)
+    x = _float(input, "mvlgamma_arange")
     d = x._data
-    if d.size and not bool((d > (p - 1) / 2).all()):
-        raise RuntimeError(f"All elements must be greater than (p-1)/2 = {(p - 1) / 2}")
     shifts = np.arange(p, dtype=d.dtype) / 2
     terms = _lgamma_array(d[..., None] - shifts).astype(d.dtype)
     out = (terms.sum(-1) + p * (p - 1) / 4 * math.log(math.pi)).astype(d.dtype)
@@ -305,7 +313,7 @@ class SpecialI1EBackward0(Node):
 
 def _bessel(kind: str, order: int, scaled: bool, cls):
     def fn(input: Tensor) -> Tensor:
-        x = _float(input)
+        x = _float(input, kind)
         return record(cls, (x,), _bessel_series(order, x._data, scaled).astype(x._data.dtype))
 
     fn.__name__ = kind
@@ -336,7 +344,7 @@ class SpecialEntrBackward0(Node):
 
 def entr(input: Tensor) -> Tensor:
     """``-x log x`` (0 at 0, ``-inf`` for negative x)."""
-    x = _float(input)
+    x = _float(input, "entr")
     d = x._data
     with np.errstate(all="ignore"):
         out = np.where(d > 0, -d * np.log(np.where(d > 0, d, 1.0)),
@@ -348,7 +356,7 @@ def entr(input: Tensor) -> Tensor:
 def ndtr(input: Tensor) -> Tensor:
     """The standard normal CDF."""
     # PyTorch's composition, node for node: mul.Scalar, erf, add.Scalar, mul.Scalar
-    return ar.mul_scalar(ar.add_scalar(ew.erf(ar.mul_scalar(_float(input), math.sqrt(0.5))), 1),
+    return ar.mul_scalar(ar.add_scalar(ew.erf(ar.mul_scalar(_float(input, "erf"), math.sqrt(0.5))), 1),
                          0.5)
 
 
@@ -384,7 +392,7 @@ def _log_ndtr_array(x):
 def log_ndtr(input: Tensor) -> Tensor:
     """The log of the standard normal CDF, accurate far into the lower tail (there
     ``log(erfcx(-x / sqrt 2) / 2) - x**2 / 2``)."""
-    x = _float(input)
+    x = _float(input, "log_ndtr")
     out = _log_ndtr_array(x._data).astype(x._data.dtype)
     return record(SpecialLogNdtrBackward0, (x,), out)
 
@@ -402,7 +410,7 @@ class SpecialNdtriBackward0(Node):
 
 def ndtri(input: Tensor) -> Tensor:
     """The inverse of the standard normal CDF."""
-    x = _float(input)
+    x = _float(input, "ndtri")
     d = x._data
     with np.errstate(all="ignore"):
         out = math.sqrt(2.0) * pw._erfinv_array(2 * d.astype(np.float64) - 1) if d.size else d
@@ -441,7 +449,7 @@ def _erfcx_array(x):
 
 def erfcx(input: Tensor) -> Tensor:
     """The scaled complementary error function ``exp(x**2) * erfc(x)``."""
-    x = _float(input)
+    x = _float(input, "erfcx")
     return record(SpecialErfcxBackward0, (x,), _erfcx_array(x._data).astype(x._data.dtype))
 
 

@@ -18,6 +18,7 @@ from . import reductions as red
 from ._args import scalar_type_name, wrap_dim
 from ._common import Tensor
 from ._out import OUT_DTYPE_EXPECTED, accepts_out
+from ._refusals import refuse
 from .arithmetic import mul_scalar
 from .linalg import mm
 
@@ -43,6 +44,7 @@ class NansumBackward0(Node):
 
 def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """``sum`` treating NaN as 0."""
+    refuse("nansum", input._data)
     if not input.dtype.is_floating_point:
         return red.sum(input, dim, keepdim, dtype=dtype)
     data = input._data
@@ -59,7 +61,7 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Te
     """``mean`` of the non-NaN elements."""
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
-                           f"but got {input.dtype.name.capitalize()}")
+                           f"but got {scalar_type_name(input._data.dtype)}")
     count = red.sum(~ew.isnan(input), dim, keepdim)
     return nansum(input, dim, keepdim, dtype=dtype) / count
 
@@ -141,7 +143,9 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
     if dim is not None and input.ndim and input.shape[wrap_dim(dim, input.ndim)] == 0:
-        raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
+        raise IndexError(f"aminmax: Expected reduction dim {wrap_dim(dim, input.ndim)} to have "
+                         "non-zero size.")
+    refuse("aminmax_0d" if dim is not None and not input.ndim else "aminmax", input._data)
     data = input._data
     axes = red._reduced_axes(dim, data.ndim)
     lo = data.min(axis=axes, keepdims=keepdim)

@@ -213,3 +213,121 @@ def test_in_place_write_through_a_part_with_history_is_refused_unchanged():
     plain = gradnb.tensor([1 + 2j, 3 - 1j])
     plain.imag.mul_(2)  # no history: an ordinary write into shared storage
     assert plain.tolist() == [1 + 4j, 3 - 2j]
+
+
+# Complex inputs to reductions whose result is real (var, std, norms) and to the ops whose complex
+# form PyTorch computes by its own formula (logsumexp, logaddexp, logcumsumexp).
+COMPLEX_INPUT_CALLS = {
+    "var": lambda t, z: t.var(z, 0),
+    "std": lambda t, z: t.std(z),
+    "var_mean": lambda t, z: t.var_mean(z, 1, correction=0),
+    "std_mean": lambda t, z: t.std_mean(z, 0),
+    "norm": lambda t, z: t.norm(z),
+    "norm p=1": lambda t, z: t.norm(z, 1, 1),
+    "norm p=3": lambda t, z: t.norm(z, 3),
+    "norm p=inf": lambda t, z: t.norm(z, float("inf"), 0),
+    "norm p=0.5": lambda t, z: t.norm(z, 0.5, 1, keepdim=True),
+    "norm p=0": lambda t, z: t.norm(z, 0),
+    "linalg.vector_norm": lambda t, z: t.linalg.vector_norm(z, 1.5, 0),
+    "dist": lambda t, z: t.dist(z, z.flip(0), 3),
+    "renorm": lambda t, z: t.renorm(z, 2, 0, 1.0),
+    "normalize": lambda t, z: t.nn.functional.normalize(z),
+    "logsumexp": lambda t, z: t.logsumexp(z * 3, 1),
+    "logaddexp": lambda t, z: t.logaddexp(z, z.flip(1)),
+    "logcumsumexp": lambda t, z: t.logcumsumexp(z, 0),
+}
+
+
+def _numpy(t):
+    return (t.resolve_conj() if hasattr(t, "resolve_conj") else t).detach().numpy()
+
+
+def _results_and_gradients(lib, call, data, dtype):
+    z = lib.tensor(data, dtype=getattr(lib, dtype), requires_grad=True)
+    out = call(lib, z)
+    outs = out if isinstance(out, tuple) else (out,)
+    rng = np.random.default_rng(5)
+    weights = [lib.tensor(rng.standard_normal(tuple(o.shape)) + (
+        1j * rng.standard_normal(tuple(o.shape)) if o.is_complex() else 0)).to(o.dtype)
+        for o in outs]
+    (grad,) = lib.autograd.grad(list(outs), [z], weights, allow_unused=True)
+    grad = np.zeros_like(data) if grad is None else _numpy(grad)  # norm p=0: no gradient
+    return [(str(o.dtype).split(".")[-1], _numpy(o)) for o in outs], grad
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("name", list(COMPLEX_INPUT_CALLS))
+def test_complex_input_results_and_gradients_match_torch(torch, name, dtype):
+    data = _z(3, 4, seed=6)
+    data[1, 2] = 0  # a zero element: the norms' masked branches
+    want_out, want_grad = _results_and_gradients(torch, COMPLEX_INPUT_CALLS[name], data, dtype)
+    got_out, got_grad = _results_and_gradients(gradnb, COMPLEX_INPUT_CALLS[name], data, dtype)
+    tol = 1e-4 if dtype == "complex64" else 1e-10
+    for (want_dtype, want), (got_dtype, got) in zip(want_out, got_out, strict=True):
+        assert got_dtype == want_dtype
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(got_grad, want_grad, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name", ["var", "std", "norm p=3", "logaddexp", "logcumsumexp"])
+def test_complex_input_gradcheck_and_gradgradcheck(name):
+    z = gradnb.tensor(_z(3, 4, seed=7), requires_grad=True)
+
+    def f(z):
+        out = COMPLEX_INPUT_CALLS[name](gradnb, z)
+        return out.abs() if out.is_complex() else out
+
+    assert gradcheck(f, (z,))
+    assert gradgradcheck(f, (z,))
+
+
+# Zero bases: PyTorch's complex power is C's cpow (0 where Re b > 0, inf + nan j where Re b < 0,
+# NaN where Re b == 0, 0 ** 0 included), and its exponent gradient at a zero base is 0 only
+# where the exponent is real and >= 0 (-inf for a negative real one, NaN for a complex one).
+ZERO_BASE_POWERS = {
+    "0 ** z": lambda t, z, x: 0 ** z,
+    "0 ** x": lambda t, z, x: 0 ** x,
+    "0.0 ** x": lambda t, z, x: 0.0 ** x,
+    "0j ** x": lambda t, z, x: 0j ** x,
+    "zeros ** z": lambda t, z, x: t.zeros(6, dtype=t.float64) ** z,
+    "complex zeros ** x": lambda t, z, x: t.zeros(6, dtype=t.complex128) ** x,
+    "complex zeros ** z": lambda t, z, x: t.zeros(6, dtype=t.complex128) ** z,
+    "z * 0 ** 2.5": lambda t, z, x: (z * 0) ** 2.5,
+    "z * 0 ** (2 + 1j)": lambda t, z, x: (z * 0) ** (2 + 1j),
+    "z * 0 ** x": lambda t, z, x: (z * 0) ** x,
+    "x * 0 ** z": lambda t, z, x: (x * 0) ** z,
+}
+
+
+@pytest.mark.parametrize("name", list(ZERO_BASE_POWERS))
+def test_zero_base_powers_and_gradients_match_torch(torch, name):
+    z = np.array([1 + 2j, -1, 0, 2.5, 1j, -1 + 1j])
+    x = np.array([1.0, -1, 0, 2.5, 0.5, -2])
+    results = []
+    for lib in (torch, gradnb):
+        tz = lib.tensor(z, requires_grad=True)
+        tx = lib.tensor(x, requires_grad=True)
+        out = ZERO_BASE_POWERS[name](lib, tz, tx)
+        weight = lib.ones_like(out) * (1 - 0.5j if out.is_complex() else 1)
+        grads = lib.autograd.grad(out, [tz, tx], weight, allow_unused=True)
+        results.append([_numpy(out)] + [None if g is None else _numpy(g) for g in grads])
+    for want, got in zip(*results, strict=True):
+        if want is None or got is None:
+            assert not np.any(want if got is None else got)
+            continue
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)  # NaN where torch has NaN
+        np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float64", "int64", "bool"])
+def test_isreal_matches_torch(torch, dtype):
+    data = np.array([1 + 1j, 2, complex(0, np.nan), complex(np.nan, 0), -0.0j, 3j])
+    if not dtype.startswith("complex"):
+        data = data.real
+    for shape in ((6,), (2, 3), (0,)):
+        values = data.reshape(-1)[: int(np.prod(shape))].reshape(shape)
+        want = torch.isreal(torch.tensor(values).to(getattr(torch, dtype)))
+        got = gradnb.isreal(gradnb.tensor(values).to(getattr(gradnb, dtype)))
+        assert got.dtype == gradnb.bool and got.tolist() == want.tolist()
+        assert gradnb.tensor(values).isreal().tolist() == torch.tensor(values).isreal().tolist()

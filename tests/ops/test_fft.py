@@ -92,6 +92,25 @@ def test_errors_match_torch(torch):
         assert str(got.value).split("\n")[0] == str(want.value).split("\n")[0]
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("kwargs", [{}, {"dim": (5,)}, {"s": (0, 3)}])
+@pytest.mark.parametrize("name", sorted(REAL_INPUT))
+def test_complex_input_to_a_real_transform_is_refused_as_torch(torch, name, kwargs, dtype):
+    """Each real-input transform refuses a complex signal in PyTorch's words (``rfftn`` says
+    "real-valued", ``ihfftn`` checks its dims first and names floating-point dtypes)."""
+    if name in ("rfft", "ihfft"):
+        kwargs = {"n": 0} if kwargs.get("s") else {"dim": 5} if kwargs else {}
+
+    def call(m):
+        return getattr(m.fft, name)(m.ones(2, 3, dtype=getattr(m, dtype)), **kwargs)
+
+    with pytest.raises(Exception) as want:
+        call(torch)
+    with pytest.raises(type(want.value)) as got:
+        call(gradnb)
+    assert str(got.value).split("\n")[0] == str(want.value).split("\n")[0]
+
+
 @pytest.mark.parametrize("kwargs", [
     {"n_fft": 8, "return_complex": True},
     {"n_fft": 8, "hop_length": 3, "win_length": 6, "center": False, "return_complex": True},

@@ -11,6 +11,7 @@ from ..._core.backend import get_array_module, to_device
 from ..._core.graph import Node
 from ..._core.record import record
 from ...ops import creation, dual, elementwise
+from ...ops._refusals import refuse
 from ...ops.softmax import log_softmax, softmax
 from ._fused import Tensor
 
@@ -60,6 +61,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     x = input._data
+    refuse("gelu", x)
     if approximate == "tanh":
         xp = get_array_module(x)
         out = 0.5 * x * (1 + xp.tanh(_SQRT_2_OVER_PI * (x + _TANH_COEF * x ** 3)))

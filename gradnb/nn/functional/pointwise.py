@@ -19,6 +19,7 @@ from ..._core.graph import Node
 from ..._core.record import record
 from ..._core.tensor import Tensor
 from ...ops import elementwise
+from ...ops._refusals import refuse
 from ...ops.creation import rand
 from ...ops.shape import cat
 from .activation import softmax
@@ -56,6 +57,7 @@ class SiluBackward0(Node):
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)`` (Swish)."""
     x = input._data
+    refuse("silu", x)
     with np.errstate(all="ignore"):
         out = x / (1 + get_array_module(x).exp(-x))
     return _pointwise(SiluBackward0, input, out)
@@ -78,6 +80,7 @@ class LeakyReluBackward0(Node):
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where positive, ``negative_slope * x`` elsewhere."""
     x = input._data
+    refuse("leaky_relu", x)
     out = get_array_module(x).where(x > 0, x, x * negative_slope)
     return _pointwise(LeakyReluBackward0, input, out, {"negative_slope": negative_slope})
 
@@ -121,6 +124,7 @@ class CeluBackward0(Node):
 def _elu(input: Tensor, alpha: float, scale: float, input_scale: float):
     """``scale * x`` above 0, ``scale * alpha * (exp(input_scale x) - 1)`` at and below 0."""
     x = input._data
+    refuse("elu", x)
     xp = get_array_module(x)
     with np.errstate(all="ignore"):
         return xp.where(x > 0, x * scale, xp.expm1(x * input_scale) * (alpha * scale))
@@ -166,6 +170,7 @@ class SoftplusBackward0(Node):
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta x)) / beta``, and ``x`` itself where ``beta x > threshold``."""
     x = input._data
+    refuse("softplus", x)
     xp = get_array_module(x)
     scaled = x * beta
     with np.errstate(all="ignore"):
@@ -193,6 +198,7 @@ class MishBackward0(Node):
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
     x = input._data
+    refuse("mish", x)
     xp = get_array_module(x)
     with np.errstate(all="ignore"):
         out = x * xp.tanh(xp.log1p(xp.exp(x)))
@@ -224,6 +230,9 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     x = input._data
+    refuse("hardtanh", x)
+    if x.dtype.kind == "u" and min_val < 0:
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     out = get_array_module(x).clip(x, min_val, max_val)
     return _pointwise(HardtanhBackward0, input, out, {"min_val": min_val, "max_val": max_val})
 
@@ -250,6 +259,7 @@ class HardsigmoidBackward0(Node):
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``."""
     x = input._data
+    refuse("hardsigmoid", x)
     return _pointwise(HardsigmoidBackward0, input, get_array_module(x).clip(x + 3, 0, 6) / 6)
 
 
@@ -271,6 +281,7 @@ class HardswishBackward0(Node):
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``."""
     x = input._data
+    refuse("hardswish", x)
     return _pointwise(HardswishBackward0, input, x * get_array_module(x).clip(x + 3, 0, 6) / 6)
 
 
@@ -314,6 +325,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     elif weight.ndim:
         w = weight.reshape(())
     x = input._data
+    refuse("prelu", x)
     out = get_array_module(x).where(x > 0, x, x * w._data)
     return record(PreluKernelBackward0, (input, w), out)
 
@@ -344,6 +356,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     x = input._data
+    refuse("leaky_relu", x)
     xp = get_array_module(x)
     if training:
         slope = rand(*input.shape, dtype=input.dtype)._data * (upper - lower) + lower
@@ -379,6 +392,7 @@ class ThresholdBackward0(Node):
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, ``value`` elsewhere."""
     x = input._data
+    refuse("threshold", x)
     out = get_array_module(x).where(x > threshold, x, value)
     return _pointwise(ThresholdBackward0, input, out, {"threshold": threshold})
 
@@ -401,6 +415,7 @@ class LogSigmoidBackward0(Node):
 def logsigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))``, finite for any ``x``."""
     x = input._data
+    refuse("logsigmoid", x)
     xp = get_array_module(x)
     buffer = xp.exp(-xp.abs(x))
     out = (xp.minimum(x, 0) - xp.log1p(buffer)).astype(x.dtype, copy=False)
@@ -433,12 +448,14 @@ class SoftshrinkBackward0(HardshrinkBackward0):
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > lambd``, 0 elsewhere."""
     x = input._data
+    refuse("hardshrink", x)
     out = get_array_module(x).where((x > lambd) | (x < -lambd), x, 0)
     return _pointwise(HardshrinkBackward0, input, out, {"lambd": lambd})
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
+    refuse("softshrink", input._data)
     if lambd < 0:
         raise RuntimeError(f"lambda must be in range [0, inf) for input dtype {input.dtype}, "
                            f"but found {lambd}")
@@ -473,6 +490,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         raise RuntimeError(f"Halving dimension must be even, but dimension "
                            f"{dim % input.ndim} is size {size}")
     x = input._data
+    refuse("glu", x)
     axis = dim % x.ndim
     a, b = get_array_module(x).split(x, 2, axis=axis)
     with np.errstate(all="ignore"):
