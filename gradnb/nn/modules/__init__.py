@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .attention import MultiheadAttention, NonDynamicallyQuantizableLinear
-from .container import ModuleDict, ModuleList, Sequential
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .embedding_bag import EmbeddingBag
@@ -262,6 +262,8 @@ __all__ = [
     "NonDynamicallyQuantizableLinear",
     "PReLU",
     "PairwiseDistance",
+    "ParameterDict",
+    "ParameterList",
     "PixelShuffle",
     "PixelUnshuffle",
     "PoissonNLLLoss",
