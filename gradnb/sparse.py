@@ -382,8 +382,20 @@ def sparse_mask(input: Tensor, mask) -> SparseTensor:
     return _grad.mask(input._data, mask.coalesce())
 
 
+def _sparse_only(name: str, expected: str):
+    """A SparseTensor method called on a dense tensor: PyTorch's layout error."""
+    def method(self):
+        raise RuntimeError(f"{name} expected {expected} layout but got Strided")
+
+    method.__name__ = name
+    return method
+
+
 # Bound to the dense Tensor by gradnb._tensor_methods.
 TENSOR_METHODS = {
     "layout": property(lambda self: _layout.strided),
     "to_sparse": to_sparse, "to_sparse_coo": to_sparse, "sparse_mask": sparse_mask,
+    "is_coalesced": _sparse_only("is_coalesced", "sparse coordinate tensor"),
+    "indices": _sparse_only("indices", "sparse coordinate tensor"),
+    "values": _sparse_only("values", "sparse tensor"),
 }

@@ -638,7 +638,10 @@ TENSOR_METHODS = {
     "bfloat16": lambda self, memory_format=None: to(self, dtype="bfloat16", memory_format=memory_format),
     "cfloat": lambda self, memory_format=None: to(self, dtype="complex64", memory_format=memory_format),
     "cdouble": lambda self, memory_format=None: to(self, dtype="complex128", memory_format=memory_format),
-    "long": lambda self: to(self, dtype="int64"),
-    "int": lambda self: to(self, dtype="int32"),
-    "bool": lambda self: to(self, dtype="bool"),
+    "long": lambda self, memory_format=None: to(self, dtype="int64", memory_format=memory_format),
+    "int": lambda self, memory_format=None: to(self, dtype="int32", memory_format=memory_format),
+    "short": lambda self, memory_format=None: to(self, dtype="int16", memory_format=memory_format),
+    "char": lambda self, memory_format=None: to(self, dtype="int8", memory_format=memory_format),
+    "byte": lambda self, memory_format=None: to(self, dtype="uint8", memory_format=memory_format),
+    "bool": lambda self, memory_format=None: to(self, dtype="bool", memory_format=memory_format),
 }

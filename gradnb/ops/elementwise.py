@@ -73,6 +73,8 @@ __all__ = [
     "isfinite",
     "isinf",
     "isnan",
+    "isneginf",
+    "isposinf",
     "le",
     "less",
     "less_equal",
@@ -894,6 +896,23 @@ def isinf(input: Tensor) -> Tensor:
     return wrap(_xp(input).isinf(input._data))
 
 
+def _isinf_of_sign(name: str, sign: float):
+    def op(input: Tensor) -> Tensor:
+        data = input._data
+        if data.dtype.kind == "c":
+            raise RuntimeError(f"{name} does not support complex inputs.")
+        # integers and bools hold no infinity: all False, as PyTorch
+        return wrap(data == sign if data.dtype.kind == "f" else _xp(input).zeros(data.shape, bool))
+
+    op.__name__ = name
+    op.__doc__ = f"Where ``input`` is {'+' if sign > 0 else '-'}infinity (a bool tensor)."
+    return op
+
+
+isposinf = _isinf_of_sign("isposinf", np.inf)
+isneginf = _isinf_of_sign("isneginf", -np.inf)
+
+
 def isfinite(input: Tensor) -> Tensor:
     return wrap(_xp(input).isfinite(input._data))
 
@@ -937,6 +956,7 @@ TENSOR_METHODS = {
     "clamp": _clamp_method("clamp"), "clip": _clamp_method("clip"),
     "clamp_min": _clamp_min_method, "clamp_max": _clamp_max_method,
     "signbit": signbit, "maximum": maximum, "minimum": minimum, "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
+    "isposinf": isposinf, "isneginf": isneginf,
     "equal": equal, "allclose": allclose, "isclose": isclose,
     "where": lambda self, condition, other: where(condition, self, other),
 }

@@ -30,6 +30,7 @@ from .creation import zeros
 from .shape import SliceBackward0, UnsqueezeBackward0, alias, expand
 
 __all__ = [
+    "argwhere",
     "gather",
     "index_add",
     "index_put",
@@ -910,6 +911,11 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):
     return wrap(xp.argwhere(data).astype(np.int64, copy=False))
 
 
+def argwhere(input: Tensor) -> Tensor:
+    """``nonzero(input)``: the ``(n, ndim)`` indices of the non-zero entries."""
+    return nonzero(input)
+
+
 def take_along_dim(input: Tensor, indices, dim: int | None = None) -> Tensor:
     """``gather`` after broadcasting ``input`` and ``indices`` (all but ``dim``); without ``dim``
     both are flattened first. As PyTorch, ``input`` is always expanded (an ``ExpandBackward0``,
@@ -952,5 +958,5 @@ TENSOR_METHODS = {
     "select": select, "gather": gather, "scatter": scatter,
     "scatter_add": scatter_add, "index_select": index_select, "index_add": index_add,
     "index_put": index_put, "masked_fill": masked_fill, "masked_select": masked_select,
-    "nonzero": nonzero, "put": put, "take_along_dim": take_along_dim,
+    "nonzero": nonzero, "argwhere": argwhere, "put": put, "take_along_dim": take_along_dim,
 }

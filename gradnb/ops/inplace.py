@@ -69,6 +69,7 @@ __all__ = [
     "div_",
     "exp_",
     "fill_",
+    "fill_diagonal_",
     "index_add_",
     "index_put_",
     "log_",
@@ -639,6 +640,61 @@ def fill_(self: Tensor, value) -> Tensor:
     return apply_inplace(self, compute_number, (), fast)
 
 
+def _diagonal_keys(shape: tuple, wrap: bool) -> list:
+    """The index keys of the entries ``fill_diagonal_`` writes, one per strided view PyTorch
+    fills: the main diagonal, and for a tall matrix with ``wrap`` the diagonal restarting every
+    ``width + 1`` rows (as the flat row-major positions continue past the square part)."""
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    height, width = shape[0], shape[1]
+    if len(shape) > 2 and any(n != height for n in shape[1:]):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    steps = np.arange(min(height, width))
+    keys = [(steps,) * len(shape)]
+    if wrap and len(shape) == 2 and height > width + 1:
+        step = width + 1
+        count = -(-height * width // step) - len(steps)
+        flat = width * step + step * np.arange(count)
+        keys.append((flat // width, flat % width))
+    return keys
+
+
+def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
+    """Write ``fill_value`` on the main diagonal (of a matrix, or of a tensor whose dimensions
+    are all equal) in place; ``wrap`` continues a tall matrix's diagonal below the square part.
+    As in PyTorch, each diagonal is written through a strided view, so the graph gains a
+    ``CopySlices`` per view."""
+    keys = _diagonal_keys(tuple(self._data.shape), wrap)
+    for key in keys:
+        _fill_view(self, key, fill_value)
+    return self
+
+
+def _fill_view(t: Tensor, key, value) -> None:
+    """``t.as_strided(...).fill_(value)`` for the entries ``key`` picks: a write through a view,
+    recorded (when ``t`` requires grad) as ``CopySlices`` of the base, as ``write_region`` does."""
+    check_writable(t, VIEW_OF_LEAF_MESSAGE)
+    number = converted_number(value, t._data.dtype)
+    xp = get_array_module(t._data)
+    key = tuple(xp.asarray(k) for k in key)
+    if not (grad_state.enabled and t._requires_grad):
+        t._data[key] = number
+        bump_version(t)
+        _modified(t)
+        return
+    base = _differentiable_base(t)
+    root, root_key = t, key
+    if base is not None:
+        positions = positions_in_base(t._data, base._data)
+        root, root_key = base, base_key(positions[key], base._data.shape)
+    t._data[key] = number
+    bump_version(t)
+    record(CopySlices, (root, None), None, into=root, attrs={"key": root_key, "accumulate": False})
+    if base is not None:
+        rebase_view(t, base, positions)
+    _modified(t)
+
+
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` (broadcast, cast, moved across devices; a Python number too) into ``self``."""
     if isinstance(src, (bool, int, float, complex)):
@@ -740,7 +796,7 @@ TENSOR_METHODS = {
     "negative_": neg_, "exp_": exp_, "log_": log_, "sqrt_": sqrt_, "tanh_": tanh_,
     "sigmoid_": sigmoid_, "relu_": relu_, "abs_": abs_, "absolute_": abs_, "clamp_": clamp_,
     "clip_": clip_, "clamp_min_": _clamp_min_, "clamp_max_": _clamp_max_, "addcmul_": addcmul_,
-    "addcdiv_": addcdiv_, "zero_": zero_, "fill_": fill_, "copy_": copy_, "uniform_": uniform_,
+    "addcdiv_": addcdiv_, "zero_": zero_, "fill_": fill_, "fill_diagonal_": fill_diagonal_, "copy_": copy_, "uniform_": uniform_,
     "normal_": normal_, "masked_fill_": masked_fill_, "scatter_": scatter_,
     "scatter_add_": scatter_add_, "index_add_": index_add_, "index_put_": index_put_,
     "put_": put_, **_COMPARISONS_IN_PLACE,

@@ -39,7 +39,7 @@ from .lapack import conj_transpose as _adjoint
 from .shape import cat, movedim
 
 __all__ = [
-    "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet",
+    "adjoint", "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet",
     "matrix_exp", "matrix_power", "pinverse", "slogdet", "svd", "triangular_solve",
 ]
 # ``gradnb.qr`` and ``gradnb.cross`` are ``torch_qr`` and ``cross`` (see gradnb/__init__.py);
@@ -70,6 +70,18 @@ def _mT(x: Tensor) -> Tensor:
 def _mH(x: Tensor) -> Tensor:
     """The conjugate transpose of the last two dimensions (the transpose for real tensors)."""
     return x.transpose(-2, -1).conj()
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dimensions, as ``input.mH``."""
+    if input._data.ndim == 0:
+        warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
+                      UserWarning, stacklevel=2)
+        return input.conj()
+    if input._data.ndim == 1:
+        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
+                           "matrices. Got 1-D tensor.")
+    return _mH(input)
 
 
 def _eye_like(A: Tensor, n: int) -> Tensor:
@@ -1416,6 +1428,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
 TENSOR_METHODS = {
     "mH": property(_mH, doc="The last two dimensions swapped (conjugated for complex)."),
     "H": property(lambda self: _mH(self) if self.dim() == 2 else self.t(), doc="The conjugate transpose of a matrix."),
+    "adjoint": adjoint,
     "cholesky": cholesky, "cholesky_inverse": cholesky_inverse, "cholesky_solve": cholesky_solve,
     "det": det, "inverse": inverse, "logdet": logdet, "matrix_exp": matrix_exp,
     "matrix_power": matrix_power, "pinverse": pinverse, "slogdet": slogdet, "svd": svd,

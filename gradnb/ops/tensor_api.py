@@ -15,8 +15,9 @@ from .._core import dtype as _dtype
 from .._core.backend import cuda_is_available, get_array_module
 from .._core.grad_mode import no_grad
 from .._core.graph import bump_version, element_strides
+from .._core.views import _address as address_of
 from . import shape as sh
-from ._common import Tensor
+from ._common import Tensor, wrap
 from .creation import full, randint, tensor, zeros
 
 __all__ = [
@@ -272,6 +273,55 @@ def dequantize(self) -> Tensor:
     return self
 
 
+def resize_as_(self, the_template, memory_format=None) -> Tensor:
+    """``self.resize_(the_template.shape)``."""
+    return resize_(self, the_template.shape, memory_format=memory_format)
+
+
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
+                      layout=None, pin_memory=False) -> Tensor:
+    """A new tensor of ``size`` laid out with element strides ``stride`` (here zero-filled;
+    PyTorch leaves it uninitialised), with this tensor's dtype and device unless given."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of "
+                           f"strides ({len(stride)})")
+    needed = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    storage = zeros(needed, dtype=dtype or self.dtype, device=device or self.device)._data
+    strided = get_array_module(storage).lib.stride_tricks.as_strided(
+        storage, size, tuple(s * storage.itemsize for s in stride))
+    return wrap(strided).requires_grad_(requires_grad)
+
+
+def storage_offset(self) -> int:
+    """Elements between the start of the storage and this tensor's first element: a view's
+    position in its base (0 for a tensor that is no view), as PyTorch counts it."""
+    if self._base is None:
+        return 0
+    return (address_of(self._data) - address_of(self._base._data)) // self._data.itemsize
+
+
+def is_nonzero(self) -> bool:
+    """The truth of a one-element tensor (PyTorch refuses more than one element, or none)."""
+    n = self._data.size
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(self._data.reshape(-1)[0])
+
+
+def is_signed(self) -> bool:
+    """Whether the dtype holds negative values: every dtype but uint8 and bool."""
+    return self._data.dtype.kind not in "ub"
+
+
+def get_device(self) -> int:
+    """The CUDA device index, or -1 for a CPU tensor."""
+    index = self.device.index
+    return -1 if self.device.type == "cpu" else (0 if index is None else index)
+
+
 # Where a tensor lives: gradnb's tensors are on the CPU (NumPy) or a CUDA GPU (CuPy), never on
 # the other devices PyTorch can name, so those flags are False as on a CPU-only PyTorch.
 _DEVICE_FLAGS = {
@@ -291,4 +341,13 @@ TENSOR_METHODS = {
     "dequantize": dequantize,
     "unsqueeze_": _inplace_view(sh.unsqueeze), "squeeze_": _inplace_view(sh.squeeze),
     "t_": _inplace_view(sh.t), "transpose_": _inplace_view(sh.transpose),
+    "swapaxes_": _inplace_view(sh.transpose), "swapdims_": _inplace_view(sh.transpose),
+    "resize_as_": resize_as_, "new_empty_strided": new_empty_strided,
+    "storage_offset": storage_offset, "is_nonzero": is_nonzero, "is_signed": is_signed,
+    "get_device": get_device,
+    "itemsize": property(lambda self: self.dtype.itemsize,
+                         doc="Bytes per element (the dtype's itemsize)."),
+    "ndimension": lambda self: self._data.ndim,
+    "is_same_size": lambda self, other: tuple(self.shape) == tuple(other.shape),
+    "is_neg": lambda self: False,  # gradnb has no lazy negation bit: values are always real
 }
