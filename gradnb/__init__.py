@@ -103,6 +103,7 @@ from .ops.spectral import *
 from .ops.statistics import *
 from .ops.strided import *
 from .ops.tensor_api import *
+from .ops.windows import *
 
 for _name in ops.tensor_api.ALIASED:  # axis=/keepdims= beside dim=/keepdim=, as in PyTorch
     if _name in globals():
@@ -135,7 +136,21 @@ _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_ten
                "grid_sampler_3d": "nn.functional.grid_sample",
                "native_batch_norm": "nn.functional.native_norms",
                "native_group_norm": "nn.functional.native_norms",
-               "native_layer_norm": "nn.functional.native_norms"}
+               "native_layer_norm": "nn.functional.native_norms",
+               **{name: "nn.functional" for name in (
+                   "adaptive_avg_pool1d", "avg_pool1d", "bilinear", "conv1d", "conv2d", "conv3d",
+                   "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+                   "cosine_similarity", "hardshrink", "pairwise_distance", "pixel_shuffle",
+                   "pixel_unshuffle", "prelu", "rms_norm")},
+               "native_channel_shuffle": "nn.functional.toplevel",
+               # ATen's own signatures (reductions as ints, batch_norm's order, ...)
+               **{name: "nn.functional.toplevel" for name in (
+                   "adaptive_max_pool1d", "batch_norm", "binary_cross_entropy_with_logits",
+                   "celu", "celu_", "cosine_embedding_loss", "ctc_loss", "dropout", "embedding",
+                   "group_norm", "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm",
+                   "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
+                   "max_pool3d", "poisson_nll_loss", "rrelu", "rrelu_", "selu", "selu_",
+                   "threshold", "threshold_", "triplet_margin_loss")}}
 
 
 def __getattr__(name: str):

@@ -111,6 +111,8 @@ REFUSALS: dict[str, Refusal | tuple[Refusal, ...]] = {
     "topk": (Refusal("c", RuntimeError, " topk does not support complex dtypes on CPU"),
              Refusal("b", RuntimeError, "topk does not support bool dtypes on CPU")),
     "unique": _kernel("unique"),
+    "searchsorted": _kernel("searchsorted_out_cpu", "cb"),
+    "arange": _kernel("arange_cpu"),
     "unique_dim": _kernel("unique_dim"),
 }
 

@@ -16,7 +16,7 @@ import numpy as np
 from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record
-from .._core.tensor import _wrap_dim
+from .._core.tensor import Size, _wrap_dim
 from . import dual
 from . import indexing as ix
 from . import shape as sh
@@ -26,7 +26,8 @@ from ._out import accepts_out
 from .arithmetic import div_scalar, mul_scalar
 
 __all__ = [
-    "alias_copy", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "broadcast_to",
+    "alias_copy", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes",
+    "broadcast_tensors", "broadcast_to",
     "column_stack", "diff", "dsplit", "dstack", "expand_copy", "fliplr", "flipud", "gradient",
     "hsplit", "hstack", "meshgrid", "narrow_copy", "permute_copy", "ravel", "repeat_interleave", "rot90",
     "row_stack", "split_with_sizes", "split_with_sizes_copy", "squeeze_copy", "t_copy", "take",
@@ -171,6 +172,37 @@ def broadcast_tensors(*tensors) -> tuple:
     tensors = _each(tensors)
     shape = np.broadcast_shapes(*(tuple(t.shape) for t in tensors))
     return tuple(t.expand(*shape) for t in tensors)
+
+
+def broadcast_shapes(*shapes) -> Size:
+    """The shape that tensors of ``shapes`` broadcast to (an int stands for a 1-d shape),
+    checked argument by argument as PyTorch's ``_broadcast_shapes`` (whose messages name the
+    first argument that does not fit what came before)."""
+    shapes = tuple((s,) if isinstance(s, int) else s for s in shapes if s is not None)
+    if not shapes:
+        return Size([])
+    for shape in shapes:
+        if not isinstance(shape, (tuple, list, Size)):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a "  # noqa: TRY004 (PyTorch's type)
+                               f"list of ints, got {shape}")
+    common = [1] * max(len(shape) for shape in shapes)
+    for arg, shape in enumerate(shapes):
+        for idx in range(-1, -1 - len(shape), -1):
+            if shape[idx] == common[idx]:
+                continue
+            if common[idx] == 1:
+                if shape[idx] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[idx] = shape[idx]
+            if shape[idx] != 1 and common[idx] != shape[idx]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[idx]} "
+                                   f"at {idx}! Mismatching argument at index {arg} had {shape}; "
+                                   f"but expected shape should be broadcastable to {common}")
+    for i, n in enumerate(common):
+        if not isinstance(n, int):
+            raise TypeError(f"gradnb.Size() takes an iterable of 'int' (item {i} is "
+                            f"'{type(n).__name__}')")
+    return Size(common)
 
 
 def meshgrid(*tensors, indexing: str = "ij") -> tuple:

@@ -23,7 +23,7 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module, silent
-from .._core.graph import Node
+from .._core.graph import Node, switches
 from .._core.record import record, would_record, wrap
 from . import dual
 from ._args import check_kernel_dtype, check_tensor_or_number, scalar_type_name
@@ -53,6 +53,7 @@ __all__ = [
     "std",
     "sum",
     "unique",
+    "unique_consecutive",
     "var",
 ]
 
@@ -1192,6 +1193,49 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
         result.append(wrap(inverse.reshape(shape).astype(_dtype.int64.np)))
     if return_counts:
         result.append(wrap(counts.astype(_dtype.int64.np)))
+    return result[0] if len(result) == 1 else tuple(result)
+
+
+class UniqueConsecutiveBackward0(Node):
+    """PyTorch records this node on ``unique_consecutive``'s values but has no derivative for
+    it: a backward that reaches it raises."""
+    rule = "self: not implemented (backward raises NotImplementedError)"
+    runs_user_code = True  # it raises by design: the engine holds leaf gradients back
+
+    __slots__ = ()
+
+    def backward(self, g):
+        raise NotImplementedError("the derivative for 'unique_consecutive' is not implemented.")
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: int | None = None):
+    """``input`` with each run of equal consecutive values (or slices along ``dim``) kept once,
+    optionally with the run each entry belongs to (``inverse``) and the run lengths
+    (``counts``). NaN equals nothing, so each NaN is a run of its own, as in PyTorch."""
+    data = input._data
+    refuse("unique" if dim is None else "unique_dim", data)
+    xp = dual.xp_of(data)
+    if dim is None:
+        rows, axis, inverse_shape = data.reshape(-1, 1), 0, data.shape
+    else:
+        axis = _unique_axis(dim, data.shape)
+        rest = math.prod(n for i, n in enumerate(data.shape) if i != axis)
+        rows = xp.moveaxis(data, axis, 0).reshape(data.shape[axis], rest)
+        inverse_shape = (data.shape[axis],)
+    starts = xp.ones(rows.shape[0], dtype=bool)
+    if rows.shape[0] > 1:
+        starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    first = xp.flatnonzero(starts)
+    values = data.reshape(-1)[first] if dim is None else xp.take(data, first, axis=axis)
+    if would_record((input,)):
+        switches.user_code = True  # the engine must look for nodes that can raise
+    result = [record(UniqueConsecutiveBackward0, (input,), values)]
+    if return_inverse:
+        inverse = xp.cumsum(starts, dtype=np.int64) - 1
+        result.append(wrap(inverse.reshape(inverse_shape)))
+    if return_counts:
+        result.append(wrap(xp.diff(xp.append(first, rows.shape[0])).astype(np.int64)))
     return result[0] if len(result) == 1 else tuple(result)
 
 

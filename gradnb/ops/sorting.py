@@ -15,6 +15,7 @@ import numpy as np
 from .._core.backend import get_array_module
 from . import indexing as ix
 from . import shape as sh
+from ._args import scalar_type_name
 from ._common import Tensor, wrap
 from ._out import accepts_out
 from ._refusals import refuse
@@ -31,8 +32,8 @@ from .reductions import (
     return_types,
 )
 
-__all__ = ["argsort", "kthvalue", "mode", "msort", "nanmedian", "nanquantile", "quantile", "sort",
-           "topk"]
+__all__ = ["argsort", "bucketize", "kthvalue", "mode", "msort", "nanmedian", "nanquantile", "quantile",
+           "searchsorted", "sort", "topk"]
 
 for _name in ("sort", "topk", "kthvalue", "mode", "nanmedian"):
     setattr(return_types, _name, _return_type(_name))
@@ -338,6 +339,112 @@ def nanquantile(input: Tensor, q, dim=None, keepdim: bool = False, *,
                 interpolation: str = "linear") -> Tensor:
     """``quantile`` ignoring NaN."""
     return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+
+
+# -- searchsorted, bucketize ----------------------------------------------------------------------
+_SS = "gradnb.searchsorted(): "
+
+
+def _invalid_arguments(name: str, args) -> TypeError:
+    got = ", ".join(type(a).__name__ for a in args)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                     "but expected one of:")
+
+
+def _values_of(input, like: Tensor):
+    """``input`` as an array: a tensor's, or a Python number as a 0-d array (PyTorch's Scalar
+    overload)."""
+    if isinstance(input, Tensor):
+        return input._data
+    return get_array_module(like._data).asarray(input)
+
+
+def _searchsorted_checks(boundaries, values, side_right: bool, sorter) -> None:
+    """PyTorch's checks (``searchsorted_pre_check``), in its order."""
+    if sorter is not None:
+        if sorter._data.dtype != np.int64:
+            raise RuntimeError(_SS + "sorter must be a tensor of long dtype but got dtype "
+                               f"{scalar_type_name(sorter._data.dtype)}")
+        if sorter._data.shape != boundaries.shape:
+            raise RuntimeError(_SS + "boundary and sorter must have the same size, but got "
+                               f"boundary tensor {list(boundaries.shape)}and got sorter tensor "
+                               f"{list(sorter._data.shape)}")
+    if boundaries.ndim != 1 and values.ndim == 0:
+        raise RuntimeError(_SS + "input value can be a scalar only when boundaries tensor "
+                           f"dimension is 1, but we got boundaries tensor dim({boundaries.ndim}) "
+                           f"and input value's dim({values.ndim}) numel({values.size})")
+    if boundaries.ndim == 0:
+        raise RuntimeError(_SS + "boundaries tensor should have positive dimension, but got 0 "
+                           "dimension")
+    if boundaries.ndim > 1 and (values.ndim != boundaries.ndim
+                                or values.shape[:-1] != boundaries.shape[:-1]):
+        raise RuntimeError(_SS + "boundaries tensor should be 1 dimension or the first N-1 "
+                           "dimensions of boundaries tensor and input value tensor must match, "
+                           f"but we got boundaries tensor {list(boundaries.shape)} and input "
+                           f"value tensor {list(values.shape)}")
+
+
+def _refuse_kernel(boundaries, values) -> None:
+    """The kernel's dtype refusal, which PyTorch skips when there are no values to place."""
+    if values.size:
+        refuse("searchsorted", boundaries)
+
+
+def _search(boundaries, values, right: bool, out_int32: bool):
+    """Per row of the leading dimensions (or against one 1-d sequence), the insertion index of
+    each value: NumPy's ``searchsorted``, which orders NaN last as PyTorch does."""
+    xp = get_array_module(boundaries)
+    common = np.promote_types(boundaries.dtype, values.dtype)
+    boundaries, values = boundaries.astype(common, copy=False), values.astype(common, copy=False)
+    side = "right" if right else "left"
+    if boundaries.ndim == 1:
+        out = xp.searchsorted(boundaries, values, side=side)
+    else:
+        rows = int(np.prod(values.shape[:-1]))
+        rows_b = boundaries.reshape(rows, boundaries.shape[-1])
+        rows_v = values.reshape(rows, values.shape[-1])
+        out = xp.zeros(rows_v.shape, dtype=np.int64)
+        for i in range(rows):
+            out[i] = xp.searchsorted(rows_b[i], rows_v[i], side=side)
+        out = out.reshape(values.shape)
+    return wrap(xp.asarray(out).astype(np.int32 if out_int32 else np.int64))
+
+
+def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False,
+                 side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+    """Where each of ``input`` would be inserted into ``sorted_sequence`` (along its last
+    dimension) to keep it sorted: the first such index, or the last with ``right=True`` or
+    ``side='right'``. ``sorter`` sorts an unsorted sequence (as ``argsort`` gives)."""
+    if not isinstance(sorted_sequence, Tensor) or not isinstance(input, (Tensor, int, float)):
+        raise _invalid_arguments("searchsorted", (sorted_sequence, input))
+    if side is not None and side not in ("left", "right"):
+        raise RuntimeError(_SS + f"side can only be 'left' or 'right' but got {side}")
+    if side == "left" and right:
+        raise RuntimeError(_SS + "side and right can't be set to opposites, got side of left "
+                           "while right was True")
+    boundaries, values = sorted_sequence._data, _values_of(input, sorted_sequence)
+    _searchsorted_checks(boundaries, values, right or side == "right", sorter)
+    _refuse_kernel(boundaries, values)
+    if sorter is not None:
+        order = sorter._data
+        if order.size and (order.min() < 0 or order.max() >= boundaries.shape[-1]):
+            raise RuntimeError(_SS + "sorter index out of range")
+        xp = get_array_module(boundaries)
+        boundaries = xp.take_along_axis(boundaries, order, axis=-1)
+    return _search(boundaries, values, right or side == "right", out_int32)
+
+
+def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    """The bucket of each of ``input`` among the sorted 1-d ``boundaries``: ``i`` with
+    ``boundaries[i-1] < x <= boundaries[i]`` (``<= x <`` with ``right=True``)."""
+    if not isinstance(boundaries, Tensor) or not isinstance(input, (Tensor, int, float)):
+        raise _invalid_arguments("bucketize", (input, boundaries))
+    if boundaries._data.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim"
+                           f"({boundaries._data.ndim})")
+    values = _values_of(input, boundaries)
+    _refuse_kernel(boundaries._data, values)
+    return _search(boundaries._data, values, right, out_int32)
 
 
 TENSOR_METHODS = {

@@ -12,6 +12,7 @@ import numpy as np
 from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record, wrap
+from . import complex as cx
 from . import dual
 from . import elementwise as ew
 from . import reductions as red
@@ -205,6 +206,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> 
     if input.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {input.dim()} dimensions")
+    if input.dtype.name == "bool":
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = input.view(1, -1) if input.dim() < 2 else input
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         x = x.float()
@@ -226,6 +229,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> 
     else:
         norm = w_sum  # PyTorch's graph has no node for subtracting 0
     if bool((norm._data <= 0).all()):  # no degrees of freedom left: PyTorch zeroes the factor
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning, stacklevel=2)
         norm = wrap(np.zeros((), dtype=norm._data.dtype))
     xc = x - avg.unsqueeze(1)
     xw = xc if w is None else xc * w
@@ -235,13 +240,19 @@ def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> 
 
 def corrcoef(input: Tensor) -> Tensor:
     """Pearson correlation coefficients of the variables in the rows of ``input``."""
+    if input.dim() > 2:
+        raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got "
+                           f"an input with {input.dim()} dimensions")
     c = cov(input)
     if c.dim() == 0:
         return c / c
     d = c.diagonal()
     std = ew.sqrt(d.real if d.dtype.is_complex else d)
     out = c / std.view(-1, 1) / std.view(1, -1)
+    if out.dtype.is_complex:  # each part clipped, as PyTorch
+        return cx.complex(ew.clamp(cx.real(out), -1, 1), ew.clamp(cx.imag(out), -1, 1))
     return ew.clamp(out, -1, 1)
 
 
-TENSOR_METHODS = {"aminmax": aminmax, "nanmean": nanmean, "nansum": nansum}
+TENSOR_METHODS = {"aminmax": aminmax, "nanmean": nanmean, "nansum": nansum, "cov": cov,
+                  "corrcoef": corrcoef}

@@ -89,8 +89,13 @@ CALLS = {
     "aminmax_0d": [lambda t, x: t.aminmax(x, dim=0)],
     "sort": [lambda t, x: t.sort(x), lambda t, x: t.argsort(x, 0), lambda t, x: t.msort(x)],
     "topk": [lambda t, x: t.topk(x, 1), lambda t, x: t.topk(x, 0)],
-    "unique": [lambda t, x: t.unique(x), lambda t, x: t.unique(x, sorted=False)],
-    "unique_dim": [lambda t, x: t.unique(x, dim=-1)],
+    "unique": [lambda t, x: t.unique(x), lambda t, x: t.unique(x, sorted=False),
+               lambda t, x: t.unique_consecutive(x)],
+    "unique_dim": [lambda t, x: t.unique(x, dim=-1), lambda t, x: x.unique_consecutive(dim=-1)],
+    "searchsorted": [lambda t, x: t.searchsorted(x, x),
+                     lambda t, x: t.bucketize(x, x.reshape(-1))],
+    "arange": [lambda t, x: t.hann_window(3, dtype=x.dtype),
+               lambda t, x: t.kaiser_window(4, False, dtype=x.dtype)],
 }
 
 _VALUES = np.array([[0.5 + 1j, 0.25, 2], [1.5, -0.5j, 0]])
