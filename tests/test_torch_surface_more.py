@@ -594,3 +594,186 @@ def test_top_level_batch_norm_gradients_match_torch():
         return [x.grad, w.grad, out.grad_fn.name()]
 
     assert _value(gradnb, grads(gradnb)) == _value(torch, grads(torch))
+
+
+# -- random sampling ----------------------------------------------------------------------------
+# Values cannot match PyTorch's generator: dtypes, shapes, errors and graphs are compared with
+# torch, the distributions by their moments over many draws from a seeded generator.
+
+def _y(t):
+    return t.full((3,), 0.5, requires_grad=True) * 1
+
+
+def _grad_after(t, write):
+    x = t.full((3,), 0.5, requires_grad=True)
+    (grad,) = t.autograd.grad(write(x * 1).sum(), x)
+    return grad
+
+
+def _shape_dtype(value):
+    return tuple(value.shape), str(value.dtype).split(".")[-1], value.requires_grad
+
+
+_P = [[0.1, 0.9], [0.5, 0.5]]
+
+RANDOM_CALLS = {
+    "bernoulli dtype": lambda t: _shape_dtype(t.bernoulli(t.full((2, 3), 0.5))),
+    "bernoulli p dtype": lambda t: _shape_dtype(t.bernoulli(t.full((3,), 0.5), 0.3)),
+    "bernoulli of ones": lambda t: t.bernoulli(t.ones(3, dtype=t.float64)),
+    "bernoulli p=1": lambda t: t.bernoulli(t.zeros(3), 1.0),
+    "bernoulli int input": lambda t: t.bernoulli(t.ones(3, dtype=t.int64)),
+    "bernoulli int input, p": lambda t: t.bernoulli(t.ones(3, dtype=t.int64), 1),
+    "bernoulli bool input": lambda t: t.bernoulli(t.tensor([True])),
+    "bernoulli complex input": lambda t: t.bernoulli(t.zeros(3, dtype=t.complex64)),
+    "bernoulli p out of range": lambda t: t.bernoulli(t.zeros(3), 1.5),
+    "bernoulli input above 1": lambda t: t.bernoulli(t.tensor([1.5])),
+    "bernoulli input below 0": lambda t: t.bernoulli(t.tensor([-0.5])),
+    "bernoulli input nan": lambda t: t.bernoulli(t.tensor([float("nan")])),
+    "bernoulli node": lambda t: t.bernoulli(_y(t)).grad_fn.name(),
+    "bernoulli p node": lambda t: t.bernoulli(_y(t), 0.5).grad_fn.name(),
+    "bernoulli gradient": lambda t: _grad_after(t, t.bernoulli),
+    "bernoulli p backward": lambda t: _grad_after(t, lambda x: t.bernoulli(x, 0.5)),
+    "Tensor.bernoulli": lambda t: _shape_dtype(t.full((3,), 0.5, dtype=t.float64).bernoulli()),
+    "Tensor.bernoulli node": lambda t: _y(t).bernoulli(0.5).grad_fn.name(),
+    "bernoulli_": lambda t: _shape_dtype(t.zeros(2, 3).bernoulli_(0.5)),
+    "bernoulli_ p=1": lambda t: t.zeros(3, dtype=t.int64).bernoulli_(1.0),
+    "bernoulli_ bool": lambda t: t.zeros(3, dtype=t.bool).bernoulli_(1.0),
+    "bernoulli_ tensor p": lambda t: t.zeros(3).bernoulli_(t.tensor([0.0, 1.0, 1.0])),
+    "bernoulli_ broadcast p": lambda t: t.zeros(2, 3).bernoulli_(t.tensor([0.0, 1.0, 1.0])),
+    "bernoulli_ p too big to broadcast": lambda t: t.zeros(3).bernoulli_(t.ones(2, 3)),
+    "bernoulli_ p out of range": lambda t: t.zeros(3).bernoulli_(-0.1),
+    "bernoulli_ tensor p out of range": lambda t: t.zeros(3).bernoulli_(t.tensor([2.0, 1, 1])),
+    "bernoulli_ int p tensor": lambda t: t.zeros(3).bernoulli_(t.tensor([1, 0, 1])),
+    "bernoulli_ int self, tensor p": lambda t: t.zeros(3, dtype=t.int64).bernoulli_(t.ones(3)),
+    "bernoulli_ complex self": lambda t: t.zeros(3, dtype=t.complex64).bernoulli_(0.5),
+    "bernoulli_ complex self, bad p": lambda t: t.zeros(3, dtype=t.complex64).bernoulli_(2.0),
+    "bernoulli_ complex self, tensor p": lambda t: t.zeros(3, dtype=t.complex64).bernoulli_(
+        t.ones(3)),
+    "bernoulli_ leaf": lambda t: t.zeros(3, requires_grad=True).bernoulli_(0.5),
+    "bernoulli_ node": lambda t: _y(t).bernoulli_(0.5).grad_fn.name(),
+    "bernoulli_ tensor p node": lambda t: _y(t).bernoulli_(t.full((3,), 0.5)).grad_fn.name(),
+    "bernoulli_ gradient": lambda t: _grad_after(t, lambda x: x.bernoulli_(0.5)),
+    "bernoulli_ tensor p gradient": lambda t: _grad_after(t, lambda x: x.bernoulli_(x)),
+    "exponential_": lambda t: _shape_dtype(t.zeros(2, 3, dtype=t.float16).exponential_(2.0)),
+    "exponential_ lambda 0": lambda t: t.zeros(3).exponential_(0),
+    "exponential_ lambda -1e-5": lambda t: t.zeros(3).exponential_(-1e-5),
+    "exponential_ int": lambda t: t.zeros(3, dtype=t.int64).exponential_(),
+    "exponential_ int, lambda 0": lambda t: t.zeros(3, dtype=t.int64).exponential_(0),
+    "exponential_ empty int": lambda t: t.zeros(0, dtype=t.int64).exponential_(),
+    "cauchy_ empty int": lambda t: t.zeros(0, dtype=t.int64).cauchy_(),
+    "exponential_ complex": lambda t: t.zeros(3, dtype=t.complex64).exponential_(),
+    "exponential_ node": lambda t: _y(t).exponential_().grad_fn.name(),
+    "exponential_ gradient": lambda t: _grad_after(t, lambda x: x.exponential_()),
+    "log_normal_": lambda t: _shape_dtype(t.zeros(3, dtype=t.bfloat16).log_normal_(0.5, 0.1)),
+    "log_normal_ std 0": lambda t: t.zeros(3).log_normal_(1, 0),
+    "log_normal_ int": lambda t: t.zeros(3, dtype=t.int64).log_normal_(),
+    "log_normal_ bool": lambda t: t.zeros(3, dtype=t.bool).log_normal_(),
+    "log_normal_ complex": lambda t: t.zeros(3, dtype=t.complex64).log_normal_(),
+    "log_normal_ leaf": lambda t: t.zeros(3, requires_grad=True).log_normal_(),
+    "log_normal_ node": lambda t: _y(t).log_normal_().grad_fn.name(),
+    "cauchy_": lambda t: _shape_dtype(t.zeros(3, dtype=t.float64).cauchy_(1.0, 2.0)),
+    "cauchy_ sigma 0": lambda t: t.zeros(3).cauchy_(0, 0),
+    "cauchy_ sigma nan": lambda t: t.zeros(3).cauchy_(0, float("nan")),
+    "cauchy_ int": lambda t: t.zeros(3, dtype=t.int64).cauchy_(),
+    "cauchy_ complex": lambda t: t.zeros(3, dtype=t.complex64).cauchy_(),
+    "cauchy_ node": lambda t: _y(t).cauchy_().grad_fn.name(),
+    "geometric_": lambda t: _shape_dtype(t.zeros(3).geometric_(0.5)),
+    "geometric_ int": lambda t: _shape_dtype(t.zeros(3, dtype=t.int64).geometric_(0.5)),
+    "geometric_ p 0": lambda t: t.zeros(3).geometric_(0),
+    "geometric_ p 1": lambda t: t.zeros(3).geometric_(1),
+    "geometric_ p nan": lambda t: t.zeros(3).geometric_(float("nan")),
+    "geometric_ bool": lambda t: t.zeros(3, dtype=t.bool).geometric_(0.5),
+    "geometric_ complex": lambda t: t.zeros(3, dtype=t.complex64).geometric_(0.5),
+    "geometric_ node": lambda t: _y(t).geometric_(0.5).grad_fn.name(),
+    "multinomial": lambda t: _shape_dtype(t.multinomial(t.tensor(_P), 1)),
+    "multinomial method": lambda t: _shape_dtype(t.tensor(_P).multinomial(2)),
+    "multinomial 1-d": lambda t: _shape_dtype(t.multinomial(t.tensor([0.0, 1, 0]), 1)),
+    "multinomial one category": lambda t: t.multinomial(t.tensor([[0.0, 1, 0]]), 1),
+    "multinomial replacement": lambda t: _shape_dtype(
+        t.multinomial(t.tensor([1.0, 2]), 5, replacement=True)),
+    "multinomial replacement one category": lambda t: t.multinomial(
+        t.tensor([0.0, 2, 0]), 4, True),
+    "multinomial zero weights last": lambda t: t.multinomial(t.tensor([0.0, 1, 0]), 3)[0],
+    "multinomial too many": lambda t: t.multinomial(t.tensor([1.0, 2]), 5),
+    "multinomial negative": lambda t: t.multinomial(t.tensor([-0.1, 1]), 1),
+    "multinomial zero sum": lambda t: t.multinomial(t.tensor([0.0, 0]), 1),
+    "multinomial zero sum with replacement": lambda t: t.multinomial(t.tensor([0.0, 0]), 2, True),
+    "multinomial inf": lambda t: t.multinomial(t.tensor([float("inf"), 0]), 1),
+    "multinomial nan": lambda t: t.multinomial(t.tensor([float("nan"), 0]), 1),
+    "multinomial 3-d": lambda t: t.multinomial(t.ones(2, 2, 2), 1),
+    "multinomial 0-d": lambda t: t.multinomial(t.tensor(1.0), 1),
+    "multinomial int": lambda t: t.multinomial(t.tensor([1, 2]), 1),
+    "multinomial zero samples": lambda t: t.multinomial(t.tensor([1.0, 2]), 0),
+    "multinomial float samples": lambda t: t.multinomial(t.tensor(_P), 1.0),
+    "multinomial no categories": lambda t: t.multinomial(t.zeros(2, 0), 1),
+    "multinomial no rows": lambda t: _shape_dtype(t.multinomial(t.zeros(0, 3), 2)),
+    "multinomial half": lambda t: _shape_dtype(t.multinomial(t.tensor(_P).half(), 1)),
+    "multinomial grad-requiring": lambda t: _shape_dtype(t.multinomial(_y(t), 2)),
+}
+
+
+@pytest.mark.parametrize("name", list(RANDOM_CALLS))
+def test_random_sampling_matches_torch(name):
+    _check(RANDOM_CALLS[name])
+
+
+_N = 200_000
+
+
+def _moments(fill, dtype=None):
+    gen = gradnb.Generator().manual_seed(1234)
+    x = fill(gradnb.zeros(_N, dtype=dtype or gradnb.float64), gen).numpy().astype(np.float64)
+    return x
+
+
+@pytest.mark.parametrize(("name", "fill", "mean", "var"), [
+    ("exponential_", lambda x, g: x.exponential_(2.0, generator=g), 0.5, 0.25),
+    ("log_normal_", lambda x, g: x.log_normal_(0.5, 0.25, generator=g),
+     np.exp(0.5 + 0.25 ** 2 / 2), (np.exp(0.25 ** 2) - 1) * np.exp(1 + 0.25 ** 2)),
+    ("geometric_", lambda x, g: x.geometric_(0.25, generator=g), 4.0, 0.75 / 0.25 ** 2),
+    ("bernoulli_", lambda x, g: x.bernoulli_(0.3, generator=g), 0.3, 0.21),
+    ("bernoulli_ tensor p", lambda x, g: x.bernoulli_(gradnb.full((_N,), 0.7), generator=g),
+     0.7, 0.21),
+    ("bernoulli", lambda x, g: gradnb.bernoulli(x.fill_(0.6), generator=g), 0.6, 0.24),
+])
+def test_sampling_moments(name, fill, mean, var):
+    x = _moments(fill)
+    assert abs(x.mean() - mean) < 0.02 * max(mean, 1) and abs(x.var() - var) < 0.05 * var
+
+
+def test_cauchy_quantiles():
+    """The Cauchy distribution has no mean: its median and quartiles are ``median`` and
+    ``median -/+ sigma``."""
+    x = _moments(lambda x, g: x.cauchy_(1.0, 2.0, generator=g))
+    q1, q2, q3 = np.quantile(x, [0.25, 0.5, 0.75])
+    assert abs(q2 - 1.0) < 0.05 and abs(q1 + 1.0) < 0.05 and abs(q3 - 3.0) < 0.05
+
+
+def test_geometric_support_starts_at_one():
+    x = _moments(lambda x, g: x.geometric_(0.9, generator=g))
+    assert x.min() == 1 and (x == np.round(x)).all()
+
+
+def test_sampling_is_reproducible_with_a_seeded_generator():
+    def draw():
+        g = gradnb.Generator().manual_seed(7)
+        return [gradnb.zeros(4).exponential_(generator=g).tolist(),
+                gradnb.multinomial(gradnb.ones(5), 3, generator=g).tolist()]
+
+    assert draw() == draw()
+
+
+@pytest.mark.parametrize("replacement", [True, False])
+def test_multinomial_frequencies(replacement):
+    gen = gradnb.Generator().manual_seed(3)
+    weights = gradnb.tensor([1.0, 2.0, 7.0])
+    draws = gradnb.multinomial(weights.expand(20_000, 3), 1 if not replacement else 2,
+                               replacement, generator=gen).numpy().reshape(-1)
+    freq = np.bincount(draws, minlength=3) / draws.size
+    np.testing.assert_allclose(freq, [0.1, 0.2, 0.7], atol=0.015)
+
+
+def test_multinomial_without_replacement_draws_each_category_once():
+    gen = gradnb.Generator().manual_seed(5)
+    rows = gradnb.multinomial(gradnb.rand(50, 6, generator=gen) + 0.01, 6, generator=gen)
+    assert (np.sort(rows.numpy(), axis=1) == np.arange(6)).all()

@@ -113,6 +113,12 @@ REFUSALS: dict[str, Refusal | tuple[Refusal, ...]] = {
     "unique": _kernel("unique"),
     "searchsorted": _kernel("searchsorted_out_cpu", "cb"),
     "arange": _kernel("arange_cpu"),
+    # (the random fills return before their kernel when there is nothing to fill)
+    "log_normal_": _kernel("log_normal_cpu", "biuc", empty_ok=True),
+    "geometric_": _kernel("geometric_cpu", "bc", empty_ok=True),
+    "bernoulli_scalar": _kernel("bernoulli_scalar_cpu_", empty_ok=True),
+    "bernoulli_tensor_p": _kernel("bernoulli_tensor_cpu_p_", "biuc", empty_ok=True),
+    "bernoulli_tensor_self": _kernel("bernoulli_tensor_cpu_self_", empty_ok=True),
     "unique_dim": _kernel("unique_dim"),
 }
 

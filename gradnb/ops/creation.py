@@ -17,9 +17,10 @@ from .._core import events
 from .._core.graph import Node
 from .._core.record import record, wrap
 from .._core.tensor import FACTORY_REQUIRES_GRAD_MESSAGE
-from ._args import check_dtype_arg, int_arg, size_arg
+from ._args import check_dtype_arg, int_arg, scalar_type_name, size_arg
 from ._common import Tensor, cast_array
 from ._out import accepts_out
+from ._refusals import refuse
 
 __all__ = [
     "Generator",
@@ -514,24 +515,91 @@ class ZeroGradBackward(Node):
                      for meta in metas)
 
 
+_P_IN_MESSAGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                 "message be improved?  If so, please report an enhancement request to PyTorch.)")
+
+
+def check_probabilities(probs) -> None:
+    """PyTorch's check of a probability tensor for ``bernoulli``: every entry in [0, 1] (NaN
+    fails it)."""
+    if probs.size and not bool(((probs >= 0) & (probs <= 1)).all()):
+        raise RuntimeError(_P_IN_MESSAGE)
+
+
 @accepts_out("bernoulli")
 def bernoulli(input: Tensor, p=None, generator=None) -> Tensor:
+    """1 with probability ``input`` (or ``p``, a number, for every entry), else 0, in
+    ``input``'s dtype. ``input`` gets a zero gradient; with ``p`` PyTorch has no derivative."""
     # Drawn on the host from the one seeded generator, then placed on input's device.
     host = _backend.to_device(input._data, _backend.CPU)
-    probs = host if p is None else np.full(host.shape, p)
-    arr = (_rng(generator).random(probs.shape) < probs).astype(host.dtype)
-    cls = BernoulliBackward0 if p is None else ZeroGradBackward
-    return record(cls, (input,), _backend.to_device(arr, input.device))
+    if p is None:
+        refuse("bernoulli_tensor_self", host)
+        refuse("bernoulli_tensor_p", host)
+        check_probabilities(host)
+        probs = host
+    else:
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={float(p):g}")
+        refuse("bernoulli_scalar", host)
+        probs = np.full(host.shape, p)
+    arr = _backend.to_device((_rng(generator).random(probs.shape) < probs).astype(host.dtype),
+                             input.device)
+    if p is None:
+        return record(BernoulliBackward0, (input,), arr)
+    from ._declare import record_underivable  # (``_declare`` imports ``dual``, which imports us)
+    return record_underivable("bernoulli", (input,), arr)
 
 
-def multinomial(input: Tensor, num_samples: int, replacement=False, generator=None) -> Tensor:
-    probs = np.asarray(_backend.to_device(input._data, _backend.CPU), dtype=np.float64)
-    rng = _rng(generator)
-    rows = probs.reshape(-1, probs.shape[-1])
-    out = np.stack([rng.choice(rows.shape[1], size=num_samples, replace=replacement,
-                               p=r / r.sum()) for r in rows])
-    out = out.reshape(probs.shape[:-1] + (num_samples,)).astype(np.int64)
-    return _make(_backend.to_device(out, input.device))
+_FLOAT32_MAX_CONSECUTIVE_INT = 2 ** 24
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
+                generator=None) -> Tensor:
+    """Indices drawn from the categories of each row of ``input`` (weights, not necessarily
+    normalised): with ``replacement`` independently, without it each category at most once.
+
+    Without replacement (or for one sample) PyTorch's own method: the ``num_samples`` largest of
+    ``weight / Exp(1)`` (the exponential form of the Gumbel trick), so categories of weight 0
+    come last, in random order, when fewer than ``num_samples`` have weight."""
+    num_samples = int_arg("multinomial", "num_samples", 2, num_samples)
+    data = input._data
+    if not 1 <= data.ndim <= 2:
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not _dtype.is_float_np(data.dtype):
+        raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
+                           f"{scalar_type_name(data.dtype)}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    categories = data.shape[-1]
+    if not replacement and num_samples > categories:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if categories > _FLOAT32_MAX_CONSECUTIVE_INT:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    rows = np.asarray(_backend.to_device(data, _backend.CPU), dtype=np.float64).reshape(
+        -1, categories)
+    out = np.zeros((rows.shape[0], num_samples), dtype=np.int64)
+    if rows.size:
+        with np.errstate(invalid="ignore"):
+            valid = bool((rows.max() < np.inf) & (rows.min() >= 0))
+        if not valid:
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if bool((rows.sum(axis=1) == 0).any()):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        rng = _rng(generator)
+        if replacement and num_samples > 1:
+            cdf = np.cumsum(rows, axis=1)
+            cdf /= cdf[:, -1:]
+            draws = rng.random((rows.shape[0], num_samples))
+            for i in range(rows.shape[0]):
+                out[i] = np.minimum(np.searchsorted(cdf[i], draws[i], side="right"),
+                                    categories - 1)
+        else:
+            with np.errstate(divide="ignore"):
+                keys = rows / rng.exponential(1.0, rows.shape)
+            out = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    out = out.reshape(data.shape[:-1] + (num_samples,))
+    return _make(_backend.to_device(np.ascontiguousarray(out), input.device))
 
 
 # -- copies, casts and moves ---------------------------------------------------------------------
@@ -644,4 +712,5 @@ TENSOR_METHODS = {
     "char": lambda self, memory_format=None: to(self, dtype="int8", memory_format=memory_format),
     "byte": lambda self, memory_format=None: to(self, dtype="uint8", memory_format=memory_format),
     "bool": lambda self, memory_format=None: to(self, dtype="bool", memory_format=memory_format),
+    "bernoulli": bernoulli, "multinomial": multinomial,
 }

@@ -23,13 +23,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import events
-from .._core.backend import device_of, get_array_module, silent, to_device
+from .._core.backend import CPU, device_of, get_array_module, silent, to_device
 from .._core.graph import Node, bump_version
 from .._core.record import record, would_record
 from .._core.views import _address as address_of
 from .._core.views import base_key, positions_in_base, rebase_view
 from . import arithmetic, elementwise, pointwise
-from ._args import converted_number, type_name
+from ._args import converted_number, cpp_type_name, scalar_type_name, type_name
 from ._common import (
     Tensor,
     as_tensor_operand,
@@ -39,7 +39,7 @@ from ._common import (
     grad_state,
 )
 from ._refusals import refuse
-from .creation import default_generator
+from .creation import ZeroGradBackward, check_probabilities, default_generator
 from .indexing import (
     CopySlices,
     IndexPutBackward0,
@@ -568,6 +568,38 @@ class NormalBackward0(ZeroBackward0):
     __slots__ = ()
 
 
+class ExponentialBackward0(ZeroBackward0):
+    rule = "self: zeros (overwritten with random numbers)"
+    __slots__ = ()
+
+
+class LogNormalBackward0(ZeroBackward0):
+    rule = "self: zeros (overwritten with random numbers)"
+    __slots__ = ()
+
+
+class CauchyBackward0(ZeroBackward0):
+    rule = "self: zeros (overwritten with random numbers)"
+    __slots__ = ()
+
+
+class GeometricBackward0(ZeroBackward0):
+    rule = "self: zeros (overwritten with random numbers)"
+    __slots__ = ()
+
+
+class BernoulliBackward2(ZeroBackward0):
+    """``bernoulli_(p)`` with a number ``p``."""
+    rule = "self: zeros (overwritten with random numbers)"
+    __slots__ = ()
+
+
+class BernoulliBackward1(ZeroGradBackward):
+    """``bernoulli_(p)`` with a tensor ``p``: zeros for both (a random draw)."""
+    rule = "self: zeros (overwritten with random numbers); p: zeros"
+    __slots__ = ()
+
+
 class FillBackward3(Node):
     """Fill with a 0-d tensor: the tensor gets the sum of the gradient."""
     rule = "self: zeros (overwritten); value: sum(grad)"
@@ -744,6 +776,85 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
     return apply_inplace(self, _random_fill(NormalBackward0, lambda n: rng.normal(mean, std, n)))
 
 
+def _cpp_number(value) -> str:
+    """A double as PyTorch's messages print it (C++ ``ostream``: 6 significant digits)."""
+    return f"{float(value):g}"
+
+
+def _continuous_only(self: Tensor, distribution: str, name_of, empty_ok: bool = False) -> None:
+    kind = self._data.dtype.kind
+    if kind in "biuc" and not (empty_ok and self._data.size == 0):
+        raise RuntimeError(f"{distribution} distribution is a continuous probability "
+                           "distribution. dtype must be a floating point but you specified "
+                           f"{name_of(self._data.dtype)}")
+
+
+def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
+    """Fill with samples from the exponential distribution of rate ``lambd`` in place."""
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found "
+                           f"lambda={_cpp_number(lambd)}")
+    _continuous_only(self, "Exponential", scalar_type_name, empty_ok=True)  # (as PyTorch)
+    rng = (generator or default_generator)._rng
+    return apply_inplace(self, _random_fill(ExponentialBackward0,
+                                            lambda n: rng.exponential(1.0 / lambd, n)))
+
+
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
+    """Fill with ``exp(N(mean, std**2))`` samples in place."""
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_cpp_number(std)}")
+    refuse("log_normal_", self._data)
+    rng = (generator or default_generator)._rng
+    return apply_inplace(self, _random_fill(LogNormalBackward0,
+                                            lambda n: rng.lognormal(mean, std, n)))
+
+
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
+    """Fill with samples from the Cauchy distribution (``median``, scale ``sigma``) in place."""
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_cpp_number(sigma)}")
+    _continuous_only(self, "Cauchy", cpp_type_name)
+    rng = (generator or default_generator)._rng
+    return apply_inplace(self, _random_fill(
+        CauchyBackward0, lambda n: median + sigma * rng.standard_cauchy(n)))
+
+
+def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
+    """Fill with the number of Bernoulli(``p``) trials up to the first success (1, 2, ...) in
+    place."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_cpp_number(p)}")
+    refuse("geometric_", self._data)
+    rng = (generator or default_generator)._rng
+    return apply_inplace(self, _random_fill(GeometricBackward0, lambda n: rng.geometric(p, n)))
+
+
+def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
+    """Fill with 1 with probability ``p`` (a number, or a tensor broadcast to ``self``), else 0,
+    in place."""
+    rng = (generator or default_generator)._rng
+    if not isinstance(p, Tensor):
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got "
+                               f"p={_cpp_number(p)}")
+        refuse("bernoulli_scalar", self._data)
+        return apply_inplace(self, _random_fill(BernoulliBackward2,
+                                                lambda n: rng.random(n) < p))
+    refuse("bernoulli_tensor_self", self._data)
+    refuse("bernoulli_tensor_p", p._data)
+    probs = expand(p, *self.shape)._data
+    check_probabilities(probs)
+    host = to_device(probs, CPU)  # drawn on the host from the one seeded generator
+
+    def compute(s):
+        xp = get_array_module(s._data)
+        data = xp.asarray(rng.random(host.shape) < host).astype(s._data.dtype)
+        return record(BernoulliBackward1, (s, p), data)
+
+    return apply_inplace(self, compute, (p,), reads=())
+
+
 # -- indexing ops in place -----------------------------------------------------------------------
 def masked_fill_(self: Tensor, mask, value) -> Tensor:
     """Write ``value`` where ``mask`` (broadcast to ``self``) is True, in place."""
@@ -797,6 +908,8 @@ TENSOR_METHODS = {
     "sigmoid_": sigmoid_, "relu_": relu_, "abs_": abs_, "absolute_": abs_, "clamp_": clamp_,
     "clip_": clip_, "clamp_min_": _clamp_min_, "clamp_max_": _clamp_max_, "addcmul_": addcmul_,
     "addcdiv_": addcdiv_, "zero_": zero_, "fill_": fill_, "fill_diagonal_": fill_diagonal_, "copy_": copy_, "uniform_": uniform_,
+    "exponential_": exponential_, "log_normal_": log_normal_, "cauchy_": cauchy_,
+    "geometric_": geometric_, "bernoulli_": bernoulli_,
     "normal_": normal_, "masked_fill_": masked_fill_, "scatter_": scatter_,
     "scatter_add_": scatter_add_, "index_add_": index_add_, "index_put_": index_put_,
     "put_": put_, **_COMPARISONS_IN_PLACE,

@@ -26,10 +26,12 @@ FORMS = (
     "clamp_min_", "clip_", "conj_physical_", "cos_", "cosh_", "deg2rad_", "erf_", "erfc_",
     "exp2_", "exp_", "expm1_", "fix_", "floor_", "frac_", "gcd_", "i0_", "lcm_", "ldexp_",
     "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_", "negative_",
-    "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "selu_", "celu_", "sigmoid_",
-    "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "threshold_", "trunc_",
+    "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_",
+    "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_",
     "xlogy_", "addmv_", "fill_", "zero_", "detach_",
 )
+# (``torch.selu_``, ``celu_``, ``threshold_`` and ``rrelu_`` have no Tensor method in PyTorch:
+# they are ``nn.functional``'s in-place ops at the top level, ``nn.functional.toplevel``.)
 
 # The forms PyTorch has only as ``Tensor`` methods (no ``torch.<name>``).
 METHOD_FORMS = (

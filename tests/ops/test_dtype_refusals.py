@@ -94,6 +94,12 @@ CALLS = {
     "unique_dim": [lambda t, x: t.unique(x, dim=-1), lambda t, x: x.unique_consecutive(dim=-1)],
     "searchsorted": [lambda t, x: t.searchsorted(x, x),
                      lambda t, x: t.bucketize(x, x.reshape(-1))],
+    "log_normal_": [lambda t, x: x.clone().log_normal_()],
+    "geometric_": [lambda t, x: x.clone().geometric_(0.5)],
+    "bernoulli_scalar": [lambda t, x: x.clone().bernoulli_(0.5), lambda t, x: t.bernoulli(x, 0.5)],
+    "bernoulli_tensor_p": [lambda t, x: t.zeros(x.shape).bernoulli_(x)],
+    "bernoulli_tensor_self": [lambda t, x: x.clone().bernoulli_(t.zeros(x.shape)),
+                              lambda t, x: t.bernoulli(x)],
     "arange": [lambda t, x: t.hann_window(3, dtype=x.dtype),
                lambda t, x: t.kaiser_window(4, False, dtype=x.dtype)],
 }
