@@ -777,3 +777,59 @@ def test_multinomial_without_replacement_draws_each_category_once():
     gen = gradnb.Generator().manual_seed(5)
     rows = gradnb.multinomial(gradnb.rand(50, 6, generator=gen) + 0.01, 6, generator=gen)
     assert (np.sort(rows.numpy(), axis=1) == np.arange(6)).all()
+
+
+# -- nn.init: dirac_, sparse_ and the deprecated names -------------------------------------------
+
+DEPRECATED_INIT = {
+    "uniform": lambda t, w: t.nn.init.uniform(w, 2.0, 2.0),
+    "normal": lambda t, w: t.nn.init.normal(w, 3.0, 1e-12),
+    "constant": lambda t, w: t.nn.init.constant(w, 0.5),
+    "eye": lambda t, w: t.nn.init.eye(w[0]),
+    "dirac": lambda t, w: t.nn.init.dirac(w),
+    "xavier_uniform": lambda t, w: t.nn.init.xavier_uniform(w).shape,
+    "xavier_normal": lambda t, w: t.nn.init.xavier_normal(w).shape,
+    "kaiming_uniform": lambda t, w: t.nn.init.kaiming_uniform(w).shape,
+    "kaiming_normal": lambda t, w: t.nn.init.kaiming_normal(w, mode="fan_out").shape,
+    "orthogonal": lambda t, w: t.nn.init.orthogonal(w).shape,
+    "sparse": lambda t, w: t.nn.init.sparse(w[0], 0.5).shape,
+}
+
+
+@pytest.mark.parametrize("name", list(DEPRECATED_INIT))
+def test_deprecated_init_names_warn_and_fill_as_torch(name):
+    def call(t):
+        return DEPRECATED_INIT[name](t, t.empty(3, 3, 4))
+
+    for lib in (gradnb, torch):
+        with pytest.warns(FutureWarning, match=rf"^`nn.init.{name}` is now deprecated in favor "
+                                               rf"of `nn.init.{name}_`.$"):
+            call(lib)
+    _check(call)
+    assert getattr(gradnb.nn.init, name).__name__ == name
+
+
+INIT_CALLS = {
+    "dirac_ 3-d": lambda t: t.nn.init.dirac_(t.empty(4, 2, 3)),
+    "dirac_ 4-d groups": lambda t: t.nn.init.dirac_(t.empty(4, 3, 3, 2), 2),
+    "dirac_ 5-d": lambda t: t.nn.init.dirac_(t.empty(2, 2, 1, 3, 3)),
+    "dirac_ 2-d": lambda t: t.nn.init.dirac_(t.empty(2, 2)),
+    "dirac_ groups not dividing": lambda t: t.nn.init.dirac_(t.empty(3, 2, 3), 2),
+    "dirac_ keeps requires_grad": lambda t: t.nn.init.dirac_(
+        t.empty(2, 2, 3, requires_grad=True)).requires_grad,
+    "sparse_ 3-d": lambda t: t.nn.init.sparse_(t.empty(2, 2, 2), 0.5),
+    "sparse_ zeros per column": lambda t: (t.nn.init.sparse_(t.empty(10, 4), 0.3) == 0)
+    .sum(0),
+}
+
+
+@pytest.mark.parametrize("name", list(INIT_CALLS))
+def test_init_functions_match_torch(name):
+    _check(INIT_CALLS[name])
+
+
+def test_sparse_init_spread():
+    w = gradnb.nn.init.sparse_(gradnb.empty(400, 50), 0.1, std=0.5,
+                               generator=gradnb.Generator().manual_seed(0))
+    nonzero = w.numpy()[w.numpy() != 0]
+    assert nonzero.size == 360 * 50 and abs(nonzero.std() - 0.5) < 0.02
