@@ -11,6 +11,7 @@ IPython, ipywidgets or matplotlib.
 # ruff: noqa: F401
 
 import importlib
+from math import e, inf, nan, pi
 
 from . import (
     _tensor_methods,  # binds ops as Tensor methods
@@ -79,8 +80,10 @@ from .ops.complex import *
 from .ops.counting import *
 from .ops.creation import *
 from .ops.elementwise import *
+from .ops.factories import *
 from .ops.indexing import *
 from .ops.joining import *
+from .ops.legacy_linalg import *
 from .ops.linalg import *
 from .ops.linalg_decompositions import *
 from .ops.linalg_decompositions import cross
@@ -93,6 +96,7 @@ from .ops.matrices import *
 from .ops.pointwise import *
 from .ops.reductions import *
 from .ops.regions import *
+from .ops.sampling import *
 from .ops.scans import *
 from .ops.scatter_reductions import *
 from .ops.shape import *
@@ -103,6 +107,7 @@ from .ops.spectral import *
 from .ops.statistics import *
 from .ops.strided import *
 from .ops.tensor_api import *
+from .ops.type_queries import *
 from .ops.windows import *
 
 for _name in ops.tensor_api.ALIASED:  # axis=/keepdims= beside dim=/keepdim=, as in PyTorch
@@ -114,11 +119,13 @@ from .ops.inplace_forms import install as _install_inplace_forms
 _install_inplace_forms(globals())  # x.sin_() and torch.sin_(x) for every op with the form
 
 __version__ = "0.1.0"
+newaxis = None  # ``x[:, gradnb.newaxis]``, as NumPy's
 
 # PyTorch's namespace (gradnb.nn.Linear, gradnb.optim.SGD, gradnb.save, ...) without paying for
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
 _LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft",
-                 "special", "func", "masked", "backends", "jit", "accelerator", "amp", "cpu"}
+                 "special", "func", "masked", "backends", "jit", "accelerator", "amp", "cpu",
+                 "random", "testing"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse",
                "vmap": "func",
                **{name: "amp.autocast_mode" for name in (

@@ -35,6 +35,7 @@ __all__ = [
     "from_numpy",
     "full",
     "full_like",
+    "get_rng_state",
     "initial_seed",
     "linspace",
     "manual_seed",
@@ -49,6 +50,7 @@ __all__ = [
     "randn_like",
     "randperm",
     "seed",
+    "set_rng_state",
     "tensor",
     "zeros",
     "zeros_like",
@@ -326,11 +328,34 @@ class Generator:
     def initial_seed(self) -> int:
         return self._seed
 
-    def get_state(self):
-        return self._rng.bit_generator.state
+    def get_state(self) -> Tensor:
+        """The generator's state as a uint8 tensor, as PyTorch's (whose bytes are its Mersenne
+        Twister's; these are NumPy's PCG64: state, increment, the cached half-word)."""
+        state = self._rng.bit_generator.state
+        words = (state["state"]["state"].to_bytes(16, "little")
+                 + state["state"]["inc"].to_bytes(16, "little")
+                 + state["has_uint32"].to_bytes(4, "little")
+                 + state["uinteger"].to_bytes(4, "little"))
+        return _make(np.frombuffer(words, dtype=np.uint8).copy())
 
-    def set_state(self, state) -> None:
-        self._rng.bit_generator.state = state
+    def set_state(self, new_state: Tensor) -> Generator:
+        """Restore a state ``get_state`` returned (nothing changes on a wrong one)."""
+        if not isinstance(new_state, Tensor) or new_state._data.dtype != np.uint8:
+            raise TypeError("RNG state must be a gradnb.ByteTensor")
+        words = np.ascontiguousarray(new_state._data).tobytes()
+        if len(words) != _STATE_BYTES:
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but "
+                               f"found the input RNG state size to be {len(words)}")
+        self._rng.bit_generator.state = {
+            "bit_generator": "PCG64",
+            "state": {"state": int.from_bytes(words[:16], "little"),
+                      "inc": int.from_bytes(words[16:32], "little")},
+            "has_uint32": int.from_bytes(words[32:36], "little"),
+            "uinteger": int.from_bytes(words[36:40], "little")}
+        return self
+
+
+_STATE_BYTES = 40  # PCG64's 128-bit state and increment, a flag and a 32-bit word
 
 
 default_generator = Generator()
@@ -349,6 +374,18 @@ def seed() -> int:
 
 def initial_seed() -> int:
     return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    """The default generator's state, a uint8 tensor for ``set_rng_state``."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    """Restore the default generator's state from ``get_rng_state``'s tensor."""
+    if not isinstance(new_state, Tensor):
+        raise TypeError(f"expected a gradnb.ByteTensor, but got {type(new_state).__name__}")
+    default_generator.set_state(new_state)
 
 
 def _rng(generator):

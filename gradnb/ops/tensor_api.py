@@ -22,7 +22,7 @@ from .creation import full, randint, tensor, zeros
 
 __all__ = [
     "BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor",
-    "HalfTensor", "IntTensor", "LongTensor", "ShortTensor", "can_cast",
+    "HalfTensor", "IntTensor", "LongTensor", "ShortTensor",
 ]
 
 # Legacy type names, as ``Tensor.type()`` prints them.
@@ -81,32 +81,6 @@ ShortTensor = _legacy_type("ShortTensor", "int16")
 CharTensor = _legacy_type("CharTensor", "int8")
 ByteTensor = _legacy_type("ByteTensor", "uint8")
 BoolTensor = _legacy_type("BoolTensor", "bool")
-
-
-# -- casting rules -------------------------------------------------------------------------------
-_MISSING = object()
-
-
-def _category(d) -> int:
-    """bool < integers < floating < complex: the order PyTorch's ``canCast`` keeps."""
-    if d.is_complex:
-        return 3
-    return 2 if d.is_floating_point else int(d.name != "bool")
-
-
-def can_cast(from_=_MISSING, to=_MISSING) -> bool:
-    """Whether PyTorch's type promotion lets a value of dtype ``from_`` be written into ``to``:
-    never to a lower category (complex to real, floating to integral, any to bool)."""
-    if to is _MISSING:
-        names = ['"from_"', '"to"'] if from_ is _MISSING else ['"to"']
-        # (PyTorch's parser writes "arguments" for one and "argument" for two)
-        raise TypeError(f"can_cast() missing {len(names)} required positional argument"
-                        f"{'s' if len(names) == 1 else ''}: " + ", ".join(names))
-    for position, (name, value) in enumerate((("from_", from_), ("to", to)), start=1):
-        if not isinstance(value, _dtype.dtype):
-            raise TypeError(f"can_cast(): argument '{name}' (position {position}) must be "
-                            f"gradnb.dtype, not {type(value).__name__}")
-    return _category(from_) <= _category(to)
 
 
 # -- new_* -------------------------------------------------------------------------------------
