@@ -119,6 +119,13 @@ CONTAINER_CALLS = {
     "dict items": lambda t: [k for k, _ in _pdict(t).items()],
     "dict reversed": lambda t: list(reversed(_pdict(t))),
     "dict called": lambda t: _pdict(t)(1),
+    "dict key with a dot": lambda t: t.nn.ParameterDict({"a.b": t.zeros(1)}),
+    "dict empty key": lambda t: t.nn.ParameterDict({"": t.zeros(1)}),
+    "dict key of a Module attribute": lambda t: repr(t.nn.ParameterDict({"training": t.zeros(1)})),
+    "list holding a module": lambda t: [n for n, _ in t.nn.ParameterList(
+        [t.nn.Linear(1, 1), t.zeros(1)]).named_parameters()],
+    "list holding None": lambda t: repr(t.nn.ParameterList([None, t.zeros(1)])),
+    "dict of an int tensor": lambda t: t.nn.ParameterDict({"a": t.zeros(1, dtype=t.int64)}),
     "to(float64) through the parent": lambda t: [str(p.dtype) for p in
                                                  _holder(t).to(t.float64).parameters()],
 }

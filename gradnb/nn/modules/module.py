@@ -187,6 +187,8 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
+            if "." in name or not name:  # (only setattr() passes these: PyTorch registers, so
+                self._check_name(name, "parameter", params)  # it refuses them)
             self._forget(name, keep="_parameters")
             params[name] = value
         elif params is not None and name in params:
