@@ -129,6 +129,11 @@ class SparseTensor:
         """Number of dimensions, sparse and dense together."""
         return len(self._shape)
 
+    def get_device(self) -> int:
+        """The CUDA device index, or -1 on the CPU."""
+        device = self.device
+        return -1 if device.type == "cpu" else (device.index or 0)
+
     def dim(self) -> int:
         """Number of dimensions, sparse and dense together."""
         return len(self._shape)

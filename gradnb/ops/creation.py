@@ -588,6 +588,36 @@ def bernoulli(input: Tensor, p=None, generator=None) -> Tensor:
 
 
 _FLOAT32_MAX_CONSECUTIVE_INT = 2 ** 24
+_ZERO_SUM = "invalid multinomial distribution (sum of probabilities <= 0)"
+
+
+def _check_distributions(rows) -> None:
+    """The checks of PyTorch's draw without replacement, over all rows at once."""
+    with np.errstate(invalid="ignore"):
+        if not bool((rows.max() < np.inf) & (rows.min() >= 0)):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if bool((rows.sum(axis=1) == 0).any()):
+        raise RuntimeError(_ZERO_SUM)
+
+
+def _draw_with_replacement(rows, num_samples: int, rng):
+    """PyTorch's kernel with replacement: row by row, each entry checked in turn (the first bad
+    one names the error), then the row's sum; then inverse-CDF draws."""
+    out = np.zeros((rows.shape[0], num_samples), dtype=np.int64)
+    for i, row in enumerate(rows):
+        with np.errstate(invalid="ignore"):
+            bad = np.flatnonzero(~((row >= 0) & np.isfinite(row)))
+        if bad.size:
+            kind = "< 0" if not row[bad[0]] >= 0 else "= infinity or NaN"
+            raise RuntimeError(f"invalid multinomial distribution (encountering probability "
+                               f"entry {kind})")
+        total = row.sum()
+        if not total > 0:
+            raise RuntimeError(_ZERO_SUM)
+        cdf = np.cumsum(row / total)
+        draws = rng.random(num_samples)
+        out[i] = np.minimum(np.searchsorted(cdf, draws * cdf[-1], side="right"), len(row) - 1)
+    return out
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
@@ -597,7 +627,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
 
     Without replacement (or for one sample) PyTorch's own method: the ``num_samples`` largest of
     ``weight / Exp(1)`` (the exponential form of the Gumbel trick), so categories of weight 0
-    come last, in random order, when fewer than ``num_samples`` have weight."""
+    come last when fewer than ``num_samples`` have weight."""
     num_samples = int_arg("multinomial", "num_samples", 2, num_samples)
     data = input._data
     if not 1 <= data.ndim <= 2:
@@ -617,21 +647,11 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         -1, categories)
     out = np.zeros((rows.shape[0], num_samples), dtype=np.int64)
     if rows.size:
-        with np.errstate(invalid="ignore"):
-            valid = bool((rows.max() < np.inf) & (rows.min() >= 0))
-        if not valid:
-            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-        if bool((rows.sum(axis=1) == 0).any()):
-            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         rng = _rng(generator)
         if replacement and num_samples > 1:
-            cdf = np.cumsum(rows, axis=1)
-            cdf /= cdf[:, -1:]
-            draws = rng.random((rows.shape[0], num_samples))
-            for i in range(rows.shape[0]):
-                out[i] = np.minimum(np.searchsorted(cdf[i], draws[i], side="right"),
-                                    categories - 1)
+            out = _draw_with_replacement(rows, num_samples, rng)
         else:
+            _check_distributions(rows)
             with np.errstate(divide="ignore"):
                 keys = rows / rng.exponential(1.0, rows.shape)
             out = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]

@@ -902,7 +902,9 @@ def _isinf_of_sign(name: str, sign: float):
         if data.dtype.kind == "c":
             raise RuntimeError(f"{name} does not support complex inputs.")
         # integers and bools hold no infinity: all False, as PyTorch
-        return wrap(data == sign if data.dtype.kind == "f" else _xp(input).zeros(data.shape, bool))
+        if not _dtype.is_float_np(data.dtype):
+            return wrap(_xp(input).zeros(data.shape, bool))
+        return wrap(data == sign)
 
     op.__name__ = name
     op.__doc__ = f"Where ``input`` is {'+' if sign > 0 else '-'}infinity (a bool tensor)."

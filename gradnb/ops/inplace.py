@@ -20,6 +20,8 @@ The leaf check comes first and nothing changes when an op raises.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from .._core import events
@@ -696,6 +698,11 @@ def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
     are all equal) in place; ``wrap`` continues a tall matrix's diagonal below the square part.
     As in PyTorch, each diagonal is written through a strided view, so the graph gains a
     ``CopySlices`` per view."""
+    if isinstance(fill_value, Tensor) and fill_value._data.ndim == 0:
+        fill_value = fill_value.item()  # (PyTorch's Scalar argument takes a 0-d tensor)
+    elif not isinstance(fill_value, numbers.Number):
+        raise TypeError("fill_diagonal_(): argument 'fill_value' (position 1) must be Number, "
+                        f"not {type_name(fill_value)}")
     keys = _diagonal_keys(tuple(self._data.shape), wrap)
     for key in keys:
         _fill_view(self, key, fill_value)
