@@ -401,6 +401,7 @@ TENSOR_METHODS = {
     "layout": property(lambda self: _layout.strided),
     "to_sparse": to_sparse, "to_sparse_coo": to_sparse, "sparse_mask": sparse_mask,
     "is_coalesced": _sparse_only("is_coalesced", "sparse coordinate tensor"),
+    "coalesce": _sparse_only("coalesce", "sparse coordinate tensor"),
     "indices": _sparse_only("indices", "sparse coordinate tensor"),
     "values": _sparse_only("values", "sparse tensor"),
 }

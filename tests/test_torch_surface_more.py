@@ -853,3 +853,51 @@ def test_sparse_init_spread():
                                generator=gradnb.Generator().manual_seed(0))
     nonzero = w.numpy()[w.numpy() != 0]
     assert nonzero.size == 360 * 50 and abs(nonzero.std() - 0.5) < 0.02
+
+
+# -- more Tensor methods: dense forms of sparse queries, element callbacks, nonzero_static, ger --
+
+def _x22(t):
+    return t.tensor([[1.0, 0.0], [2.0, 3.0]])
+
+
+def _is_own_dense(x):
+    return x.to_dense() is x
+
+
+MORE_METHOD_CALLS = {
+    "to_dense is self": lambda t: _is_own_dense(_x22(t)),
+    "to_dense dtype": lambda t: _x22(t).to_dense(t.float64),
+    "to_dense masked_grad": lambda t: _x22(t).to_dense(masked_grad=False),
+    "to_dense node": lambda t: _x22(t).requires_grad_().to_dense(t.float64).grad_fn.name(),
+    "sparse_dim": lambda t: _x22(t).sparse_dim(),
+    "dense_dim": lambda t: _x22(t).dense_dim(),
+    "coalesce dense": lambda t: _x22(t).coalesce(),
+    "output_nr": lambda t: (_x22(t).output_nr,
+                            t.ones(2, requires_grad=True).unbind()[1].output_nr),
+    "dim_order": lambda t: (_x22(t).dim_order(), _x22(t).t().dim_order(),
+                            t.zeros(2, 3, 4).permute(2, 0, 1).dim_order()),
+    "apply_": lambda t: _x22(t).apply_(lambda v: v * 2),
+    "apply_ int": lambda t: t.tensor([1, 2]).apply_(lambda v: v / 2),
+    "apply_ bool": lambda t: t.tensor([True, False]).apply_(lambda v: not v),
+    "apply_ grad-requiring": lambda t: t.ones(2, requires_grad=True).apply_(lambda v: v),
+    "map_": lambda t: t.zeros(2, 2).map_(t.tensor([1.0, 2]), lambda a, b: a + b),
+    "map_ grad-requiring other": lambda t: t.zeros(2).map_(t.zeros(2, requires_grad=True),
+                                                            lambda a, b: a + b),
+    "map_ shapes": lambda t: t.zeros(2).map_(t.zeros(3), lambda a, b: a + b),
+    "map_ dtypes": lambda t: t.zeros(2).map_(t.ones(2, dtype=t.int64), lambda a, b: a + b),
+    "nonzero_static padded": lambda t: _x22(t).nonzero_static(size=4),
+    "nonzero_static cut": lambda t: t.nonzero_static(_x22(t), size=2, fill_value=-5),
+    "nonzero_static 1-d": lambda t: t.tensor([0, 1, 1]).nonzero_static(size=3),
+    "nonzero_static 0-d": lambda t: t.nonzero_static(t.tensor(1), size=2),
+    "nonzero_static negative size": lambda t: t.nonzero_static(t.tensor([1, 0]), size=-1),
+    "nonzero_static float fill": lambda t: t.nonzero_static(t.tensor([1, 0]), size=3,
+                                                            fill_value=1.5),
+    "ger": lambda t: t.tensor([1.0, 2]).ger(t.tensor([1.0, 2, 3])),
+    "torch.ger gradient": lambda t: _grad_of(t, lambda t, x: t.ger(x, x), [1.0, 2.0]),
+}
+
+
+@pytest.mark.parametrize("name", list(MORE_METHOD_CALLS))
+def test_more_tensor_methods_match_torch(name):
+    _check(MORE_METHOD_CALLS[name])

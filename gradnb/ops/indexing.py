@@ -23,7 +23,14 @@ from .._core.graph import Node
 from .._core.record import record, wrap
 from .._core.tensor import _wrap_dim
 from . import dual
-from ._args import check_value_fits, converted_number, scalar_type_name
+from ._args import (
+    _is_int,
+    check_value_fits,
+    converted_number,
+    int_arg,
+    scalar_type_name,
+    type_name,
+)
 from ._common import Tensor
 from ._out import OUT_DTYPE_EXPECTED, accepts_out
 from .creation import zeros
@@ -38,6 +45,7 @@ __all__ = [
     "masked_fill",
     "masked_select",
     "nonzero",
+    "nonzero_static",
     "put",
     "scatter",
     "scatter_add",
@@ -916,6 +924,22 @@ def argwhere(input: Tensor) -> Tensor:
     return nonzero(input)
 
 
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """``nonzero(input)`` cut or padded (with ``fill_value`` rows) to exactly ``size`` rows: a
+    shape known before the values, as compilers want."""
+    size = int_arg("nonzero_static", "size", 2, size)
+    if not _is_int(fill_value):
+        raise TypeError("nonzero_static(): argument 'fill_value' must be int, not "
+                        f"{type_name(fill_value)}")
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = nonzero(input)._data[:size]
+    xp = get_array_module(found)
+    out = xp.full((size, found.shape[1]), fill_value, dtype=np.int64)
+    out[:found.shape[0]] = found
+    return wrap(out)
+
+
 def take_along_dim(input: Tensor, indices, dim: int | None = None) -> Tensor:
     """``gather`` after broadcasting ``input`` and ``indices`` (all but ``dim``); without ``dim``
     both are flattened first. As PyTorch, ``input`` is always expanded (an ``ExpandBackward0``,
@@ -958,5 +982,5 @@ TENSOR_METHODS = {
     "select": select, "gather": gather, "scatter": scatter,
     "scatter_add": scatter_add, "index_select": index_select, "index_add": index_add,
     "index_put": index_put, "masked_fill": masked_fill, "masked_select": masked_select,
-    "nonzero": nonzero, "argwhere": argwhere, "put": put, "take_along_dim": take_along_dim,
+    "nonzero": nonzero, "argwhere": argwhere, "nonzero_static": nonzero_static, "put": put, "take_along_dim": take_along_dim,
 }

@@ -24,7 +24,7 @@ from ._common import Tensor, binary_operands
 
 _ndarray = np.ndarray
 
-__all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer", "trace"]
+__all__ = ["bmm", "dot", "ger", "matmul", "mm", "mv", "outer", "trace"]
 
 
 class MmBackward0(Node):
@@ -404,6 +404,9 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
     return input.reshape(-1, 1) * vec2  # PyTorch: self.reshape({self.size(0), 1}) * vec2
 
 
+ger = outer  # PyTorch's older name of ``outer`` (kept, without a warning)
+
+
 class TraceBackward0(Node):
     """d trace(A) / dA is the identity: ``g`` on the diagonal, zeros elsewhere."""
     rule = "self: trace_backward_symint(grad, self_sym_sizes)"
@@ -437,5 +440,5 @@ def trace(input: Tensor) -> Tensor:
 TENSOR_METHODS = {
     "__matmul__": matmul, "matmul": matmul,
     "__rmatmul__": reflected("__rmatmul__", lambda self, other: matmul(other, self)),
-    "mm": mm, "bmm": bmm, "dot": dot, "mv": mv, "outer": outer, "trace": trace,
+    "mm": mm, "bmm": bmm, "dot": dot, "mv": mv, "outer": outer, "ger": outer, "trace": trace,
 }
