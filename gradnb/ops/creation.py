@@ -17,16 +17,13 @@ from .._core import events
 from .._core.graph import Node
 from .._core.record import record, wrap
 from .._core.tensor import FACTORY_REQUIRES_GRAD_MESSAGE
-from ._args import check_dtype_arg, int_arg, scalar_type_name, size_arg
+from ._args import check_dtype_arg, int_arg, size_arg
 from ._common import Tensor, cast_array
-from ._out import accepts_out
-from ._refusals import refuse
 
 __all__ = [
     "Generator",
     "arange",
     "as_tensor",
-    "bernoulli",
     "clone",
     "default_generator",
     "empty",
@@ -39,7 +36,6 @@ __all__ = [
     "initial_seed",
     "linspace",
     "manual_seed",
-    "multinomial",
     "normal",
     "ones",
     "ones_like",
@@ -525,18 +521,6 @@ class NormalBackward3(Node):
                 _zeros_like_input(g, self.std_sym_sizes))
 
 
-class BernoulliBackward0(Node):
-    """``bernoulli(self)``: a random draw, so ``self`` gets zeros (PyTorch's)."""
-    rule = "self: zeros_like(grad)"
-    why_zero = "PyTorch does not differentiate through a random draw: its argument gets zeros"
-
-    __slots__ = ()
-    inputs = ("self",)
-
-    def backward(self, g):
-        return (_zeros_like_input(g, tuple(g.shape)),)
-
-
 class ZeroGradBackward(Node):
     """Piecewise-constant or random ops (rounded division, ``bernoulli``): the output stays in
     the graph, as PyTorch's does, with a zero gradient for every input."""
@@ -550,113 +534,6 @@ class ZeroGradBackward(Node):
         metas = (self.input_metadata(i) for i in range(len(self._next)))
         return tuple(None if meta is None else type(g)._make(xp.zeros(meta[0], dtype=g._data.dtype))
                      for meta in metas)
-
-
-_P_IN_MESSAGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
-                 "message be improved?  If so, please report an enhancement request to PyTorch.)")
-
-
-def check_probabilities(probs) -> None:
-    """PyTorch's check of a probability tensor for ``bernoulli``: every entry in [0, 1] (NaN
-    fails it)."""
-    if probs.size and not bool(((probs >= 0) & (probs <= 1)).all()):
-        raise RuntimeError(_P_IN_MESSAGE)
-
-
-@accepts_out("bernoulli")
-def bernoulli(input: Tensor, p=None, generator=None) -> Tensor:
-    """1 with probability ``input`` (or ``p``, a number, for every entry), else 0, in
-    ``input``'s dtype. ``input`` gets a zero gradient; with ``p`` PyTorch has no derivative."""
-    # Drawn on the host from the one seeded generator, then placed on input's device.
-    host = _backend.to_device(input._data, _backend.CPU)
-    if p is None:
-        refuse("bernoulli_tensor_self", host)
-        refuse("bernoulli_tensor_p", host)
-        check_probabilities(host)
-        probs = host
-    else:
-        if not 0 <= p <= 1:
-            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={float(p):g}")
-        refuse("bernoulli_scalar", host)
-        probs = np.full(host.shape, p)
-    arr = _backend.to_device((_rng(generator).random(probs.shape) < probs).astype(host.dtype),
-                             input.device)
-    if p is None:
-        return record(BernoulliBackward0, (input,), arr)
-    from ._declare import record_underivable  # (``_declare`` imports ``dual``, which imports us)
-    return record_underivable("bernoulli", (input,), arr)
-
-
-_FLOAT32_MAX_CONSECUTIVE_INT = 2 ** 24
-_ZERO_SUM = "invalid multinomial distribution (sum of probabilities <= 0)"
-
-
-def _check_distributions(rows) -> None:
-    """The checks of PyTorch's draw without replacement, over all rows at once."""
-    with np.errstate(invalid="ignore"):
-        if not bool((rows.max() < np.inf) & (rows.min() >= 0)):
-            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if bool((rows.sum(axis=1) == 0).any()):
-        raise RuntimeError(_ZERO_SUM)
-
-
-def _draw_with_replacement(rows, num_samples: int, rng):
-    """PyTorch's kernel with replacement: row by row, each entry checked in turn (the first bad
-    one names the error), then the row's sum; then inverse-CDF draws."""
-    out = np.zeros((rows.shape[0], num_samples), dtype=np.int64)
-    for i, row in enumerate(rows):
-        with np.errstate(invalid="ignore"):
-            bad = np.flatnonzero(~((row >= 0) & np.isfinite(row)))
-        if bad.size:
-            kind = "< 0" if not row[bad[0]] >= 0 else "= infinity or NaN"
-            raise RuntimeError(f"invalid multinomial distribution (encountering probability "
-                               f"entry {kind})")
-        total = row.sum()
-        if not total > 0:
-            raise RuntimeError(_ZERO_SUM)
-        cdf = np.cumsum(row / total)
-        draws = rng.random(num_samples)
-        out[i] = np.minimum(np.searchsorted(cdf, draws * cdf[-1], side="right"), len(row) - 1)
-    return out
-
-
-def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
-                generator=None) -> Tensor:
-    """Indices drawn from the categories of each row of ``input`` (weights, not necessarily
-    normalised): with ``replacement`` independently, without it each category at most once.
-
-    Without replacement (or for one sample) PyTorch's own method: the ``num_samples`` largest of
-    ``weight / Exp(1)`` (the exponential form of the Gumbel trick), so categories of weight 0
-    come last when fewer than ``num_samples`` have weight."""
-    num_samples = int_arg("multinomial", "num_samples", 2, num_samples)
-    data = input._data
-    if not 1 <= data.ndim <= 2:
-        raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if not _dtype.is_float_np(data.dtype):
-        raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
-                           f"{scalar_type_name(data.dtype)}")
-    if num_samples <= 0:
-        raise RuntimeError("cannot sample n_sample <= 0 samples")
-    categories = data.shape[-1]
-    if not replacement and num_samples > categories:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
-                           "replacement")
-    if categories > _FLOAT32_MAX_CONSECUTIVE_INT:
-        raise RuntimeError("number of categories cannot exceed 2^24")
-    rows = np.asarray(_backend.to_device(data, _backend.CPU), dtype=np.float64).reshape(
-        -1, categories)
-    out = np.zeros((rows.shape[0], num_samples), dtype=np.int64)
-    if rows.size:
-        rng = _rng(generator)
-        if replacement and num_samples > 1:
-            out = _draw_with_replacement(rows, num_samples, rng)
-        else:
-            _check_distributions(rows)
-            with np.errstate(divide="ignore"):
-                keys = rows / rng.exponential(1.0, rows.shape)
-            out = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
-    out = out.reshape(data.shape[:-1] + (num_samples,))
-    return _make(_backend.to_device(np.ascontiguousarray(out), input.device))
 
 
 # -- copies, casts and moves ---------------------------------------------------------------------
@@ -769,5 +646,4 @@ TENSOR_METHODS = {
     "char": lambda self, memory_format=None: to(self, dtype="int8", memory_format=memory_format),
     "byte": lambda self, memory_format=None: to(self, dtype="uint8", memory_format=memory_format),
     "bool": lambda self, memory_format=None: to(self, dtype="bool", memory_format=memory_format),
-    "bernoulli": bernoulli, "multinomial": multinomial,
 }

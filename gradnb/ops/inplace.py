@@ -41,7 +41,7 @@ from ._common import (
     grad_state,
 )
 from ._refusals import refuse
-from .creation import ZeroGradBackward, check_probabilities, default_generator
+from .creation import ZeroGradBackward, default_generator
 from .indexing import (
     CopySlices,
     IndexPutBackward0,
@@ -57,6 +57,7 @@ from .indexing import (
     sum_all,
     write_key,
 )
+from .sampling import check_probabilities
 from .shape import expand
 
 __all__ = [

@@ -365,17 +365,6 @@ def map_(self, tensor, callable) -> Tensor:
     return self
 
 
-def _functional(name: str):
-    """A Tensor method that is an ``nn.functional`` op (``x.prelu(w)``, ``x.hardshrink()``),
-    imported on first call: the ops layer loads before ``nn``."""
-    def method(self, *args, **kwargs):
-        from ..nn import functional
-        return getattr(functional, name)(self, *args, **kwargs)
-
-    method.__name__ = name
-    return method
-
-
 # Where a tensor lives: gradnb's tensors are on the CPU (NumPy) or a CUDA GPU (CuPy), never on
 # the other devices PyTorch can name, so those flags are False as on a CPU-only PyTorch.
 _DEVICE_FLAGS = {
@@ -407,6 +396,5 @@ TENSOR_METHODS = {
     "sparse_dim": lambda self: 0, "dense_dim": lambda self: self._data.ndim,
     "output_nr": property(lambda self: self._output_nr,
                           doc="Which output of its node this tensor is (0 for a leaf)."),
-    "prelu": _functional("prelu"), "hardshrink": _functional("hardshrink"),
     "is_neg": lambda self: False,  # gradnb has no lazy negation bit: values are always real
 }

@@ -11,7 +11,8 @@ from collections.abc import Iterator, Sequence
 from typing import Generic, TypeVar
 
 from ..._core import dtype as _dtype
-from ...ops.creation import Generator, as_tensor, default_generator, multinomial, randint, randperm
+from ...ops.creation import Generator, as_tensor, default_generator, randint, randperm
+from ...ops.sampling import multinomial
 
 __all__ = [
     "BatchSampler",
