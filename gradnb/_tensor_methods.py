@@ -19,6 +19,7 @@ from .ops import (
     indexing,
     inplace,
     joining,
+    legacy_linalg,
     linalg,
     linalg_decompositions,
     linalg_householder,
@@ -26,6 +27,7 @@ from .ops import (
     linalg_norms,
     matrices,
     pointwise,
+    python_callables,
     reductions,
     regions,
     scans,
@@ -45,7 +47,8 @@ __all__ = ["FAMILIES"]
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine,
             pointwise, matrices, joining, sorting, linalg_decompositions, linalg_householder,
             linalg_lu, linalg_norms, special_functions, scans, statistics, regions, tensor_api,
-            softmax, complex, spectral, scatter_reductions, strided, counting, sparse)
+            softmax, complex, spectral, scatter_reductions, strided, counting, sparse,
+            legacy_linalg, python_callables)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():
