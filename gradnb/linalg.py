@@ -40,6 +40,7 @@ from .ops.linalg_lu import linalg_lu as lu
 from .ops.linalg_lu import linalg_lu_solve as lu_solve
 from .ops.linalg_lu import lu_factor, lu_factor_ex
 from .ops.linalg_norms import vector_norm
+from .ops.linalg_rank import linalg_matrix_rank as matrix_rank
 
 __all__ = [
     "LinAlgError",
@@ -65,6 +66,7 @@ __all__ = [
     "matrix_exp",
     "matrix_norm",
     "matrix_power",
+    "matrix_rank",
     "multi_dot",
     "norm",
     "pinv",
