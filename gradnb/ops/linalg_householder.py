@@ -250,6 +250,10 @@ def geqrf(input: Tensor):
     if input.dim() < 2:
         raise RuntimeError("gradnb.geqrf: input must have at least 2 dimensions.")
     _check_lapack_dtype("geqrf_cpu", input)
+    recording = would_record((input,))
+    if recording and input.dtype.is_complex:  # PyTorch refuses it at the call, before backward
+        raise RuntimeError("geqrf does not support automatic differentiation for outputs with "
+                           "complex dtype.")
     x = input._data
     m, n = x.shape[-2:]
     if x.size == 0:
@@ -259,7 +263,7 @@ def geqrf(input: Tensor):
         # transposed
         h, tau = np.linalg.qr(x, mode="raw")
         a = np.swapaxes(h, -1, -2)
-    if would_record((input,)):
+    if recording:
         switches.user_code = True  # the engine must look for nodes that can raise
     a, tau = record(GeqrfBackward0, (input,), (column_major(a), np.ascontiguousarray(tau)))
     return _geqrf_result(a, tau)

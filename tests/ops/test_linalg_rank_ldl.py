@@ -421,6 +421,8 @@ LDL_ERRORS = {
     "geqrf 1-d": lambda t: t.geqrf(t.ones(3)),
     "geqrf int64": lambda t: t.geqrf(t.ones(3, 3, dtype=t.int64)),
     "geqrf float16": lambda t: t.geqrf(t.ones(3, 3, dtype=t.float16)),
+    "geqrf complex requiring grad": lambda t: t.geqrf(
+        t.eye(3, dtype=t.complex128, requires_grad=True)),
     "geqrf out float32": lambda t: t.geqrf(
         t.eye(3, dtype=t.float64), out=(t.empty(0), t.empty(0))),
 }
