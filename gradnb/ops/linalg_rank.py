@@ -21,7 +21,7 @@ from . import elementwise as ew
 from . import reductions as red
 from ._args import scalar_type_name
 from ._common import Tensor, wrap
-from ._out import accepts_out
+from ._out import _castable, accepts_out
 from .creation import zeros
 from .linalg_decompositions import eigvalsh, svdvals
 
@@ -117,16 +117,9 @@ def _tolerances(input: Tensor, atol, rtol):
     return atol_t, ew.where(atol_t > 0, _as_tolerance(0.0), default)
 
 
-@accepts_out("linalg_matrix_rank")
-def linalg_matrix_rank(*args, **kwargs) -> Tensor:
-    """``linalg.matrix_rank(input, *, atol=None, rtol=None, hermitian=False)``: the numerical
-    rank of (batches of) matrices, the number of singular values (absolute eigenvalues of the
-    lower triangle when ``hermitian``) above ``max(atol, rtol * sigma_1)``.
-
-    ``matrix_rank(input, tol, hermitian=False)`` (deprecated, NumPy's): ``tol`` an absolute
-    tolerance, with ``rtol`` 0. The arguments are matched as PyTorch's parser matches them to
-    its four signatures (floats or tensors for the tolerances).
-    """
+@accepts_out("linalg_matrix_rank", differentiable=False)
+def _matrix_rank(*args, **kwargs) -> Tensor:
+    """``linalg_matrix_rank`` once its ``out`` has the dtype PyTorch checks first."""
     input, tol, hermitian, atol, rtol = _parse(args, kwargs)
     if input.dim() < 2:
         raise RuntimeError(f"{_NAME}: The input tensor input must have at least 2 dimensions.")
@@ -153,8 +146,23 @@ def linalg_matrix_rank(*args, **kwargs) -> Tensor:
                       f"{list(rank.shape)}. This behavior is deprecated, and in a future "
                       "PyTorch release outputs will not be resized unless they have zero "
                       "elements. You can explicitly reuse an out tensor t by resizing it, "
-                      "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
+                      "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=4)
     return rank
+
+
+def linalg_matrix_rank(*args, out=None, **kwargs) -> Tensor:
+    """``linalg.matrix_rank(input, *, atol=None, rtol=None, hermitian=False)``: the numerical
+    rank of (batches of) matrices, the number of singular values (absolute eigenvalues of the
+    lower triangle when ``hermitian``) above ``max(atol, rtol * sigma_1)``.
+
+    ``matrix_rank(input, tol, hermitian=False)`` (deprecated, NumPy's): ``tol`` an absolute
+    tolerance, with ``rtol`` 0. The arguments are matched as PyTorch's parser matches them to
+    its four signatures (floats or tensors for the tolerances).
+    """
+    if isinstance(out, Tensor) and not _castable(np.dtype(np.int64), out._data.dtype):
+        raise RuntimeError(f"{_NAME}: Expected result to be safely castable from Long dtype, but "
+                           f"got result with dtype {scalar_type_name(out._data.dtype)}")
+    return _matrix_rank(*args, out=out, **kwargs)
 
 
 def matrix_rank(input, tol=None, symmetric: bool = False, *, out=None):

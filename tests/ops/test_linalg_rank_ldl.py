@@ -119,6 +119,9 @@ RANK_ERRORS = {
     "tolerance does not broadcast":
         lambda t: t.linalg.matrix_rank(t.ones(2, 4, 3), atol=t.tensor([0.5, 1.0, 3.0])),
     "out int32": lambda t: t.linalg.matrix_rank(t.ones(3, 3), out=t.empty(0, dtype=t.int32)),
+    "out bool": lambda t: t.linalg.matrix_rank(t.ones(3, 3), out=t.empty(0, dtype=t.bool)),
+    "out of an input requiring grad": lambda t: t.linalg.matrix_rank(
+        t.ones(3, 3, requires_grad=True), out=t.empty(0, dtype=t.int64)),
     "removed torch.matrix_rank": lambda t: t.matrix_rank(t.ones(3, 3)),
 }
 
@@ -416,6 +419,17 @@ LDL_ERRORS = {
         t.zeros(3, 3), t.tensor([1, 2, 3], dtype=t.int32), t.ones(3, 2))),
     "solve hermitian positional": lambda t: t.linalg.ldl_solve(
         t.eye(3), t.tensor([1, 2, 3], dtype=t.int32), t.ones(3, 2), True),
+    "factor out of an input requiring grad": lambda t: t.linalg.ldl_factor_ex(
+        t.eye(3, dtype=t.float64, requires_grad=True),
+        out=(t.empty(0, dtype=t.float64), t.empty(0, dtype=t.int32), t.empty(0, dtype=t.int32))),
+    "factor out pivots int64": lambda t: t.linalg.ldl_factor(
+        t.eye(3, dtype=t.float64), out=(t.empty(0, dtype=t.float64), t.empty(0, dtype=t.int64))),
+    "solve out of inputs requiring grad": lambda t: t.linalg.ldl_solve(
+        t.eye(3, dtype=t.float64), t.tensor([1, 2, 3], dtype=t.int32),
+        t.ones(3, 2, dtype=t.float64, requires_grad=True), out=t.empty(0, dtype=t.float64)),
+    "geqrf out of an input requiring grad": lambda t: t.geqrf(
+        t.eye(3, dtype=t.float64, requires_grad=True),
+        out=(t.empty(0, dtype=t.float64), t.empty(0, dtype=t.float64))),
     "solve out dtype": lambda t: t.linalg.ldl_solve(
         *_ld(t)[:2], t.ones(2, 3, 4, dtype=t.float64), out=t.empty(0)),
     "geqrf 1-d": lambda t: t.geqrf(t.ones(3)),
