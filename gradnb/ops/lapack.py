@@ -6,7 +6,9 @@ them: ``linalg.lu_factor`` returns it, and ``det``/``slogdet`` save the same ``L
 ``pivots`` as PyTorch's kernels. ``trsm`` and ``getrs`` solve by substitution, so that a zero
 on a diagonal gives infinities and NaNs, as LAPACK's, where NumPy's solver raises; ``potf2``
 is the Cholesky factorization with LAPACK's ``info`` (NumPy's reports no order, and passes a
-NaN through). ``column_major`` lays a result out as LAPACK writes it, which is how PyTorch
+NaN through). ``sytf2`` and ``sytrs`` are the Bunch-Kaufman LDL^T factorization of symmetric
+(Hermitian) indefinite matrices and its solve (``linalg.ldl_factor``/``ldl_solve``).
+``column_major`` lays a result out as LAPACK writes it, which is how PyTorch
 returns its LAPACK-backed results (strides and all).
 """
 

@@ -232,6 +232,18 @@ def test_ldl_factor_ex_matches_torch(torch, dtype, hermitian, n):
             assert LD.stride() == expected.LD.stride()
 
 
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("hermitian", [False, True])
+def test_ldl_factor_ex_past_lapacks_block_size_matches_torch(torch, dtype, hermitian):
+    """Past 64 columns PyTorch's ?sytrf factors in blocks (?lasyf): the same pivots."""
+    a = _random((70, 70), dtype, seed=11)
+    np.fill_diagonal(a, 0.01 * np.diagonal(a))
+    expected = torch.linalg.ldl_factor_ex(torch.tensor(a), hermitian=hermitian)
+    LD, pivots, info = gradnb.linalg.ldl_factor_ex(gradnb.tensor(a), hermitian=hermitian)
+    assert pivots.tolist() == expected.pivots.tolist() and info.item() == 0
+    np.testing.assert_allclose(LD.numpy(), expected.LD.numpy(), atol=1e-9)
+
+
 @pytest.mark.parametrize("shape", [(2, 3, 3), (2, 1, 4, 4), (0, 3, 3), (2, 0, 0)])
 def test_ldl_factor_ex_batches_match_torch(torch, shape):
     a = _random(shape, seed=3)
