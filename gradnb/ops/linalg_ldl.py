@@ -136,3 +136,10 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False)
     _check_pivots(pivots._data, LD.shape[-1])
     x = sytrs(LD._data, pivots._data, B._data, upper=False, hermitian=hermitian)
     return record_underivable("linalg_ldl_solve", (LD, B), column_major(x))
+
+
+# Python names a function by its qualified name in its own argument errors ("takes 1 positional
+# argument but 2 were given"), where PyTorch's parser names the ATen op
+for _op, _aten in ((ldl_factor_ex, "linalg_ldl_factor_ex"), (ldl_factor, "linalg_ldl_factor"),
+                   (ldl_solve, "linalg_ldl_solve")):
+    _op.__wrapped__.__qualname__ = _aten
