@@ -209,7 +209,12 @@ def potf2(a: np.ndarray):
 # are the same arithmetic but for which of equal candidates ``i?amax`` picks, the first in
 # LAPACK's order, which ``_iamax`` keeps.
 
-_BK_ALPHA = (1.0 + np.sqrt(17.0)) / 8.0  # the growth bound of Bunch-Kaufman's pivot choice
+
+def _bk_alpha(real_dtype):
+    """Bunch-Kaufman's growth bound ``(1 + sqrt(17)) / 8``, computed in the working precision
+    as LAPACK computes it (``s``-routines in single precision)."""
+    one = real_dtype.type(1.0)
+    return (one + np.sqrt(real_dtype.type(17.0))) / real_dtype.type(8.0)
 
 
 def _cabs1(x):
@@ -247,6 +252,7 @@ def _sytf2_lower(a: np.ndarray, hermitian: bool, reverse: bool):
     lower = np.tril(np.ones((n, n), dtype=bool))
     ipiv = np.zeros(n, dtype=np.int32)
     info = 0
+    alpha = _bk_alpha(a.real.dtype)
 
     def diagonal(i):  # ?hetf2 reads only the real part of a diagonal entry
         return abs(a[i, i].real) if herm else _cabs1(a[i, i])
@@ -267,16 +273,16 @@ def _sytf2_lower(a: np.ndarray, hermitian: bool, reverse: bool):
             if herm:
                 a[k, k] = a[k, k].real
         else:
-            if absakk >= _BK_ALPHA * colmax:
+            if absakk >= alpha * colmax:
                 kp = k
             else:
                 # the largest off-diagonal magnitude in row (and column) imax
                 rowmax = _amax(_cabs1(a[imax, k:imax]))
                 if imax < n - 1:
                     rowmax = _fortran_max(rowmax, _amax(_cabs1(a[imax + 1:, imax])))
-                if absakk >= _BK_ALPHA * colmax * (colmax / rowmax):
+                if absakk >= alpha * colmax * (colmax / rowmax):
                     kp = k
-                elif diagonal(imax) >= _BK_ALPHA * rowmax:
+                elif diagonal(imax) >= alpha * rowmax:
                     kp = imax
                 else:
                     kp, kstep = imax, 2
