@@ -91,7 +91,7 @@ def _check_dtype(out: Tensor, result: Tensor, dtype_message) -> None:
                            f"output type {scalar_type_name(out_dt)}")
 
 
-def _write(out: Tensor, result: Tensor) -> None:
+def _write(out: Tensor, result: Tensor, result_layout: bool = False) -> None:
     if tuple(out.shape) != tuple(result.shape):
         if out._base is not None:
             raise RuntimeError(f"cannot resize the view given as out= from shape "
@@ -104,7 +104,12 @@ def _write(out: Tensor, result: Tensor) -> None:
                 "release outputs will not be resized unless they have zero elements. You can "
                 "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
                 "t.resize_(0).", UserWarning, stacklevel=4)
-        out._data = get_array_module(out._data).empty(result.shape, dtype=out._data.dtype)
+        xp = get_array_module(out._data)
+        if result_layout and out._data.dtype == result._data.dtype and \
+                get_array_module(result._data) is xp:
+            out._data = xp.empty_like(result._data)  # the result's strides (column-major...)
+        else:
+            out._data = xp.empty(result.shape, dtype=out._data.dtype)
     out.copy_(result)
 
 
@@ -116,7 +121,8 @@ def _tensors_in(values):
             yield from (t for t in v if isinstance(t, Tensor))
 
 
-def accepts_out(fname: str, dtype_message: str | None = None, *, differentiable: bool = True):
+def accepts_out(fname: str, dtype_message: str | None = None, *, differentiable: bool = True,
+                result_layout: bool = False):
     """Decorate an op so it takes PyTorch's ``out=`` keyword (one tensor, or a tuple for ops
     returning several).
 
@@ -126,6 +132,8 @@ def accepts_out(fname: str, dtype_message: str | None = None, *, differentiable:
     a dtype the result casts to safely is accepted.
     ``differentiable=False``: an op PyTorch has no derivative for (its outputs integers, or its
     node ``NotImplemented``), whose ``out=`` PyTorch allows on inputs that require grad.
+    ``result_layout=True``: an ``out`` that must be resized (and has the result's dtype) takes
+    the result's strides, as PyTorch's LAPACK-backed kernels write their column-major results.
     """
 
     def decorate(fn):
@@ -147,7 +155,7 @@ def accepts_out(fname: str, dtype_message: str | None = None, *, differentiable:
                 _check_dtype(o, r, dtype_message)
             with no_grad():
                 for o, r in zip(outs, results):
-                    _write(o, r)
+                    _write(o, r, result_layout)
             if not isinstance(result, tuple):
                 return out
             return type(result)(*outs) if hasattr(result, "_fields") else outs

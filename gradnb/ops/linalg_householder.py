@@ -241,7 +241,7 @@ class GeqrfBackward0(Node):
         raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
 
 
-@accepts_out("geqrf")  # (any dtype the result casts to, as PyTorch's)
+@accepts_out("geqrf", result_layout=True)  # (any dtype the result casts to, as PyTorch's)
 def geqrf(input: Tensor):
     """``(a, tau)``: LAPACK's ``geqrf``, the QR factorization of (batches of) ``m x n``
     matrices as Householder reflectors: ``R`` on and above ``a``'s diagonal, the reflectors'

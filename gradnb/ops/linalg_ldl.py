@@ -52,7 +52,8 @@ def _check_kernel_dtype(kernel: str, A: Tensor) -> None:
                                   f"'{scalar_type_name(A._data.dtype)}'")
 
 
-@accepts_out("linalg_ldl_factor_ex", OUT_DTYPE_EXPECTED, differentiable=False)
+@accepts_out("linalg_ldl_factor_ex", OUT_DTYPE_EXPECTED, differentiable=False,
+             result_layout=True)
 def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False):
     """``(LD, pivots, info)``: the compact Bunch-Kaufman factorization ``A = P L D L^T P^T``
     (``L^H`` when ``hermitian`` and complex) of the lower triangle of (batches of) ``A``;
@@ -79,7 +80,8 @@ def _factor(A: Tensor, hermitian: bool, raise_as: str | None):
     return _ldl_factor_ex_result(LD, wrap(pivots), wrap(info))
 
 
-@accepts_out("linalg_ldl_factor", OUT_DTYPE_EXPECTED, differentiable=False)
+@accepts_out("linalg_ldl_factor", OUT_DTYPE_EXPECTED, differentiable=False,
+             result_layout=True)
 def ldl_factor(A: Tensor, *, hermitian: bool = False):
     """``(LD, pivots)`` of ``ldl_factor_ex``; raises where ``info`` is nonzero (PyTorch's
     internal error: it has no message of its own for this routine)."""
@@ -126,7 +128,8 @@ def _check_pivots(pivots: np.ndarray, n: int) -> None:
                            f"{hint}")
 
 
-@accepts_out("linalg_ldl_solve", OUT_DTYPE_EXPECTED, differentiable=False)
+@accepts_out("linalg_ldl_solve", OUT_DTYPE_EXPECTED, differentiable=False,
+             result_layout=True)
 def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:
     """``X`` with ``A X = B`` for ``A`` factored by ``ldl_factor`` (``LD``, ``pivots``; batches
     broadcast), as LAPACK's ``?sytrs`` (``?hetrs`` when ``hermitian`` and complex): a zero

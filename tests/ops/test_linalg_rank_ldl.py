@@ -459,3 +459,26 @@ LDL_ERRORS = {
 @pytest.mark.parametrize("call", list(LDL_ERRORS))
 def test_ldl_and_geqrf_errors_match_torch(torch, call):
     assert _outcome(gradnb, LDL_ERRORS[call]) == _outcome(torch, LDL_ERRORS[call])
+
+
+OUT_CALLS = {
+    "ldl_factor_ex": lambda t, A, o: t.linalg.ldl_factor_ex(
+        A, out=(o(A.dtype), o(t.int32), o(t.int32))),
+    "ldl_factor": lambda t, A, o: t.linalg.ldl_factor(A, out=(o(A.dtype), o(t.int32))),
+    "ldl_solve": lambda t, A, o: t.linalg.ldl_solve(
+        *t.linalg.ldl_factor(A), A[..., :2], out=o(A.dtype)),
+    "geqrf": lambda t, A, o: t.geqrf(A, out=(o(A.dtype), o(A.dtype))),
+    "geqrf into float32": lambda t, A, o: t.geqrf(A, out=(o(t.float32), o(t.float32))),
+}
+
+
+@pytest.mark.parametrize("call", list(OUT_CALLS))
+def test_out_takes_torchs_layout(torch, call):
+    a = _well_conditioned((2, 3, 3), "float64", seed=12)
+
+    def layout(lib):
+        result = OUT_CALLS[call](lib, lib.tensor(a), lambda dtype: lib.empty(0, dtype=dtype))
+        results = result if isinstance(result, tuple) else (result,)
+        return [(tuple(r.shape), r.stride(), np.round(r.numpy(), 10).tolist()) for r in results]
+
+    assert layout(gradnb) == layout(torch)
