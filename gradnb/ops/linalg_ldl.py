@@ -22,7 +22,8 @@ from ._args import scalar_type_name
 from ._common import Tensor, check_broadcast, wrap
 from ._declare import record_underivable
 from ._out import OUT_DTYPE_EXPECTED, accepts_out
-from .lapack import check_errors, column_major, sytf2, sytrs
+from .lapack import check_errors as raise_for_info
+from .lapack import column_major, sytf2, sytrs
 from .linalg_decompositions import _square
 
 __all__ = []  # ``gradnb.linalg``'s only
@@ -55,9 +56,10 @@ def _check_kernel_dtype(kernel: str, A: Tensor) -> None:
 @accepts_out("linalg_ldl_factor_ex", OUT_DTYPE_EXPECTED, differentiable=False,
              result_layout=True)
 def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False):
-    """``(LD, pivots, info)``: the compact Bunch-Kaufman factorization ``A = P L D L^T P^T``
-    (``L^H`` when ``hermitian`` and complex) of the lower triangle of (batches of) ``A``;
-    raises for a nonzero ``info`` only when ``check_errors``."""
+    """``(LD, pivots, info)``: the compact Bunch-Kaufman factorization ``A = L D L^T``
+    (``L^H`` when ``hermitian`` and complex; ``L`` a product of interchanges and unit lower
+    block transformations) of the lower triangle of (batches of) ``A``; raises for a nonzero
+    ``info`` only when ``check_errors``."""
     _check_bool("linalg_ldl_factor_ex", "hermitian", hermitian)
     _check_bool("linalg_ldl_factor_ex", "check_errors", check_errors)
     return _factor(A, hermitian, "gradnb.linalg.ldl_factor_ex" if check_errors else None)
@@ -75,7 +77,7 @@ def _factor(A: Tensor, hermitian: bool, raise_as: str | None):
     else:
         ld, pivots, info = sytf2(np.tril(a), upper=False, hermitian=hermitian)
     if raise_as is not None:
-        check_errors(info, raise_as, A.dim() == 2)
+        raise_for_info(info, raise_as, A.dim() == 2)
     LD = record_underivable("linalg_ldl_factor_ex", (A,), column_major(ld))
     return _ldl_factor_ex_result(LD, wrap(pivots), wrap(info))
 
