@@ -92,6 +92,7 @@ from .ops.linalg_householder import *
 from .ops.linalg_lowrank import *
 from .ops.linalg_lu import *
 from .ops.linalg_norms import *
+from .ops.linalg_rank import *
 from .ops.matrices import *
 from .ops.pointwise import *
 from .ops.reductions import *
