@@ -117,7 +117,8 @@ __version__ = "0.1.0"
 # PyTorch's namespace (gradnb.nn.Linear, gradnb.optim.SGD, gradnb.save, ...) without paying for
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
 _LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft",
-                 "special", "func", "masked", "backends", "jit", "accelerator", "amp", "cpu"}
+                 "special", "func", "masked", "backends", "jit", "accelerator", "amp", "cpu",
+                 "distributions"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse",
                "vmap": "func",
                **{name: "amp.autocast_mode" for name in (

@@ -1,0 +1,28 @@
+"""``gradnb.distributions``: probability distributions with PyTorch's API, as
+``torch.distributions`` (``import gradnb.distributions as D``; ``D.Normal(loc, scale)``).
+
+Everything is written with gradnb's differentiable ops, so ``log_prob``, ``entropy``,
+``rsample`` (``loc + eps * scale``) and ``kl_divergence`` carry gradients to the parameters
+as PyTorch's do; samples are drawn from gradnb's seeded generator (``gradnb.manual_seed``).
+The layout and code follow PyTorch's ``torch/distributions`` (BSD-3-Clause).
+"""
+
+from . import constraints
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .independent import Independent
+from .normal import Normal
+from .uniform import Uniform
+
+__all__ = [
+    "Bernoulli",
+    "Categorical",
+    "Distribution",
+    "ExponentialFamily",
+    "Independent",
+    "Normal",
+    "Uniform",
+    "constraints",
+]

@@ -1,0 +1,284 @@
+"""gradnb.distributions against torch.distributions: values and gradients of log_prob,
+entropy, moments, cdf/icdf and KL on the same float64 parameters; sampling by shapes, dtypes,
+support and moments (gradnb's generator is not PyTorch's); argument validation errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import gradnb
+import gradnb.distributions as D
+
+
+def _np(t):
+    return t.detach().cpu().numpy() if hasattr(t, "detach") else np.asarray(t)
+
+
+# -- the cases: (id, constructor(dists, **tensors), {param: array}, values to score) -----------
+rng = np.random.default_rng(1234)
+LOC = rng.normal(size=(2, 3))
+SCALE = rng.uniform(0.5, 2.0, size=(2, 3))
+PROBS = np.array([[0.2, 0.5, 0.9], [0.01, 0.7, 0.4]])
+LOGITS = rng.normal(size=(2, 3))
+CAT_PROBS = rng.uniform(0.1, 1.0, size=(2, 4))
+CAT_LOGITS = rng.normal(size=(2, 4))
+LOW = rng.uniform(-2, 0, size=(2, 3))
+HIGH = LOW + rng.uniform(0.5, 2, size=(2, 3))
+REAL_VALUES = rng.normal(size=(2, 3)) * 2
+BOOL_VALUES = np.array([[0.0, 1.0, 1.0], [0.0, 0.0, 1.0]])
+CAT_VALUES = np.array([[0, 3], [2, 1], [1, 1]], dtype=np.float64)  # sample_shape (3,)
+UNIT = rng.uniform(0.05, 0.95, size=(2, 3))
+UNIFORM_VALUES = LOW + (HIGH - LOW) * rng.uniform(0, 1, size=(2, 3))
+
+CASES = [
+    ("normal", lambda d, loc, scale: d.Normal(loc, scale),
+     {"loc": LOC, "scale": SCALE}, REAL_VALUES),
+    ("normal_scalar_scale", lambda d, loc: d.Normal(loc, 1.5), {"loc": LOC}, REAL_VALUES),
+    ("bernoulli_probs", lambda d, probs: d.Bernoulli(probs=probs), {"probs": PROBS},
+     BOOL_VALUES),
+    ("bernoulli_logits", lambda d, logits: d.Bernoulli(logits=logits), {"logits": LOGITS},
+     BOOL_VALUES),
+    ("categorical_probs", lambda d, probs: d.Categorical(probs=probs), {"probs": CAT_PROBS},
+     CAT_VALUES),
+    ("categorical_logits", lambda d, logits: d.Categorical(logits=logits),
+     {"logits": CAT_LOGITS}, CAT_VALUES),
+    ("uniform", lambda d, low, high: d.Uniform(low, high), {"low": LOW, "high": HIGH},
+     UNIFORM_VALUES),
+    ("independent_normal", lambda d, loc, scale: d.Independent(d.Normal(loc, scale), 1),
+     {"loc": LOC, "scale": SCALE}, REAL_VALUES),
+    ("independent_bernoulli", lambda d, logits: d.Independent(d.Bernoulli(logits=logits), 2),
+     {"logits": LOGITS}, BOOL_VALUES),
+]
+
+PROPERTIES = ("mean", "mode", "variance", "stddev")
+METHODS = ("log_prob", "cdf", "entropy", "icdf", "perplexity")
+
+
+def _build(lib, dists, case):
+    _, ctor, params, _ = case
+    tensors = {k: lib.tensor(v, dtype=lib.float64, requires_grad=True) for k, v in params.items()}
+    return ctor(dists, **tensors), tensors
+
+
+def _evaluate(lib, dists, case, what):
+    """(value, gradients of a weighted sum w.r.t. the parameters) or the exception raised."""
+    dist, tensors = _build(lib, dists, case)
+    values = case[3]
+    try:
+        if what in PROPERTIES:
+            out = getattr(dist, what)
+        elif what in ("log_prob", "cdf"):
+            out = getattr(dist, what)(lib.tensor(values, dtype=lib.float64))
+        elif what == "icdf":
+            out = dist.icdf(lib.tensor(UNIT, dtype=lib.float64))
+        else:
+            out = getattr(dist, what)()
+    except NotImplementedError:
+        return NotImplementedError, None
+    grads = None
+    if out.requires_grad:
+        weight = lib.tensor(np.linspace(0.5, 1.5, out.numel()).reshape(tuple(out.shape)),
+                            dtype=out.dtype)
+        params = list(tensors.values())
+        grads = lib.autograd.grad((out * weight).sum(), params, allow_unused=True)
+        grads = [None if g is None else _np(g) for g in grads]
+    return _np(out), grads
+
+
+@pytest.mark.parametrize("what", PROPERTIES + METHODS)
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_values_and_gradients_match_torch(torch, case, what):
+    expected = _evaluate(torch, torch.distributions, case, what)
+    actual = _evaluate(gradnb, D, case, what)
+    if expected[0] is NotImplementedError:
+        assert actual[0] is NotImplementedError
+        return
+    np.testing.assert_allclose(actual[0], expected[0], rtol=1e-10, atol=1e-12)
+    assert actual[0].dtype == expected[0].dtype
+    assert (actual[1] is None) == (expected[1] is None)
+    if expected[1] is not None:
+        for a, e in zip(actual[1], expected[1]):
+            assert (a is None) == (e is None)
+            if e is not None:
+                np.testing.assert_allclose(a, e, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_shapes_flags_and_repr_match_torch(torch, case):
+    expected, _ = _build(torch, torch.distributions, case)
+    actual, _ = _build(gradnb, D, case)
+    assert tuple(actual.batch_shape) == tuple(expected.batch_shape)
+    assert tuple(actual.event_shape) == tuple(expected.event_shape)
+    assert type(actual.batch_shape) is gradnb.Size
+    assert actual.has_rsample == expected.has_rsample
+    assert actual.has_enumerate_support == expected.has_enumerate_support
+    assert repr(actual) == repr(expected).replace("torch.", "gradnb.")
+    assert repr(actual.support) == repr(expected.support).replace("torch.", "gradnb.")
+    for shape in [(), (5,), (2, 1)]:
+        sample = actual.sample(shape)
+        reference = expected.sample(shape)
+        assert tuple(sample.shape) == tuple(reference.shape)
+        assert str(sample.dtype).split(".")[1] == str(reference.dtype).split(".")[1]
+        assert not sample.requires_grad
+        assert bool(actual.support.check(sample).all())
+    expanded, expanded_ref = actual.expand((4, 2, 3)[:len(actual.batch_shape) + 1]), None
+    expanded_ref = expected.expand((4, 2, 3)[:len(expected.batch_shape) + 1])
+    assert tuple(expanded.batch_shape) == tuple(expanded_ref.batch_shape)
+    assert tuple(expanded.sample((2,)).shape) == tuple(expanded_ref.sample((2,)).shape)
+    if expected.has_enumerate_support:
+        for expand in (True, False):
+            np.testing.assert_array_equal(_np(actual.enumerate_support(expand)),
+                                          _np(expected.enumerate_support(expand)))
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c[0] in
+                                  ("normal", "uniform", "independent_normal")],
+                         ids=lambda c: c[0])
+def test_rsample_carries_the_reparameterization_gradient(case):
+    """rsample is ``loc + eps * scale`` (``low + u * (high - low)``): d sample / d loc = 1 and
+    d sample / d scale = eps, recovered from the sample itself."""
+    gradnb.manual_seed(3)
+    dist, tensors = _build(gradnb, D, case)
+    sample = dist.rsample((7,))
+    assert sample.requires_grad
+    grads = gradnb.autograd.grad(sample.sum(), list(tensors.values()))
+    s = _np(sample)
+    if "loc" in tensors:
+        eps = (s - LOC) / SCALE
+        np.testing.assert_allclose(_np(grads[0]), np.full(LOC.shape, 7.0))
+        np.testing.assert_allclose(_np(grads[1]), eps.sum(0), rtol=1e-10)
+    else:
+        u = (s - LOW) / (HIGH - LOW)
+        np.testing.assert_allclose(_np(grads[0]), (1 - u).sum(0), rtol=1e-10)
+        np.testing.assert_allclose(_np(grads[1]), u.sum(0), rtol=1e-10)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_sample_moments(case):
+    gradnb.manual_seed(0)
+    dist, _ = _build(gradnb, D, case)
+    n = 40000
+    samples = _np(dist.sample((n,)))
+    mean, variance = _np(dist.mean), _np(dist.variance)
+    if np.isnan(mean).all():  # Categorical: compare the class frequencies instead
+        probs = _np(dist.probs)
+        freq = np.stack([(samples == k).mean(0) for k in range(probs.shape[-1])], -1)
+        np.testing.assert_allclose(freq, probs, atol=0.015)
+        return
+    se = np.sqrt(variance / n)
+    assert np.all(np.abs(samples.mean(0) - mean) < 5 * se + 1e-12)
+    np.testing.assert_allclose(samples.var(0), variance, rtol=0.05, atol=1e-3)
+
+
+def test_sampling_is_seeded_by_manual_seed():
+    dist = D.Normal(gradnb.zeros(3), gradnb.ones(3))
+    gradnb.manual_seed(11)
+    first = _np(dist.sample((4,)))
+    gradnb.manual_seed(11)
+    np.testing.assert_array_equal(_np(dist.sample((4,))), first)
+
+
+def test_float32_parameters_give_float32_results(torch):
+    dist = D.Normal(gradnb.zeros(2), 2.0)
+    assert dist.scale.dtype == gradnb.float32
+    assert dist.rsample((3,)).dtype == gradnb.float32
+    assert dist.log_prob(gradnb.zeros(2)).dtype == gradnb.float32
+    assert D.Normal(0.0, 1.0).loc.dtype == gradnb.get_default_dtype()
+    assert D.Categorical(logits=gradnb.zeros(3)).sample().dtype == gradnb.int64
+
+
+def test_categorical_normalizes_probs_and_logits(torch):
+    logits = np.array([[1.0, 2.0, 3.0], [0.0, -1.0, 5.0]])
+    for kw in ("probs", "logits"):
+        raw = np.abs(logits) if kw == "probs" else logits
+        a = D.Categorical(**{kw: gradnb.tensor(raw, dtype=gradnb.float64)})
+        e = torch.distributions.Categorical(**{kw: torch.tensor(raw, dtype=torch.float64)})
+        np.testing.assert_allclose(_np(a.logits), _np(e.logits), rtol=1e-12)
+        np.testing.assert_allclose(_np(a.probs), _np(e.probs), rtol=1e-12)
+
+
+# -- validation --------------------------------------------------------------------------------
+def _first_line(message: str) -> str:
+    return message.split("\n")[0]
+
+
+INVALID = [
+    ("normal_negative_scale", lambda d, t: d.Normal(t([0.0, 1.0]), t([1.0, -1.0]))),
+    ("normal_nan_loc", lambda d, t: d.Normal(t([math.nan]), t([1.0]))),
+    ("normal_scalar", lambda d, t: d.Normal(0.0, 0.0)),
+    ("normal_string", lambda d, t: d.Normal("a", 1.0)),
+    ("bernoulli_both", lambda d, t: d.Bernoulli(probs=t([0.5]), logits=t([0.0]))),
+    ("bernoulli_neither", lambda d, t: d.Bernoulli()),
+    ("bernoulli_probs_above_one", lambda d, t: d.Bernoulli(probs=t([0.5, 1.5]))),
+    ("categorical_negative", lambda d, t: d.Categorical(probs=t([0.5, -0.1, 0.6]))),
+    ("categorical_0d", lambda d, t: d.Categorical(probs=t(1.0))),
+    ("categorical_0d_logits", lambda d, t: d.Categorical(logits=t(1.0))),
+    ("uniform_low_above_high", lambda d, t: d.Uniform(t([0.0, 2.0]), t([1.0, 1.0]))),
+    ("independent_too_many", lambda d, t: d.Independent(d.Normal(t([0.0]), t([1.0])), 2)),
+    ("log_prob_outside_support", lambda d, t: d.Bernoulli(t([0.5])).log_prob(t([0.5]))),
+    ("log_prob_not_tensor", lambda d, t: d.Normal(t([0.0]), t([1.0])).log_prob(0.0)),
+    ("log_prob_bad_shape", lambda d, t: d.Normal(t([0.0, 0.0]), t([1.0, 1.0])).log_prob(
+        t([0.0, 0.0, 0.0]))),
+    ("log_prob_bad_event", lambda d, t: d.Independent(d.Normal(t([0.0, 0.0]), t([1.0, 1.0])),
+                                                      1).log_prob(t([0.0, 0.0, 0.0]))),
+    ("categorical_value_out_of_range", lambda d, t: d.Categorical(t([0.5, 0.5])).log_prob(
+        t([2.0]))),
+    ("uniform_value_outside", lambda d, t: d.Uniform(t([0.0]), t([1.0])).cdf(t([2.0]))),
+    ("mode_not_implemented", lambda d, t: d.Uniform(t([0.0]), t([1.0])).enumerate_support()),
+    ("set_default_validate_args", lambda d, t: d.Distribution.set_default_validate_args(2)),
+]
+
+
+def _raised(fn):
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 (the comparison is on whatever is raised)
+        return exc
+    return None
+
+
+@pytest.mark.parametrize("build", [b for _, b in INVALID], ids=[n for n, _ in INVALID])
+def test_invalid_arguments_raise_as_torch(torch, build):
+    expected = _raised(lambda: build(torch.distributions, torch.tensor))
+    actual = _raised(lambda: build(D, gradnb.tensor))
+    assert expected is not None
+    assert type(actual) is type(expected), actual
+    assert _first_line(str(actual)) == _first_line(str(expected)).replace("torch.", "gradnb.")
+
+
+def test_validate_args_false_skips_checks(torch):
+    dist = D.Normal(gradnb.tensor([0.0]), gradnb.tensor([-1.0]), validate_args=False)
+    assert math.isnan(float(dist.log_prob(gradnb.tensor([0.0]))))
+    D.Bernoulli(gradnb.tensor([0.5]), validate_args=False).log_prob(gradnb.tensor([0.5]))
+
+
+def test_set_default_validate_args():
+    try:
+        D.Distribution.set_default_validate_args(False)
+        D.Normal(0.0, -1.0)  # no error
+    finally:
+        D.Distribution.set_default_validate_args(True)
+    with pytest.raises(ValueError, match="Expected parameter scale"):
+        D.Normal(0.0, -1.0)
+
+
+def test_lazy_parameters_keep_the_graph():
+    probs = gradnb.tensor([0.2, 0.7], dtype=gradnb.float64, requires_grad=True)
+    with gradnb.no_grad():
+        dist = D.Bernoulli(probs=probs)
+    logits = dist.logits  # derived lazily, with grad enabled as PyTorch's lazy_property
+    assert logits.requires_grad
+    assert "logits" in dist.__dict__
+
+
+def test_namespace():
+    import gradnb as torch_like
+
+    assert torch_like.distributions is D
+    assert torch_like.distributions.Normal is D.Normal
+    from gradnb.distributions import constraints
+
+    assert constraints.positive.check(gradnb.tensor([1.0, -1.0])).tolist() == [True, False]
