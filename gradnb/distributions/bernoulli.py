@@ -1,12 +1,14 @@
 """The Bernoulli distribution, as ``torch.distributions.Bernoulli``."""
 
 import math
+from typing import ClassVar
 
 import gradnb
 
 from .._core.tensor import Size
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
+from .distribution import _EMPTY_SHAPE
 from .exp_family import ExponentialFamily
 from .utils import _Number, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
@@ -17,7 +19,7 @@ class Bernoulli(ExponentialFamily):
     """Samples are 1 with probability ``probs`` (or ``sigmoid(logits)``: give one, not both)
     and 0 otherwise."""
 
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    arg_constraints: ClassVar[dict] = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
     _mean_carrier_measure = 0
@@ -78,7 +80,7 @@ class Bernoulli(ExponentialFamily):
     def param_shape(self):
         return self._param.size()
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape=_EMPTY_SHAPE):
         shape = self._extended_shape(sample_shape)
         with gradnb.no_grad():
             return gradnb.bernoulli(self.probs.expand(shape))

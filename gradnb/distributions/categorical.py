@@ -1,12 +1,13 @@
 """The categorical distribution, as ``torch.distributions.Categorical``."""
 
 import math
+from typing import ClassVar
 
 import gradnb
 
 from .._core.tensor import Size
 from . import constraints
-from .distribution import Distribution
+from .distribution import _EMPTY_SHAPE, Distribution
 from .utils import lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical"]
@@ -17,7 +18,7 @@ class Categorical(Distribution):
     probabilities ``probs`` (normalized along the last dim) or ``softmax(logits)``: give one,
     not both. ``logits`` reads back normalized (``logits - logsumexp(logits)``)."""
 
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    arg_constraints: ClassVar[dict] = {"probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None) -> None:
@@ -84,7 +85,7 @@ class Categorical(Distribution):
         return gradnb.full(self._extended_shape(), math.nan, dtype=self.probs.dtype,
                            device=self.probs.device)
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape=_EMPTY_SHAPE):
         sample_shape = Size(sample_shape)
         probs_2d = self.probs.reshape(-1, self._num_events)
         samples_2d = gradnb.multinomial(probs_2d, sample_shape.numel(), True).T

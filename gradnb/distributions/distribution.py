@@ -12,6 +12,8 @@ from .utils import lazy_property
 
 __all__ = ["Distribution"]
 
+_EMPTY_SHAPE = Size()  # the default sample_shape / batch_shape / event_shape
+
 
 class Distribution:
     """The abstract base class for probability distributions.
@@ -34,7 +36,7 @@ class Distribution:
             raise ValueError
         Distribution._validate_args = value
 
-    def __init__(self, batch_shape=Size(), event_shape=Size(), validate_args=None) -> None:
+    def __init__(self, batch_shape=_EMPTY_SHAPE, event_shape=_EMPTY_SHAPE, validate_args=None) -> None:
         self._batch_shape = Size(batch_shape)
         self._event_shape = Size(event_shape)
         if validate_args is not None:
@@ -106,12 +108,12 @@ class Distribution:
     def stddev(self) -> Tensor:
         return self.variance.sqrt()
 
-    def sample(self, sample_shape=Size()) -> Tensor:
+    def sample(self, sample_shape=_EMPTY_SHAPE) -> Tensor:
         """A ``sample_shape`` shaped sample (of batches, when the parameters are batched)."""
         with gradnb.no_grad():
             return self.rsample(sample_shape)
 
-    def rsample(self, sample_shape=Size()) -> Tensor:
+    def rsample(self, sample_shape=_EMPTY_SHAPE) -> Tensor:
         """A reparameterized sample: differentiable with respect to the parameters."""
         raise NotImplementedError
 
@@ -146,7 +148,7 @@ class Distribution:
         """The perplexity, batched over ``batch_shape``."""
         return gradnb.exp(self.entropy())
 
-    def _extended_shape(self, sample_shape=Size()) -> Size:
+    def _extended_shape(self, sample_shape=_EMPTY_SHAPE) -> Size:
         """``sample_shape + batch_shape + event_shape``: the shape of a sample."""
         return Size(tuple(Size(sample_shape)) + self._batch_shape + self._event_shape)
 
@@ -154,7 +156,8 @@ class Distribution:
         """Check that ``value`` (given to ``log_prob``, ``cdf``, ...) broadcasts with the
         batch shape, ends with the event shape and lies in the support."""
         if not isinstance(value, Tensor):
-            raise ValueError("The value argument to log_prob must be a Tensor")
+            raise ValueError(  # noqa: TRY004 (PyTorch's exception type)
+                "The value argument to log_prob must be a Tensor")
 
         event_dim_start = len(value.size()) - len(self._event_shape)
         if value.size()[event_dim_start:] != self._event_shape:

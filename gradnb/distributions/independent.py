@@ -1,9 +1,11 @@
 """``Independent``: reinterpret batch dims of a distribution as event dims, as
 ``torch.distributions.Independent``."""
 
+from typing import ClassVar
+
 from .._core.tensor import Size
 from . import constraints
-from .distribution import Distribution
+from .distribution import _EMPTY_SHAPE, Distribution
 from .utils import _sum_rightmost
 
 __all__ = ["Independent"]
@@ -14,7 +16,7 @@ class Independent(Distribution):
     as event dims: ``log_prob`` and ``entropy`` sum over them (a diagonal Normal shaped as a
     MultivariateNormal, for instance)."""
 
-    arg_constraints: dict = {}
+    arg_constraints: ClassVar[dict] = {}
 
     def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None) -> None:
         if reinterpreted_batch_ndims > len(base_distribution.batch_shape):
@@ -68,10 +70,10 @@ class Independent(Distribution):
     def variance(self):
         return self.base_dist.variance
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape=_EMPTY_SHAPE):
         return self.base_dist.sample(sample_shape)
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape=_EMPTY_SHAPE):
         return self.base_dist.rsample(sample_shape)
 
     def log_prob(self, value):

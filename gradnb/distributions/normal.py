@@ -1,11 +1,13 @@
 """The normal (Gaussian) distribution, as ``torch.distributions.Normal``."""
 
 import math
+from typing import ClassVar
 
 import gradnb
 
 from .._core.tensor import Size
 from . import constraints
+from .distribution import _EMPTY_SHAPE
 from .exp_family import ExponentialFamily
 from .utils import _Number, _standard_normal, broadcast_all
 
@@ -15,7 +17,7 @@ __all__ = ["Normal"]
 class Normal(ExponentialFamily):
     """A normal distribution with mean ``loc`` and standard deviation ``scale``."""
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict] = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
     _mean_carrier_measure = 0
@@ -53,12 +55,12 @@ class Normal(ExponentialFamily):
         new._validate_args = self._validate_args
         return new
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape=_EMPTY_SHAPE):
         shape = self._extended_shape(sample_shape)
         with gradnb.no_grad():
             return gradnb.normal(self.loc.expand(shape), self.scale.expand(shape))
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape=_EMPTY_SHAPE):
         shape = self._extended_shape(sample_shape)
         eps = _standard_normal(shape, dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + eps * self.scale

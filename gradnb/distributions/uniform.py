@@ -6,7 +6,7 @@ import gradnb
 
 from .._core.tensor import Size
 from . import constraints
-from .distribution import Distribution
+from .distribution import _EMPTY_SHAPE, Distribution
 from .utils import _Number, _standard_uniform, broadcast_all
 
 __all__ = ["Uniform"]
@@ -59,7 +59,7 @@ class Uniform(Distribution):
     def support(self):
         return constraints.interval(self.low, self.high)
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape=_EMPTY_SHAPE):
         shape = self._extended_shape(sample_shape)
         rand = _standard_uniform(shape, dtype=self.low.dtype, device=self.low.device)
         return self.low + rand * (self.high - self.low)
