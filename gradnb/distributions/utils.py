@@ -127,3 +127,24 @@ def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
     mat = vec.new_zeros(Size(tuple(vec.shape[:-1]) + (n, n)))
     mat[..., _tril_mask(n, diag, vec.device)] = vec
     return mat
+
+
+def _standard_exponential(shape, dtype, device) -> Tensor:
+    """Exp(1) draws by inversion, ``-log(1 - U)``, from gradnb's seeded generator."""
+    return -gradnb.log1p(-_standard_uniform(shape, dtype, device))
+
+
+def _broadcast_shapes(*shapes) -> Size:
+    """The broadcast of ``shapes``, refused in the words of ``torch.broadcast_shapes``."""
+    shapes = [Size(s) for s in shapes]  # printed as PyTorch's: its callers pass Sizes
+    result = [1] * max((len(s) for s in shapes), default=0)
+    for index, shape in enumerate(shapes):
+        for j in range(-1, -1 - len(shape), -1):
+            if shape[j] != 1 and shape[j] != result[j]:
+                if result[j] != 1:
+                    raise RuntimeError(
+                        f"Attempting to broadcast a dimension of length {shape[j]} at {j}! "
+                        f"Mismatching argument at index {index} had {shape}; but "
+                        f"expected shape should be broadcastable to {result}")
+                result[j] = shape[j]
+    return Size(result)

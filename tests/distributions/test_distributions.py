@@ -32,6 +32,14 @@ BOOL_VALUES = np.array([[0.0, 1.0, 1.0], [0.0, 0.0, 1.0]])
 CAT_VALUES = np.array([[0, 3], [2, 1], [1, 1]], dtype=np.float64)  # sample_shape (3,)
 UNIT = rng.uniform(0.05, 0.95, size=(2, 3))
 UNIFORM_VALUES = LOW + (HIGH - LOW) * rng.uniform(0, 1, size=(2, 3))
+RATE = rng.uniform(0.3, 3.0, size=(2, 3))
+POSITIVE_VALUES = rng.exponential(size=(2, 3))
+_A = rng.normal(size=(2, 3, 3))
+COV = _A @ np.swapaxes(_A, -1, -2) + 0.5 * np.eye(3)  # a batch of 2 positive-definite matrices
+TRIL = np.linalg.cholesky(COV)
+MVN_LOC = rng.normal(size=(3,))
+MVN_VALUES = rng.normal(size=(4, 2, 3))
+ONE_HOT_VALUES = np.eye(4)[[[0, 3], [2, 2], [1, 0]]]  # sample_shape (3,), batch (2,)
 
 CASES = [
     ("normal", lambda d, loc, scale: d.Normal(loc, scale),
@@ -51,6 +59,19 @@ CASES = [
      {"loc": LOC, "scale": SCALE}, REAL_VALUES),
     ("independent_bernoulli", lambda d, logits: d.Independent(d.Bernoulli(logits=logits), 2),
      {"logits": LOGITS}, BOOL_VALUES),
+    ("laplace", lambda d, loc, scale: d.Laplace(loc, scale), {"loc": LOC, "scale": SCALE},
+     REAL_VALUES),
+    ("exponential", lambda d, rate: d.Exponential(rate), {"rate": RATE}, POSITIVE_VALUES),
+    ("mvn_covariance", lambda d, loc, cov: d.MultivariateNormal(loc, covariance_matrix=cov),
+     {"loc": MVN_LOC, "cov": COV}, MVN_VALUES),
+    ("mvn_precision", lambda d, loc, prec: d.MultivariateNormal(loc, precision_matrix=prec),
+     {"loc": MVN_LOC, "prec": COV}, MVN_VALUES),
+    ("mvn_scale_tril", lambda d, loc, tril: d.MultivariateNormal(loc, scale_tril=tril),
+     {"loc": LOC, "tril": TRIL}, MVN_VALUES),
+    ("one_hot_probs", lambda d, probs: d.OneHotCategorical(probs=probs), {"probs": CAT_PROBS},
+     ONE_HOT_VALUES),
+    ("one_hot_logits", lambda d, logits: d.OneHotCategorical(logits=logits),
+     {"logits": CAT_LOGITS}, ONE_HOT_VALUES),
 ]
 
 PROPERTIES = ("mean", "mode", "variance", "stddev")
@@ -227,7 +248,38 @@ INVALID = [
     ("categorical_value_out_of_range", lambda d, t: d.Categorical(t([0.5, 0.5])).log_prob(
         t([2.0]))),
     ("uniform_value_outside", lambda d, t: d.Uniform(t([0.0]), t([1.0])).cdf(t([2.0]))),
-    ("mode_not_implemented", lambda d, t: d.Uniform(t([0.0]), t([1.0])).enumerate_support()),
+    ("enumerate_not_implemented", lambda d, t: d.Uniform(t([0.0]), t([1.0])).enumerate_support()),
+    ("laplace_negative_scale", lambda d, t: d.Laplace(t([0.0]), t([-1.0]))),
+    ("exponential_zero_rate", lambda d, t: d.Exponential(t([1.0, 0.0]))),
+    ("exponential_negative_value", lambda d, t: d.Exponential(t([1.0])).log_prob(t([-1.0]))),
+    ("one_hot_negative", lambda d, t: d.OneHotCategorical(t([0.5, -0.1, 0.6]))),
+    ("one_hot_not_one_hot", lambda d, t: d.OneHotCategorical(t([0.5, 0.5])).log_prob(
+        t([1.0, 1.0]))),
+    ("mvn_0d_loc", lambda d, t: d.MultivariateNormal(t(0.0), t([[1.0]]))),
+    ("mvn_two_matrices", lambda d, t: d.MultivariateNormal(
+        t([0.0]), t([[1.0]]), scale_tril=t([[1.0]]))),
+    ("mvn_no_matrix", lambda d, t: d.MultivariateNormal(t([0.0]))),
+    ("mvn_cov_1d", lambda d, t: d.MultivariateNormal(t([0.0]), t([1.0]))),
+    ("mvn_tril_1d", lambda d, t: d.MultivariateNormal(t([0.0]), scale_tril=t([1.0]))),
+    ("mvn_precision_1d", lambda d, t: d.MultivariateNormal(t([0.0]), precision_matrix=t([1.0]))),
+    ("mvn_not_positive_definite", lambda d, t: d.MultivariateNormal(
+        t([0.0, 0.0]), t([[1.0, 2.0], [2.0, 1.0]]))),
+    ("mvn_not_symmetric", lambda d, t: d.MultivariateNormal(
+        t([0.0, 0.0]), t([[1.0, 0.5], [0.0, 1.0]]))),
+    ("mvn_tril_not_lower", lambda d, t: d.MultivariateNormal(
+        t([0.0, 0.0]), scale_tril=t([[1.0, 0.5], [0.0, 1.0]]))),
+    ("mvn_tril_negative_diagonal", lambda d, t: d.MultivariateNormal(
+        t([0.0, 0.0]), scale_tril=t([[1.0, 0.0], [0.3, -1.0]]))),
+    ("mvn_batch_mismatch", lambda d, t: d.MultivariateNormal(
+        t([[0.0, 0.0]] * 3), scale_tril=t([[[1.0, 0.0], [0.0, 1.0]]] * 2))),
+    ("mvn_value_bad_event", lambda d, t: d.MultivariateNormal(
+        t([0.0, 0.0]), t([[1.0, 0.0], [0.0, 1.0]])).log_prob(t([0.0, 0.0, 0.0]))),
+    ("kl_mvn_event_mismatch", lambda d, t: d.kl_divergence(
+        d.MultivariateNormal(t([0.0]), t([[1.0]])),
+        d.MultivariateNormal(t([0.0, 0.0]), t([[1.0, 0.0], [0.0, 1.0]])))),
+    ("kl_independent_ndims", lambda d, t: d.kl_divergence(
+        d.Independent(d.Normal(t([[0.0]]), t([[1.0]])), 1),
+        d.Independent(d.Normal(t([[0.0]]), t([[1.0]])), 2))),
     ("set_default_validate_args", lambda d, t: d.Distribution.set_default_validate_args(2)),
 ]
 
@@ -282,3 +334,144 @@ def test_namespace():
     from gradnb.distributions import constraints
 
     assert constraints.positive.check(gradnb.tensor([1.0, -1.0])).tolist() == [True, False]
+
+
+# -- kl_divergence -----------------------------------------------------------------------------
+LOC2 = rng.normal(size=(2, 3))
+SCALE2 = rng.uniform(0.5, 2.0, size=(2, 3))
+PROBS2 = np.array([[0.3, 0.5, 0.0], [1.0, 0.6, 0.4]])  # 0 and 1 exercise the infinite terms
+_B = rng.normal(size=(3, 3))
+COV2 = _B @ _B.T + np.eye(3)
+
+KL_PAIRS = [
+    ("normal_normal", lambda d, a, b, c, e: (d.Normal(a, b), d.Normal(c, e)),
+     (LOC, SCALE, LOC2, SCALE2)),
+    ("bernoulli_bernoulli", lambda d, a, b: (d.Bernoulli(a), d.Bernoulli(b)), (PROBS, PROBS2)),
+    ("bernoulli_zero_one", lambda d, a, b: (d.Bernoulli(b), d.Bernoulli(a)), (PROBS, PROBS2)),
+    ("bernoulli_logits", lambda d, a, b: (d.Bernoulli(logits=a), d.Bernoulli(logits=b)),
+     (LOGITS, LOC2)),
+    ("bernoulli_scalar", lambda d, a, b: (d.Bernoulli(a), d.Bernoulli(b)),
+     (np.array(0.3), np.array(0.0))),
+    ("categorical_categorical", lambda d, a, b: (d.Categorical(a), d.Categorical(logits=b)),
+     (CAT_PROBS, CAT_LOGITS)),
+    ("categorical_zero", lambda d, a, b: (d.Categorical(a), d.Categorical(b)),
+     (np.array([0.5, 0.0, 0.5]), np.array([0.2, 0.3, 0.0]))),
+    ("one_hot_one_hot", lambda d, a, b: (d.OneHotCategorical(a),
+                                         d.OneHotCategorical(logits=b)),
+     (CAT_PROBS, CAT_LOGITS)),
+    ("uniform_uniform", lambda d, a, b, c, e: (d.Uniform(a, b), d.Uniform(c, e)),
+     (LOW, HIGH, LOW - 0.5, HIGH + np.array([[0.5, -0.1, 0.3], [0.2, 0.2, -1.0]]))),
+    ("independent_independent", lambda d, a, b, c, e: (
+        d.Independent(d.Normal(a, b), 2), d.Independent(d.Normal(c, e), 2)),
+     (LOC, SCALE, LOC2, SCALE2)),
+    ("laplace_laplace", lambda d, a, b, c, e: (d.Laplace(a, b), d.Laplace(c, e)),
+     (LOC, SCALE, LOC2, SCALE2)),
+    ("exponential_exponential", lambda d, a, b: (d.Exponential(a), d.Exponential(b)),
+     (RATE, SCALE)),
+    ("mvn_mvn", lambda d, a, b, c, e: (d.MultivariateNormal(a, covariance_matrix=b),
+                                       d.MultivariateNormal(c, scale_tril=e)),
+     (LOC, COV, MVN_LOC, np.linalg.cholesky(COV2))),
+    ("mvn_mvn_precision", lambda d, a, b, c, e: (d.MultivariateNormal(a, precision_matrix=e),
+                                                 d.MultivariateNormal(c, covariance_matrix=b)),
+     (MVN_LOC, COV, LOC[0], COV2)),
+    ("laplace_normal", lambda d, a, b, c, e: (d.Laplace(a, b), d.Normal(c, e)),
+     (LOC, SCALE, LOC2, SCALE2)),
+    ("normal_laplace", lambda d, a, b, c, e: (d.Normal(a, b), d.Laplace(c, e)),
+     (LOC, SCALE, LOC2, SCALE2)),
+    ("exponential_normal", lambda d, a, b, c: (d.Exponential(a), d.Normal(b, c)),
+     (RATE, LOC2, SCALE2)),
+    ("uniform_normal", lambda d, a, b, c, e: (d.Uniform(a, b), d.Normal(c, e)),
+     (LOW, HIGH, LOC2, SCALE2)),
+    ("uniform_exponential", lambda d, a, b, c: (d.Uniform(a, b), d.Exponential(c)),
+     (LOW + 1.5, HIGH + 1.5, RATE)),
+    ("normal_uniform", lambda d, a, b, c, e: (d.Normal(a, b), d.Uniform(c, e)),
+     (LOC, SCALE, LOW, HIGH)),
+    ("laplace_exponential", lambda d, a, b, c: (d.Laplace(a, b), d.Exponential(c)),
+     (LOC, SCALE, RATE)),
+    ("exponential_uniform", lambda d, a, b, c: (d.Exponential(a), d.Uniform(b, c)),
+     (RATE, LOW, HIGH)),
+]
+
+
+def _kl(lib, dists, build, arrays):
+    params = [lib.tensor(a, dtype=lib.float64, requires_grad=True) for a in arrays]
+    p, q = build(dists, *params)
+    out = dists.kl_divergence(p, q)
+    grads = lib.autograd.grad(out.sum(), params, allow_unused=True) if out.requires_grad else ()
+    return _np(out), [None if g is None else _np(g) for g in grads]
+
+
+@pytest.mark.parametrize("build,arrays", [(b, a) for _, b, a in KL_PAIRS],
+                         ids=[n for n, _, _ in KL_PAIRS])
+def test_kl_divergence_matches_torch(torch, build, arrays):
+    expected = _kl(torch, torch.distributions, build, arrays)
+    actual = _kl(gradnb, D, build, arrays)
+    np.testing.assert_allclose(actual[0], expected[0], rtol=1e-9, atol=1e-12)
+    assert len(actual[1]) == len(expected[1])
+    for a, e in zip(actual[1], expected[1]):
+        assert (a is None) == (e is None)
+        if e is not None:
+            np.testing.assert_allclose(a, e, rtol=1e-8, atol=1e-12)
+
+
+def test_kl_divergence_of_an_unregistered_pair_raises_as_torch(torch):
+    expected = _raised(lambda: torch.distributions.kl_divergence(
+        torch.distributions.Categorical(torch.tensor([0.5, 0.5])),
+        torch.distributions.Normal(0.0, 1.0)))
+    actual = _raised(lambda: D.kl_divergence(D.Categorical(gradnb.tensor([0.5, 0.5])),
+                                             D.Normal(0.0, 1.0)))
+    assert type(actual) is type(expected) is NotImplementedError
+    assert str(actual) == str(expected)
+
+
+def test_register_kl_takes_the_most_specific_match():
+    class MyNormal(D.Normal):
+        pass
+
+    calls = []
+
+    @D.register_kl(MyNormal, D.Normal)
+    def _kl_mine(p, q):
+        calls.append((type(p), type(q)))
+        return gradnb.zeros(())
+
+    try:
+        D.kl_divergence(MyNormal(0.0, 1.0), D.Normal(0.0, 1.0))
+        assert calls == [(MyNormal, D.Normal)]
+        # Normal-Normal still resolves to the closed form
+        kl = D.kl_divergence(D.Normal(0.0, 1.0), D.Normal(1.0, 1.0))
+        assert float(kl) == pytest.approx(0.5)
+    finally:
+        from gradnb.distributions import kl
+
+        del kl._KL_REGISTRY[MyNormal, D.Normal]
+        kl._KL_MEMOIZE.clear()
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c[0] in
+                                  ("laplace", "exponential", "mvn_scale_tril")],
+                         ids=lambda c: c[0])
+def test_rsample_is_differentiable_and_in_the_support(case):
+    dist, tensors = _build(gradnb, D, case)
+    sample = dist.rsample((5,))
+    assert sample.requires_grad
+    grads = gradnb.autograd.grad(sample.sum(), list(tensors.values()))
+    if case[0] == "exponential":  # sample = E / rate: d/d rate = -sample / rate
+        np.testing.assert_allclose(_np(grads[0]), (-_np(sample) / RATE).sum(0), rtol=1e-10)
+    else:  # location families: d/d loc = 1 per draw
+        np.testing.assert_allclose(_np(grads[0]).sum(), sample.numel())
+    assert bool(dist.support.check(sample).all())
+
+
+def test_one_hot_straight_through_gradient(torch):
+    logits = gradnb.tensor(CAT_LOGITS, requires_grad=True)
+    dist = D.OneHotCategoricalStraightThrough(logits=logits)
+    sample = dist.rsample((3,))
+    assert set(np.unique(_np(sample))) <= {0.0, 1.0}
+    weight = gradnb.tensor(rng.normal(size=(3, 2, 4)))
+    (grad,) = gradnb.autograd.grad((sample * weight).sum(), [logits])
+    t_logits = torch.tensor(CAT_LOGITS, requires_grad=True)
+    t_probs = torch.distributions.OneHotCategoricalStraightThrough(logits=t_logits).probs
+    (expected,) = torch.autograd.grad((t_probs * torch.tensor(_np(weight)).sum(0)).sum(),
+                                      [t_logits])
+    np.testing.assert_allclose(_np(grad), expected.numpy(), rtol=1e-6)
