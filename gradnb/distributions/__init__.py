@@ -9,17 +9,34 @@ The layout and code follow PyTorch's ``torch/distributions`` (BSD-3-Clause).
 
 from . import constraints, transforms
 from .bernoulli import Bernoulli
+from .binomial import Binomial
 from .categorical import Categorical
+from .cauchy import Cauchy
+from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
+from .poisson import Poisson
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .transformed_distribution import TransformedDistribution
 from .transforms import (
     AbsTransform,
@@ -44,31 +61,48 @@ from .transforms import (
     identity_transform,
 )
 from .uniform import Uniform
+from .weibull import Weibull
 
 __all__ = [
     "AbsTransform",
     "AffineTransform",
     "Bernoulli",
+    "Binomial",
     "CatTransform",
     "Categorical",
+    "Cauchy",
     "ComposeTransform",
+    "ContinuousBernoulli",
     "CorrCholeskyTransform",
     "CumulativeDistributionTransform",
     "Distribution",
     "ExpTransform",
     "Exponential",
     "ExponentialFamily",
+    "Geometric",
+    "Gumbel",
+    "HalfCauchy",
+    "HalfNormal",
     "Independent",
     "IndependentTransform",
+    "Kumaraswamy",
     "Laplace",
     "LogNormal",
+    "LogisticNormal",
+    "LowRankMultivariateNormal",
     "LowerCholeskyTransform",
+    "MixtureSameFamily",
+    "Multinomial",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
     "OneHotCategoricalStraightThrough",
+    "Pareto",
+    "Poisson",
     "PositiveDefiniteTransform",
     "PowerTransform",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
     "ReshapeTransform",
     "SigmoidTransform",
     "SoftmaxTransform",
@@ -79,9 +113,12 @@ __all__ = [
     "Transform",
     "TransformedDistribution",
     "Uniform",
+    "Weibull",
+    "biject_to",
     "constraints",
     "identity_transform",
     "kl_divergence",
     "register_kl",
+    "transform_to",
     "transforms",
 ]

@@ -1,5 +1,7 @@
 """The log-normal distribution, as ``torch.distributions.LogNormal``: ``exp`` of a Normal."""
 
+from __future__ import annotations
+
 from typing import ClassVar
 
 from .._core.tensor import Tensor

@@ -1,6 +1,8 @@
 """``TransformedDistribution``: a base distribution pushed through a chain of transforms, as
 ``torch.distributions.TransformedDistribution``."""
 
+from __future__ import annotations
+
 from typing import ClassVar
 
 import gradnb

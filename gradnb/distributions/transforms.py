@@ -1,6 +1,8 @@
 """Transforms: invertible maps with log-det-Jacobians, as
 ``torch.distributions.transforms`` (used by ``TransformedDistribution``)."""
 
+from __future__ import annotations
+
 import functools
 import math
 import operator
@@ -119,7 +121,7 @@ class Transform:
         raise ValueError("Please use either .domain.event_dim or .codomain.event_dim")
 
     @property
-    def inv(self) -> "Transform":
+    def inv(self) -> Transform:
         """
         Returns the inverse :class:`Transform` of this transform.
         This should satisfy ``t.inv.inv is t``.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import update_wrapper
 
 import gradnb
@@ -148,3 +149,16 @@ def _broadcast_shapes(*shapes) -> Size:
                         f"expected shape should be broadcastable to {result}")
                 result[j] = shape[j]
     return Size(result)
+
+
+def _standard_cauchy(shape, dtype, device) -> Tensor:
+    """Standard Cauchy draws by inversion, ``tan(pi (U - 1/2))``, from gradnb's generator."""
+    return gradnb.tan(math.pi * (_standard_uniform(shape, dtype, device) - 0.5))
+
+
+def _draw_like(like: Tensor, draw, *params: Tensor) -> Tensor:
+    """``draw(generator, *arrays)`` on the host arrays of ``params`` (NumPy's samplers, for the
+    discrete counts PyTorch draws with ``poisson``/``binomial``), as a tensor like ``like``."""
+    arrays = [p.detach().cpu().numpy() for p in params]
+    out = draw(gradnb.default_generator._rng, *arrays)
+    return gradnb.tensor(out, dtype=like.dtype, device=like.device)
