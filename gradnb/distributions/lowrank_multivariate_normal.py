@@ -104,7 +104,7 @@ class LowRankMultivariateNormal(Distribution):
     ) -> None:
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        event_shape = loc.shape[-1:]
+        event_shape = Size(loc.shape[-1:])
         if cov_factor.dim() < 2:
             raise ValueError(
                 "cov_factor must be at least two-dimensional, "

@@ -72,18 +72,18 @@ class MixtureSameFamily(Distribution):
         if not isinstance(self._mixture_distribution, Categorical):
             raise ValueError(  # noqa: TRY004 (PyTorch's exception type)
                 " The Mixture distribution needs to be an "
-                " instance of Categorical"
+                " instance of gradnb.distributions.Categorical"
             )
 
         if not isinstance(self._component_distribution, Distribution):
             raise ValueError(  # noqa: TRY004 (PyTorch's exception type)
                 "The Component distribution needs to be an "
-                "instance of Distribution"
+                "instance of gradnb.distributions.Distribution"
             )
 
         # Check that batch size matches
         mdbs = self._mixture_distribution.batch_shape
-        cdbs = self._component_distribution.batch_shape[:-1]
+        cdbs = Size(self._component_distribution.batch_shape[:-1])
         for size1, size2 in zip(reversed(mdbs), reversed(cdbs)):
             if size1 != 1 and size2 != 1 and size1 != size2:
                 raise ValueError(

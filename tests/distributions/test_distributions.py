@@ -367,6 +367,35 @@ INVALID = [
     ("kl_mvn_event_mismatch", lambda d, t: d.kl_divergence(
         d.MultivariateNormal(t([0.0]), t([[1.0]])),
         d.MultivariateNormal(t([0.0, 0.0]), t([[1.0, 0.0], [0.0, 1.0]])))),
+    ("binomial_negative_count", lambda d, t: d.Binomial(t([-1.0]), t([0.5]))),
+    ("binomial_value_above_count", lambda d, t: d.Binomial(3, t([0.5])).log_prob(t([4.0]))),
+    ("poisson_negative_rate", lambda d, t: d.Poisson(t([-1.0]))),
+    ("poisson_fractional_value", lambda d, t: d.Poisson(t([1.0])).log_prob(t([0.5]))),
+    ("geometric_zero_probs", lambda d, t: d.Geometric(t([0.0]))),
+    ("multinomial_value_negative", lambda d, t: d.Multinomial(3, t([0.5, 0.5])).log_prob(
+        t([-1.0, 4.0]))),
+    ("mixture_not_categorical", lambda d, t: d.MixtureSameFamily(
+        d.Normal(t([0.0]), t([1.0])), d.Normal(t([0.0]), t([1.0])))),
+    ("mixture_not_distribution", lambda d, t: d.MixtureSameFamily(
+        d.Categorical(t([0.5, 0.5])), t([0.0, 1.0]))),
+    ("mixture_batch_mismatch", lambda d, t: d.MixtureSameFamily(
+        d.Categorical(t([[0.5, 0.5]] * 3)), d.Normal(t([[0.0, 1.0]] * 2), t([[1.0, 1.0]] * 2)))),
+    ("mixture_components_mismatch", lambda d, t: d.MixtureSameFamily(
+        d.Categorical(t([0.5, 0.5])), d.Normal(t([0.0, 1.0, 2.0]), t([1.0, 1.0, 1.0])))),
+    ("lowrank_factor_1d", lambda d, t: d.LowRankMultivariateNormal(
+        t([0.0, 0.0]), t([1.0, 1.0]), t([1.0, 1.0]))),
+    ("lowrank_diag_0d", lambda d, t: d.LowRankMultivariateNormal(
+        t([0.0, 0.0]), t([[1.0], [1.0]]), t(1.0))),
+    ("lowrank_bad_event", lambda d, t: d.LowRankMultivariateNormal(
+        t([0.0, 0.0]), t([[1.0], [1.0], [1.0]]), t([1.0, 1.0, 1.0]))),
+    ("pareto_value_below_scale", lambda d, t: d.Pareto(t([2.0]), t([1.0])).log_prob(t([1.0]))),
+    ("relaxed_bernoulli_both", lambda d, t: d.RelaxedBernoulli(t(0.5), t([0.5]), t([0.0]))),
+    ("continuous_bernoulli_probs", lambda d, t: d.ContinuousBernoulli(t([1.5]),
+                                                                      validate_args=True)),
+    ("transformed_not_transform", lambda d, t: d.TransformedDistribution(
+        d.Normal(t([0.0]), t([1.0])), [d.ExpTransform(), 3])),
+    ("transformed_not_list", lambda d, t: d.TransformedDistribution(
+        d.Normal(t([0.0]), t([1.0])), 3)),
     ("kl_independent_ndims", lambda d, t: d.kl_divergence(
         d.Independent(d.Normal(t([[0.0]]), t([[1.0]])), 1),
         d.Independent(d.Normal(t([[0.0]]), t([[1.0]])), 2))),
@@ -480,6 +509,62 @@ KL_PAIRS = [
      (LOC, SCALE, RATE)),
     ("exponential_uniform", lambda d, a, b, c: (d.Exponential(a), d.Uniform(b, c)),
      (RATE, LOW, HIGH)),
+    ("binomial_binomial", lambda d, a, b: (d.Binomial(7, a), d.Binomial(7, logits=b)),
+     (PROBS, LOGITS)),
+    ("geometric_geometric", lambda d, a, b: (d.Geometric(a), d.Geometric(logits=b)),
+     (PROBS * 0.9 + 0.05, LOGITS)),
+    ("poisson_poisson", lambda d, a, b: (d.Poisson(a), d.Poisson(b)), (RATE, SCALE)),
+    ("gumbel_gumbel", lambda d, a, b, c, e: (d.Gumbel(a, b), d.Gumbel(c, e)),
+     (LOC, SCALE, LOC2, SCALE2)),
+    ("half_normal_half_normal", lambda d, a, b: (d.HalfNormal(a), d.HalfNormal(b)),
+     (SCALE, SCALE2)),
+    ("pareto_pareto", lambda d, a, b, c, e: (d.Pareto(a, b), d.Pareto(c, e)),
+     (SCALE, RATE, SCALE2, RATE + 1)),
+    ("cauchy_cauchy", lambda d, a, b, c, e: (d.Cauchy(a, b), d.Cauchy(c, e)),
+     (LOC, SCALE, LOC2, SCALE2)),
+    ("continuous_bernoulli_pair", lambda d, a, b: (d.ContinuousBernoulli(a),
+                                                   d.ContinuousBernoulli(logits=b)),
+     (PROBS * 0.9 + 0.05, LOGITS)),
+    ("lowrank_lowrank", lambda d, a, b, c, e, f, g: (d.LowRankMultivariateNormal(a, b, c),
+                                                     d.LowRankMultivariateNormal(e, f, g)),
+     (LOC, COV_FACTOR, SCALE, LOC2, COV_FACTOR[::-1] * 0.5, SCALE2)),
+    ("mvn_lowrank", lambda d, a, b, e, f, g: (d.MultivariateNormal(a, b),
+                                              d.LowRankMultivariateNormal(e, f, g)),
+     (MVN_LOC, COV, LOC2, COV_FACTOR, SCALE2)),
+    ("lowrank_mvn", lambda d, e, f, g, a, b: (d.LowRankMultivariateNormal(e, f, g),
+                                              d.MultivariateNormal(a, b)),
+     (LOC2, COV_FACTOR, SCALE2, MVN_LOC, COV)),
+    ("normal_gumbel", lambda d, a, b, c, e: (d.Normal(a, b), d.Gumbel(c, e)),
+     (LOC, SCALE, LOC2, SCALE2)),
+    ("gumbel_normal", lambda d, a, b, c, e: (d.Gumbel(a, b), d.Normal(c, e)),
+     (LOC, SCALE, LOC2, SCALE2)),
+    ("exponential_gumbel", lambda d, a, b, c: (d.Exponential(a), d.Gumbel(b, c)),
+     (RATE, LOC2, SCALE2)),
+    ("uniform_gumbel", lambda d, a, b, c, e: (d.Uniform(a, b), d.Gumbel(c, e)),
+     (LOW, HIGH, LOC2, SCALE2)),
+    ("pareto_normal", lambda d, a, b, c, e: (d.Pareto(a, b), d.Normal(c, e)),
+     (SCALE, RATE + np.array([[0.0, 2.0, 0.0], [0.0, 0.0, 3.0]]), LOC2, SCALE2)),
+    ("pareto_exponential", lambda d, a, b, c: (d.Pareto(a, b), d.Exponential(c)),
+     (SCALE, RATE, SCALE2)),
+    ("uniform_pareto", lambda d, a, b, c, e: (d.Uniform(a, b), d.Pareto(c, e)),
+     (LOW + 2, HIGH + 2, SCALE, RATE)),
+    ("bernoulli_poisson", lambda d, a, b: (d.Bernoulli(a), d.Poisson(b)), (PROBS, RATE)),
+    ("poisson_bernoulli", lambda d, a, b: (d.Poisson(a), d.Bernoulli(b)), (RATE, PROBS)),
+    ("continuous_bernoulli_normal", lambda d, a, b, c: (d.ContinuousBernoulli(a),
+                                                        d.Normal(b, c)),
+     (PROBS * 0.9 + 0.05, LOC2, SCALE2)),
+    ("continuous_bernoulli_uniform", lambda d, a, b, c: (d.ContinuousBernoulli(a),
+                                                         d.Uniform(b, c)),
+     (PROBS * 0.9 + 0.05, LOW, HIGH)),
+    ("uniform_continuous_bernoulli", lambda d, a, b, c: (d.Uniform(a, b),
+                                                         d.ContinuousBernoulli(c)),
+     (np.full((2, 3), 0.1), np.full((2, 3), 0.7), PROBS * 0.9 + 0.05)),
+    ("continuous_bernoulli_exponential", lambda d, a, b: (d.ContinuousBernoulli(a),
+                                                          d.Exponential(b)),
+     (PROBS * 0.9 + 0.05, RATE)),
+    ("exponential_continuous_bernoulli", lambda d, a, b: (d.Exponential(a),
+                                                          d.ContinuousBernoulli(b)),
+     (RATE, PROBS * 0.9 + 0.05)),
 ]
 
 
@@ -646,3 +731,37 @@ def test_transformed_kl_matches_torch(torch):
 
     for a, e in zip(kl(gradnb, D), kl(torch, torch.distributions)):
         np.testing.assert_allclose(a, e, rtol=1e-9)
+
+
+@pytest.mark.parametrize("family", ["normal", "bernoulli", "exponential", "poisson",
+                                    "continuous_bernoulli"])
+def test_exponential_family_bregman_forms_match_torch(torch, family):
+    """The generic entropy and KL of ExponentialFamily (autograd through the log normalizer)."""
+    params = {"normal": (LOC, SCALE), "bernoulli": (PROBS * 0.9 + 0.05,),
+              "exponential": (RATE,), "poisson": (RATE,),
+              "continuous_bernoulli": (PROBS * 0.9 + 0.05,)}[family]
+    name = {"normal": "Normal", "bernoulli": "Bernoulli", "exponential": "Exponential",
+            "poisson": "Poisson", "continuous_bernoulli": "ContinuousBernoulli"}[family]
+
+    def run(lib, dists, kl_module):
+        p_params = [lib.tensor(a, requires_grad=True) for a in params]
+        q_params = [lib.tensor(a[::-1].copy() * 0.8 + 0.1, requires_grad=True) for a in params]
+        p, q = getattr(dists, name)(*p_params), getattr(dists, name)(*q_params)
+        try:
+            entropy = dists.ExponentialFamily.entropy(p)
+        except NotImplementedError:  # no mean carrier measure (ContinuousBernoulli)
+            entropy = lib.zeros(())
+        kl = kl_module._kl_expfamily_expfamily(p, q)
+        # (the natural parameters of p are detached, as PyTorch's: only q's get gradients)
+        grads = lib.autograd.grad((entropy.sum() + kl.sum()), p_params + q_params,
+                                  allow_unused=True)
+        return [_np(entropy), _np(kl)] + [None if g is None else _np(g) for g in grads]
+
+    from torch.distributions import kl as torch_kl
+
+    from gradnb.distributions import kl as gradnb_kl
+
+    for a, e in zip(run(gradnb, D, gradnb_kl), run(torch, torch.distributions, torch_kl)):
+        assert (a is None) == (e is None)
+        if e is not None:
+            np.testing.assert_allclose(a, e, rtol=1e-8, atol=1e-12)
