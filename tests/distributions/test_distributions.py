@@ -968,3 +968,41 @@ def test_gamma_cdf_matches_torch_at_the_edges(torch):
     for i in range(6, len(a)):
         exact = float(mpmath.gammainc(mpmath.mpf(a[i]), 0, mpmath.mpf(x[i]), regularized=True))
         assert actual[i] == pytest.approx(exact, rel=1e-13)
+
+
+# -- end to end: the calls RL and VAE code makes -----------------------------------------------
+def test_policy_gradient_and_vae_losses_match_torch(torch):
+    """A REINFORCE loss with an entropy bonus (Categorical over a Linear's logits), a squashed
+    Gaussian policy's log-probability (SAC's tanh TransformedDistribution) and a VAE's
+    reparameterized reconstruction plus KL term: gradnb's actions and noise, fed to both."""
+    weights = np.random.default_rng(3).normal(size=(4, 3))
+    states = np.random.default_rng(4).normal(size=(6, 3))
+    returns = np.random.default_rng(5).normal(size=(6,))
+
+    def losses(lib, dists, actions, eps):
+        w = lib.tensor(weights, requires_grad=True)
+        x = lib.tensor(states)
+        out = x @ w.T  # (6, 4)
+        policy = dists.Categorical(logits=out)
+        reinforce = -(policy.log_prob(lib.tensor(actions)) * lib.tensor(returns)).mean()
+        reinforce = reinforce - 0.01 * policy.entropy().mean()
+        mu, log_std = out[:, :2], out[:, 2:].clamp(-5, 2)
+        squashed = dists.TransformedDistribution(dists.Normal(mu, log_std.exp()),
+                                                 [dists.TanhTransform(cache_size=1)])
+        pre_tanh = mu + lib.tensor(eps) * log_std.exp()
+        sac = squashed.log_prob(lib.tanh(pre_tanh).clamp(-0.999, 0.999)).sum(-1).mean()
+        posterior = dists.Independent(dists.Normal(mu, log_std.exp()), 1)
+        prior = dists.Independent(dists.Normal(lib.zeros(2, dtype=lib.float64),
+                                               lib.ones(2, dtype=lib.float64)), 1)
+        vae = ((pre_tanh - 1) ** 2).sum(-1).mean() + dists.kl_divergence(posterior, prior).mean()
+        total = reinforce + sac + vae
+        (grad,) = lib.autograd.grad(total, [w])
+        return [_np(v) for v in (reinforce, sac, vae, grad)]
+
+    gradnb.manual_seed(2)
+    logits = gradnb.tensor(states) @ gradnb.tensor(weights).T
+    actions = _np(D.Categorical(logits=logits).sample())
+    eps = _np(gradnb.randn(6, 2, dtype=gradnb.float64))
+    for a, e in zip(losses(gradnb, D, actions, eps), losses(torch, torch.distributions,
+                                                            actions, eps)):
+        np.testing.assert_allclose(a, e, rtol=1e-10, atol=1e-12)
