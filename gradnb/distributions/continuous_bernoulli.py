@@ -39,7 +39,6 @@ class ContinuousBernoulli(ExponentialFamily):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
         >>> m = ContinuousBernoulli(gradnb.tensor([0.3]))
         >>> m.sample()
         tensor([ 0.2538])

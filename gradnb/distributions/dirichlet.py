@@ -49,7 +49,6 @@ class Dirichlet(ExponentialFamily):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
         >>> m = Dirichlet(gradnb.tensor([0.5, 0.5]))
         >>> m.sample()  # Dirichlet distributed with concentration [0.5, 0.5]
         tensor([ 0.1046,  0.8954])

@@ -26,7 +26,6 @@ class FisherSnedecor(Distribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
         >>> m = FisherSnedecor(gradnb.tensor([1.0]), gradnb.tensor([2.0]))
         >>> m.sample()  # Fisher-Snedecor-distributed with df1=1 and df2=2
         tensor([ 0.2453])

@@ -35,11 +35,10 @@ class Geometric(Distribution):
     .. note::
         :func:`geometric.Geometric` :math:`(k+1)`-th trial is the first success
         hence draws samples in :math:`\{0, 1, \ldots\}`, whereas
-        :func:`gradnb.Tensor.geometric_` `k`-th trial is the first success hence draws samples in :math:`\{1, 2, \ldots\}`.
+        :func:`torch.Tensor.geometric_` `k`-th trial is the first success hence draws samples in :math:`\{1, 2, \ldots\}`.
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
         >>> m = Geometric(gradnb.tensor([0.3]))
         >>> m.sample()  # underlying Bernoulli has 30% chance 1; 70% chance 0
         tensor([ 2.])

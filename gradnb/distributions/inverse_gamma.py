@@ -31,7 +31,6 @@ class InverseGamma(TransformedDistribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterinistic")
         >>> m = InverseGamma(gradnb.tensor([2.0]), gradnb.tensor([3.0]))
         >>> m.sample()
         tensor([ 1.2953])

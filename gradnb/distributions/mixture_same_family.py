@@ -25,7 +25,6 @@ class MixtureSameFamily(Distribution):
 
     Examples::
 
-        >>> # xdoctest: +SKIP("undefined vars")
         >>> # Construct Gaussian Mixture Model in 1D consisting of 5 equally
         >>> # weighted normal distributions
         >>> mix = D.Categorical(gradnb.ones(5,))

@@ -130,7 +130,6 @@ class RelaxedBernoulli(TransformedDistribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
         >>> m = RelaxedBernoulli(gradnb.tensor([2.2]),
         ...                      gradnb.tensor([0.1, 0.2, 0.3, 0.99]))
         >>> m.sample()

@@ -115,7 +115,6 @@ class RelaxedOneHotCategorical(TransformedDistribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
         >>> m = RelaxedOneHotCategorical(gradnb.tensor([2.2]),
         ...                              gradnb.tensor([0.1, 0.2, 0.3, 0.4]))
         >>> m.sample()

@@ -23,7 +23,6 @@ class Weibull(TransformedDistribution):
 
     Example:
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
         >>> m = Weibull(gradnb.tensor([1.0]), gradnb.tensor([1.0]))
         >>> m.sample()  # sample from a Weibull distribution with scale=1, concentration=1
         tensor([ 0.4784])
