@@ -92,6 +92,7 @@ from .ops.linalg_householder import *
 from .ops.linalg_lowrank import *
 from .ops.linalg_lu import *
 from .ops.linalg_norms import *
+from .ops.linalg_rank import *
 from .ops.matrices import *
 from .ops.pointwise import *
 from .ops.reductions import *
@@ -125,7 +126,7 @@ newaxis = None  # ``x[:, gradnb.newaxis]``, as NumPy's
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
 _LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft",
                  "special", "func", "masked", "backends", "jit", "accelerator", "amp", "cpu",
-                 "random", "testing"}
+                 "random", "testing", "distributions"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse",
                "vmap": "func",
                **{name: "amp.autocast_mode" for name in (

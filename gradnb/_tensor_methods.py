@@ -20,6 +20,7 @@ from .ops import (
     indexing,
     inplace,
     joining,
+    legacy_linalg,
     linalg,
     linalg_decompositions,
     linalg_householder,
@@ -27,6 +28,7 @@ from .ops import (
     linalg_norms,
     matrices,
     pointwise,
+    python_callables,
     reductions,
     regions,
     sampling,
@@ -47,7 +49,8 @@ __all__ = ["FAMILIES"]
 FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexing, inplace, engine,
             pointwise, matrices, joining, sorting, linalg_decompositions, linalg_householder,
             linalg_lu, linalg_norms, special_functions, scans, statistics, regions, tensor_api,
-            softmax, complex, spectral, scatter_reductions, strided, counting, sparse, sampling)
+            softmax, complex, spectral, scatter_reductions, strided, counting, sparse,
+            legacy_linalg, python_callables, sampling)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():

@@ -36,10 +36,12 @@ from .ops.linalg_decompositions import linalg_cross as cross
 from .ops.linalg_decompositions import linalg_svd as svd
 from .ops.linalg_eig import eig, eigvals
 from .ops.linalg_householder import householder_product
+from .ops.linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from .ops.linalg_lu import linalg_lu as lu
 from .ops.linalg_lu import linalg_lu_solve as lu_solve
 from .ops.linalg_lu import lu_factor, lu_factor_ex
 from .ops.linalg_norms import vector_norm
+from .ops.linalg_rank import linalg_matrix_rank as matrix_rank
 
 __all__ = [
     "LinAlgError",
@@ -56,6 +58,9 @@ __all__ = [
     "householder_product",
     "inv",
     "inv_ex",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
     "lstsq",
     "lu",
     "lu_factor",
@@ -65,6 +70,7 @@ __all__ = [
     "matrix_exp",
     "matrix_norm",
     "matrix_power",
+    "matrix_rank",
     "multi_dot",
     "norm",
     "pinv",

@@ -167,6 +167,19 @@ class Tensor:
         return self._grad_fn
 
     @property
+    def output_nr(self) -> int:
+        """Which output of its ``grad_fn`` this tensor is (0 for leaves and single outputs)."""
+        self.grad_fn  # noqa: B018 - a stale view is regenerated first, as for ``grad_fn``
+        return self._output_nr
+
+    @property
+    def volatile(self) -> bool:
+        """Removed from PyTorch (``no_grad`` replaced it): always False, with its warning."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
+    @property
     def is_leaf(self) -> bool:
         """True for tensors not produced by a recorded op (inputs, parameters, detached)."""
         return self.grad_fn is None

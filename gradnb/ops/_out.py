@@ -56,13 +56,27 @@ def _castable(result_dtype, out_dtype) -> bool:
         out_dtype.kind if out_dtype.kind != "u" else "i")
 
 
-def _check_out(fname: str, out, inputs) -> None:
+def _check_out(fname: str, out, inputs, differentiable: bool = True) -> None:
     if not isinstance(out, Tensor):
         raise TypeError(f"{fname}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if grad_state.enabled and (out.requires_grad or any(t.requires_grad for t in inputs)):
+    if differentiable and grad_state.enabled and (
+            out.requires_grad or any(t.requires_grad for t in inputs)):
         raise RuntimeError(f"{fname}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
     check_out_overlap(out, inputs)
+
+
+# The C++ type names PyTorch prints for a dtype (its TypeMeta) where they are not the
+# ScalarType's name in lower case.
+_CPP_NAMES = {"Long": "long int", "Short": "short int", "Char": "signed char",
+              "Byte": "unsigned char", "UInt16": "short unsigned int",
+              "ComplexFloat": "c10::complex<float>", "ComplexDouble": "c10::complex<double>",
+              "Half": "c10::Half", "BFloat16": "c10::BFloat16"}
+
+
+def _cpp_name(dtype) -> str:
+    name = scalar_type_name(dtype)
+    return _CPP_NAMES.get(name, name.lower())
 
 
 def _check_dtype(out: Tensor, result: Tensor, dtype_message) -> None:
@@ -70,14 +84,14 @@ def _check_dtype(out: Tensor, result: Tensor, dtype_message) -> None:
     if dtype_message is not None and res_dt != out_dt:
         raise RuntimeError(dtype_message.format(out=scalar_type_name(out_dt),
                                                 result=scalar_type_name(res_dt),
-                                                out_lower=scalar_type_name(out_dt).lower(),
-                                                result_lower=scalar_type_name(res_dt).lower()))
+                                                out_lower=_cpp_name(out_dt),
+                                                result_lower=_cpp_name(res_dt)))
     if not _castable(res_dt, out_dt):
         raise RuntimeError(f"result type {scalar_type_name(res_dt)} can't be cast to the desired "
                            f"output type {scalar_type_name(out_dt)}")
 
 
-def _write(out: Tensor, result: Tensor) -> None:
+def _write(out: Tensor, result: Tensor, result_layout: bool = False) -> None:
     if tuple(out.shape) != tuple(result.shape):
         if out._base is not None:
             raise RuntimeError(f"cannot resize the view given as out= from shape "
@@ -90,7 +104,12 @@ def _write(out: Tensor, result: Tensor) -> None:
                 "release outputs will not be resized unless they have zero elements. You can "
                 "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
                 "t.resize_(0).", UserWarning, stacklevel=4)
-        out._data = get_array_module(out._data).empty(result.shape, dtype=out._data.dtype)
+        xp = get_array_module(out._data)
+        if result_layout and out._data.dtype == result._data.dtype and \
+                get_array_module(result._data) is xp:
+            out._data = xp.empty_like(result._data)  # the result's strides (column-major...)
+        else:
+            out._data = xp.empty(result.shape, dtype=out._data.dtype)
     out.copy_(result)
 
 
@@ -102,13 +121,19 @@ def _tensors_in(values):
             yield from (t for t in v if isinstance(t, Tensor))
 
 
-def accepts_out(fname: str, dtype_message: str | None = None):
+def accepts_out(fname: str, dtype_message: str | None = None, *, differentiable: bool = True,
+                result_layout: bool = False):
     """Decorate an op so it takes PyTorch's ``out=`` keyword (one tensor, or a tuple for ops
     returning several).
 
     ``dtype_message``: for ops whose ``out`` must have exactly the result's dtype, the message
-    (formatted with ``out``/``result`` and ``out_lower``/``result_lower``, PyTorch's ScalarType
-    names) to raise otherwise; without it, a dtype the result casts to safely is accepted.
+    (formatted with ``out``/``result``, PyTorch's ScalarType names, and ``out_lower``/
+    ``result_lower``, the C++ type names it prints elsewhere) to raise otherwise; without it,
+    a dtype the result casts to safely is accepted.
+    ``differentiable=False``: an op PyTorch has no derivative for (its outputs integers, or its
+    node ``NotImplemented``), whose ``out=`` PyTorch allows on inputs that require grad.
+    ``result_layout=True``: an ``out`` that must be resized (and has the result's dtype) takes
+    the result's strides, as PyTorch's LAPACK-backed kernels write their column-major results.
     """
 
     def decorate(fn):
@@ -119,7 +144,7 @@ def accepts_out(fname: str, dtype_message: str | None = None):
             inputs = list(_tensors_in((*args, *kwargs.values())))
             outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
             for o in outs:
-                _check_out(fname, o, inputs)
+                _check_out(fname, o, inputs, differentiable)
             with no_grad():
                 result = fn(*args, **kwargs)
             results = tuple(result) if isinstance(result, tuple) else (result,)
@@ -130,7 +155,7 @@ def accepts_out(fname: str, dtype_message: str | None = None):
                 _check_dtype(o, r, dtype_message)
             with no_grad():
                 for o, r in zip(outs, results):
-                    _write(o, r)
+                    _write(o, r, result_layout)
             if not isinstance(result, tuple):
                 return out
             return type(result)(*outs) if hasattr(result, "_fields") else outs

@@ -171,7 +171,9 @@ def broadcast_tensors(*tensors) -> tuple:
     """The inputs expanded to their common broadcast shape."""
     tensors = _each(tensors)
     shape = np.broadcast_shapes(*(tuple(t.shape) for t in tensors))
-    return tuple(t.expand(*shape) for t in tensors)
+    # As PyTorch's expand_outplace: an input already of the broadcast shape comes back itself
+    # (no ExpandBackward0 view), so a leaf stays a leaf.
+    return tuple(t if tuple(t.shape) == shape else t.expand(*shape) for t in tensors)
 
 
 def broadcast_shapes(*shapes) -> Size:

@@ -2,7 +2,7 @@
 deprecated ``chain_matmul``, ``frobenius_norm`` and ``nuclear_norm`` (each warns once per
 process, as PyTorch's ``TORCH_WARN_ONCE``, then calls its ``linalg`` form), and the functions
 PyTorch removed in 1.9 (``torch.eig``, ``torch.solve``, ...), which raise its error naming the
-replacement.
+replacement (``torch.matrix_rank``'s beside ``linalg.matrix_rank``, in ``linalg_rank``).
 
 All are compositions of differentiable gradnb ops: their gradients come with them.
 """
@@ -19,8 +19,8 @@ from . import shape as sh
 from ._common import Tensor
 from .creation import ones
 
-__all__ = ["chain_matmul", "eig", "frobenius_norm", "lstsq", "matrix_rank", "nuclear_norm",
-           "solve", "symeig", "vander"]
+__all__ = ["chain_matmul", "eig", "frobenius_norm", "lstsq", "nuclear_norm", "solve", "symeig",
+           "vander"]
 
 _warned: set = set()
 
@@ -122,6 +122,5 @@ symeig = _removed("symeig", " The default behavior has changed from using the up
                   "gradnb.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\nL, V = "
                   "gradnb.symeig(A, eigenvectors=True) should be replaced with:\nL, V = "
                   "gradnb.linalg.eigh(A, UPLO='U' if upper else 'L')")
-matrix_rank = _removed("matrix_rank", "\nPlease use the `gradnb.linalg.matrix_rank` function "
-                       "instead. The parameter 'symmetric' was renamed in "
-                       "`gradnb.linalg.matrix_rank()` to 'hermitian'.")
+
+TENSOR_METHODS = {"eig": eig, "lstsq": lstsq, "solve": solve, "symeig": symeig}

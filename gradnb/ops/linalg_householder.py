@@ -1,4 +1,4 @@
-"""Products of Householder reflectors, in LAPACK's ``geqrf`` convention:
+"""Householder reflectors in LAPACK's ``geqrf`` convention: ``geqrf`` itself and the products
 ``linalg.householder_product`` (``orgqr``) and ``ormqr``.
 
 Column ``i`` of ``input`` holds the reflector ``v_i`` below its diagonal (a 1 on the diagonal,
@@ -6,23 +6,29 @@ zeros above, none of them stored) and ``H_i = I - tau_i v_i v_i^H`` (``v_i^H`` t
 transpose, LAPACK's complex convention); ``Q = H_1 H_2 ... H_k``. Both ops apply the
 reflectors one at a time to a matrix (``C - tau_i v_i (v_i^H C)``, never forming ``Q``) and
 record one node, as PyTorch's; their gradients walk the reflectors back one at a time, written
-with gradnb ops so they differentiate again.
+with gradnb ops so they differentiate again. ``geqrf`` is NumPy's (LAPACK's) own, whose
+derivative PyTorch does not implement.
 """
 
 from __future__ import annotations
 
+import collections
+
+import numpy as np
+
 from .._core.grad_mode import no_grad
-from .._core.graph import Node
-from .._core.record import record
+from .._core.graph import Node, switches
+from .._core.record import record, would_record
 from . import linalg as la
 from . import matrices as mx
 from ._args import scalar_type_name
 from ._common import Tensor
+from ._out import accepts_out
 from .creation import eye, zeros_like
 from .lapack import column_major
 from .shape import cat
 
-__all__ = ["orgqr", "ormqr"]
+__all__ = ["geqrf", "orgqr", "ormqr"]
 
 
 def _reflectors(input: Tensor) -> Tensor:
@@ -218,4 +224,49 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
                   attrs={"left": left, "transpose": transpose})
 
 
-TENSOR_METHODS = {"ormqr": ormqr, "orgqr": orgqr}
+# -- geqrf ------------------------------------------------------------------------------------------
+_geqrf_result = collections.namedtuple("geqrf", ["a", "tau"])
+
+
+class GeqrfBackward0(Node):
+    """PyTorch's node for ``geqrf``, which has no derivative: a backward that reaches it
+    raises."""
+    rule = "self: not_implemented(\"geqrf\")"
+    runs_user_code = True  # it raises by design: the engine holds leaf gradients back
+    __slots__ = ()
+    inputs = ("self",)
+    outputs = ("a", "tau")
+
+    def backward(self, ga, gtau):
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+@accepts_out("geqrf", result_layout=True)  # (any dtype the result casts to, as PyTorch's)
+def geqrf(input: Tensor):
+    """``(a, tau)``: LAPACK's ``geqrf``, the QR factorization of (batches of) ``m x n``
+    matrices as Householder reflectors: ``R`` on and above ``a``'s diagonal, the reflectors'
+    vectors below it (their leading 1 not stored) and their scales in ``tau``
+    (``min(m, n)`` of them), so that ``Q = H_1 ... H_k`` with ``H_i = I - tau_i v_i v_i^H``."""
+    if input.dim() < 2:
+        raise RuntimeError("gradnb.geqrf: input must have at least 2 dimensions.")
+    _check_lapack_dtype("geqrf_cpu", input)
+    recording = would_record((input,))
+    if recording and input.dtype.is_complex:  # PyTorch refuses it at the call, before backward
+        raise RuntimeError("geqrf does not support automatic differentiation for outputs with "
+                           "complex dtype.")
+    x = input._data
+    m, n = x.shape[-2:]
+    if x.size == 0:
+        a, tau = x.copy(), np.zeros(x.shape[:-2] + (min(m, n),), dtype=x.dtype)
+    else:
+        # NumPy's "raw" QR is LAPACK's geqrf on the transpose (Fortran order): a comes back
+        # transposed
+        h, tau = np.linalg.qr(x, mode="raw")
+        a = np.swapaxes(h, -1, -2)
+    if recording:
+        switches.user_code = True  # the engine must look for nodes that can raise
+    a, tau = record(GeqrfBackward0, (input,), (column_major(a), np.ascontiguousarray(tau)))
+    return _geqrf_result(a, tau)
+
+
+TENSOR_METHODS = {"geqrf": geqrf, "ormqr": ormqr, "orgqr": orgqr}

@@ -334,37 +334,6 @@ def to_dense(self, dtype=None, *, masked_grad=None) -> Tensor:
     return self if dtype is None else self.to(dtype)
 
 
-def _check_no_grad(self: Tensor, name: str, *others) -> None:
-    if any(t._requires_grad for t in (self, *others)):
-        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
-                           f"var.detach().{name}() instead.")
-
-
-def apply_(self, callable) -> Tensor:
-    """Replace each entry ``v`` by ``callable(v)`` (a Python number in, one out), in place: slow,
-    and only outside autograd, as in PyTorch."""
-    _check_no_grad(self, "apply_")
-    data = self._data
-    values = [callable(v) for v in data.reshape(-1).tolist()]
-    data[...] = np.asarray(values).astype(data.dtype).reshape(data.shape)
-    bump_version(self)
-    return self
-
-
-def map_(self, tensor, callable) -> Tensor:
-    """Replace each entry ``a`` by ``callable(a, b)`` with ``b`` the matching entry of ``tensor``
-    (broadcast to ``self``), in place, outside autograd."""
-    _check_no_grad(self, "map_", tensor)
-    if tensor.dtype != self.dtype:
-        raise TypeError(f"map_: expected {self.type()} for 'other' (got {tensor.type()})")
-    other = tensor.expand(*self.shape)._data.reshape(-1).tolist()
-    data = self._data
-    values = [callable(a, b) for a, b in zip(data.reshape(-1).tolist(), other)]
-    data[...] = np.asarray(values).astype(data.dtype).reshape(data.shape)
-    bump_version(self)
-    return self
-
-
 # Where a tensor lives: gradnb's tensors are on the CPU (NumPy) or a CUDA GPU (CuPy), never on
 # the other devices PyTorch can name, so those flags are False as on a CPU-only PyTorch.
 _DEVICE_FLAGS = {
@@ -392,9 +361,7 @@ TENSOR_METHODS = {
                          doc="Bytes per element (the dtype's itemsize)."),
     "ndimension": lambda self: self._data.ndim,
     "is_same_size": lambda self, other: tuple(self.shape) == tuple(other.shape),
-    "dim_order": dim_order, "to_dense": to_dense, "apply_": apply_, "map_": map_,
+    "dim_order": dim_order, "to_dense": to_dense,
     "sparse_dim": lambda self: 0, "dense_dim": lambda self: self._data.ndim,
-    "output_nr": property(lambda self: self._output_nr,
-                          doc="Which output of its node this tensor is (0 for a leaf)."),
     "is_neg": lambda self: False,  # gradnb has no lazy negation bit: values are always real
 }

@@ -280,7 +280,7 @@ def linalg_cases(draw):
         "norm", "pinv", "lstsq", "svdvals", "eigvalsh", "matrix_power", "solve_triangular",
         "matrix_exp", "cond", "inv_ex", "cholesky_ex", "lu_factor", "multi_dot", "vecdot",
         "eigvals", "eig", "householder_product", "ormqr", "cross", "vander", "tensorinv",
-        "tensorsolve", "solve_ex"]))
+        "tensorsolve", "solve_ex", "matrix_rank", "ldl_factor_ex", "ldl_solve", "geqrf"]))
     L = "torch.linalg."
     if name == "solve":
         a = S.well_conditioned(rng, sq, dtype)
@@ -321,6 +321,36 @@ def linalg_cases(draw):
                         (a,))
         b = S.array(rng, (2, 3), dtype)
         return Case(f"{L}tensorsolve(A, B)", lambda t, p, q: t.linalg.tensorsolve(p, q), (a, b))
+    if name == "matrix_rank":
+        m = draw(st.integers(1, 4))
+        a = S.full_rank(rng, batch + (m, n), dtype)
+        atol, rtol = draw(st.sampled_from([None, 0.5, 2.7])), draw(st.sampled_from([None, 0.4]))
+        hermitian = m == n and draw(st.booleans())
+        if hermitian:
+            a = S.positive_definite(rng, sq, dtype) - np.asarray(2.1 * np.eye(n), dtype=dtype)
+        return Case(f"{L}matrix_rank(A, atol={atol}, rtol={rtol}, hermitian={hermitian})",
+                    lambda t, p: t.linalg.matrix_rank(p, atol=atol, rtol=rtol,
+                                                      hermitian=hermitian), (a,))
+    if name in ("ldl_factor_ex", "ldl_solve"):
+        # symmetric (Hermitian), indefinite and far from singular; a zero first pivot (of a
+        # matrix larger than 1 x 1) makes LAPACK interchange or take a 2 x 2 block
+        a = S.array(rng, sq, dtype, -1.0, 1.0)
+        hermitian = draw(st.booleans())
+        a = a + (np.conj(np.swapaxes(a, -1, -2)) if hermitian else np.swapaxes(a, -1, -2))
+        a = a + np.asarray((n + 2) * np.diag(np.sign(np.arange(n) % 2 - 0.5)), dtype=dtype)
+        if n > 1:
+            a[..., 0, 0] = 0
+        if name == "ldl_factor_ex":
+            return Case(f"{L}ldl_factor_ex(A, hermitian={hermitian})",
+                        lambda t, p: t.linalg.ldl_factor_ex(p, hermitian=hermitian), (a,))
+        b = S.array(rng, batch + (n, draw(st.integers(1, 2))), dtype)
+        return Case(f"{L}ldl_solve(*ldl_factor(A), B, hermitian={hermitian})",
+                    lambda t, p, q: t.linalg.ldl_solve(
+                        *t.linalg.ldl_factor(p, hermitian=hermitian), q, hermitian=hermitian),
+                    (a, b))
+    if name == "geqrf":
+        a = S.full_rank(rng, batch + (draw(st.integers(1, 4)), n), dtype)
+        return Case("torch.geqrf(A)", lambda t, p: t.geqrf(p), (a,))
     if name == "solve_ex":
         a, b = S.well_conditioned(rng, sq, dtype), S.array(rng, batch + (n, 2), dtype)
         return Case(f"{L}solve_ex(A, B)", lambda t, p, q: t.linalg.solve_ex(p, q), (a, b))

@@ -60,3 +60,15 @@ def test_gradient_errors_match_torch():
         gradnb.gradient(x, dim=(0, 0))
     with pytest.raises(RuntimeError, match="each dimension size to be at least edge_order\\+1"):
         gradnb.gradient(gradnb.ones(2), edge_order=2)
+
+
+def test_broadcast_tensors_returns_an_input_already_of_the_shape_itself(torch):
+    """PyTorch's expand_outplace: no ExpandBackward0 view for an input that needs none."""
+    a = gradnb.ones(2, 3, requires_grad=True)
+    b = gradnb.ones(3, requires_grad=True)
+    x, y = gradnb.broadcast_tensors(a, b)
+    ta, tb = torch.ones(2, 3, requires_grad=True), torch.ones(3, requires_grad=True)
+    tx, ty = torch.broadcast_tensors(ta, tb)
+    assert (x is a) == (tx is ta)
+    assert (x.grad_fn is None) == (tx.grad_fn is None)
+    assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__
