@@ -901,3 +901,81 @@ MORE_METHOD_CALLS = {
 @pytest.mark.parametrize("name", list(MORE_METHOD_CALLS))
 def test_more_tensor_methods_match_torch(name):
     _check(MORE_METHOD_CALLS[name])
+
+
+# -- nn.functional's named variants: in-place activations, *_with_indices, gumbel_softmax --------
+
+def _inplace_graph(t, name, *args):
+    """Values and node of ``F.<name>`` on a non-leaf, and the gradient through it."""
+    x = _seq(t, 6, lo=-2.0, hi=2.0).requires_grad_()
+    y = x * 1
+    out = getattr(t.nn.functional, name)(y, *args)
+    (out * t.arange(6.0, dtype=t.float64)).sum().backward()
+    return [out is y, out, out.grad_fn.name(), x.grad]
+
+
+F_VARIANT_CALLS = {
+    "elu_": lambda t: _inplace_graph(t, "elu_", 0.5),
+    "celu_": lambda t: _inplace_graph(t, "celu_", 2.0),
+    "selu_": lambda t: _inplace_graph(t, "selu_"),
+    "hardtanh_": lambda t: _inplace_graph(t, "hardtanh_", -0.5, 0.5),
+    "leaky_relu_": lambda t: _inplace_graph(t, "leaky_relu_", 0.2),
+    "rrelu_ eval": lambda t: _inplace_graph(t, "rrelu_", 0.1, 0.3),
+    "threshold_": lambda t: _inplace_graph(t, "threshold_", 0.1, 20.0),
+    "elu_ on a leaf": lambda t: t.nn.functional.elu_(t.zeros(2, requires_grad=True)),
+    "max_pool1d_with_indices": lambda t: t.nn.functional.max_pool1d_with_indices(
+        _seq(t, 1, 2, 5), 2),
+    "max_pool2d_with_indices": lambda t: t.nn.functional.max_pool2d_with_indices(
+        _seq(t, 1, 1, 4, 4), 2, 1),
+    "max_pool3d_with_indices": lambda t: t.nn.functional.max_pool3d_with_indices(
+        _seq(t, 1, 1, 2, 4, 4), 2),
+    "adaptive_max_pool1d_with_indices": lambda t: t.nn.functional
+    .adaptive_max_pool1d_with_indices(_seq(t, 1, 2, 5), 2),
+    "adaptive_max_pool2d_with_indices": lambda t: t.nn.functional
+    .adaptive_max_pool2d_with_indices(_seq(t, 1, 2, 5, 4), (2, 3)),
+    "adaptive_max_pool3d_with_indices": lambda t: t.nn.functional
+    .adaptive_max_pool3d_with_indices(_seq(t, 1, 1, 2, 5, 4), 2),
+    "fractional_max_pool2d_with_indices": lambda t: t.nn.functional
+    .fractional_max_pool2d_with_indices(_seq(t, 1, 1, 4, 4), 2, output_size=2,
+                                        _random_samples=t.full((1, 1, 2), 0.5,
+                                                               dtype=t.float64)),
+    "top-level celu_ is F's": lambda t: t.celu_(_seq(t, 4), 2.0),
+    "gumbel_softmax shape": lambda t: _shape_dtype(t.nn.functional.gumbel_softmax(
+        _seq(t, 3, 4).requires_grad_(), tau=0.5)),
+    "gumbel_softmax rows sum to 1": lambda t: t.nn.functional.gumbel_softmax(
+        _seq(t, 3, 4), dim=0).sum(0),
+    "gumbel_softmax hard one-hot": lambda t: t.nn.functional.gumbel_softmax(
+        _seq(t, 3, 4), hard=True).sum(-1),
+    "gumbel_softmax hard node": lambda t: t.nn.functional.gumbel_softmax(
+        _seq(t, 3, 4).requires_grad_(), hard=True).grad_fn.name(),
+    "gumbel_softmax node": lambda t: t.nn.functional.gumbel_softmax(
+        _seq(t, 3, 4).requires_grad_()).grad_fn.name(),
+    "gumbel_softmax int logits": lambda t: t.nn.functional.gumbel_softmax(t.ones(2, 3,
+                                                                                dtype=t.int64)),
+}
+
+
+@pytest.mark.parametrize("name", list(F_VARIANT_CALLS))
+def test_functional_variants_match_torch(name):
+    _check(F_VARIANT_CALLS[name])
+
+
+def test_gumbel_softmax_eps_warns_as_torch():
+    with pytest.warns(UserWarning, match=r"^`eps` parameter is deprecated and has no effect.$"):
+        gradnb.nn.functional.gumbel_softmax(gradnb.zeros(2, 3), eps=1e-5)
+
+
+def test_gumbel_softmax_samples_the_softmax_distribution():
+    """Hard samples are drawn with the probabilities ``softmax(logits)``."""
+    gradnb.manual_seed(0)
+    logits = gradnb.tensor([0.0, 1.0, 2.0]).log_softmax(0)
+    draws = gradnb.nn.functional.gumbel_softmax(logits.expand(20_000, 3), hard=True)
+    np.testing.assert_allclose(draws.mean(0).numpy(), logits.exp().numpy(), atol=0.015)
+
+
+def test_gumbel_softmax_hard_gradient_is_the_soft_one():
+    gradnb.manual_seed(1)
+    x = gradnb.zeros(2, 3, requires_grad=True)
+    y = gradnb.nn.functional.gumbel_softmax(x, hard=True)
+    (y * gradnb.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert x.grad.abs().sum().item() > 0 and abs(x.grad.sum().item()) < 1e-6

@@ -61,7 +61,7 @@ def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
-    return F.celu(input, alpha, inplace=True)
+    return F.celu_(input, alpha)
 
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
@@ -158,7 +158,7 @@ def rrelu(input: Tensor, lower: float = 0.125, upper: float = 1.0 / 3, training:
 
 def rrelu_(input: Tensor, lower: float = 0.125, upper: float = 1.0 / 3, training: bool = False,
            generator=None) -> Tensor:
-    return F.rrelu(input, lower, upper, training, inplace=True)
+    return F.rrelu_(input, lower, upper, training)
 
 
 def selu(input: Tensor) -> Tensor:
@@ -166,7 +166,7 @@ def selu(input: Tensor) -> Tensor:
 
 
 def selu_(input: Tensor) -> Tensor:
-    return F.selu(input, inplace=True)
+    return F.selu_(input)
 
 
 def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
@@ -174,7 +174,7 @@ def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
-    return F.threshold(input, threshold, value, inplace=True)
+    return F.threshold_(input, threshold, value)
 
 
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
