@@ -158,7 +158,9 @@ _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_ten
                    "group_norm", "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm",
                    "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
                    "max_pool3d", "poisson_nll_loss", "rrelu", "rrelu_", "selu", "selu_",
-                   "threshold", "threshold_", "triplet_margin_loss")}}
+                   "threshold", "threshold_", "triplet_margin_loss", "dropout_",
+                   "alpha_dropout_", "feature_dropout", "feature_dropout_",
+                   "feature_alpha_dropout_")}}
 
 
 def __getattr__(name: str):

@@ -979,3 +979,59 @@ def test_gumbel_softmax_hard_gradient_is_the_soft_one():
     y = gradnb.nn.functional.gumbel_softmax(x, hard=True)
     (y * gradnb.tensor([1.0, 2.0, 3.0])).sum().backward()
     assert x.grad.abs().sum().item() > 0 and abs(x.grad.sum().item()) < 1e-6
+
+
+# -- function forms of Tensor methods, and ATen's dropout family at the top level ---------------
+
+def _index_put(t):
+    x = t.zeros(4)
+    out = t.index_put_(x, (t.tensor([1, 3]),), t.tensor([5.0, 6.0]))
+    return [out is x, x]
+
+
+def _resize_as(t):
+    x = t.arange(3.0)
+    out = t.resize_as_(x, t.zeros(3, 1))
+    return [out is x, x.shape]
+
+
+FUNCTION_FORM_CALLS = {
+    "is_nonzero": lambda t: t.is_nonzero(t.tensor([2.0])),
+    "is_nonzero two": lambda t: t.is_nonzero(t.tensor([1.0, 2.0])),
+    "is_nonzero number": lambda t: t.is_nonzero(1),
+    "is_signed": lambda t: (t.is_signed(t.zeros(1)), t.is_signed(t.zeros(1, dtype=t.uint8))),
+    "is_neg": lambda t: t.is_neg(t.zeros(1)),
+    "get_device": lambda t: t.get_device(t.zeros(1)),
+    "get_device number": lambda t: t.get_device(1),
+    "is_same_size": lambda t: (t.is_same_size(t.zeros(2), t.zeros(2)),
+                               t.is_same_size(t.zeros(2), t.zeros(1, 2))),
+    "is_same_size number": lambda t: t.is_same_size(t.zeros(1), 1),
+    "index_put_": _index_put,
+    "resize_as_": _resize_as,
+    "dropout_ eval": lambda t: t.dropout_(_seq(t, 4), 0.5, False),
+    "dropout_ p=1": lambda t: t.dropout_(_seq(t, 4), 1.0, True),
+    "dropout_ bad p": lambda t: t.dropout_(_seq(t, 4), 1.5, True),
+    "dropout bad p": lambda t: t.dropout(_seq(t, 4), -0.5, True),
+    "dropout_ node": lambda t: t.dropout_(_seq(t, 4).requires_grad_() * 1, 0.5, True)
+    .grad_fn.name(),
+    "dropout_ on a leaf": lambda t: t.dropout_(t.zeros(2, requires_grad=True), 0.5, True),
+    "alpha_dropout_ eval": lambda t: t.alpha_dropout_(_seq(t, 4), 0.5, False),
+    "feature_dropout shape": lambda t: _shape_dtype(t.feature_dropout(_seq(t, 2, 3, 4), 0.5,
+                                                                      True)),
+    "feature_dropout 1-d": lambda t: t.feature_dropout(_seq(t, 4), 0.5, True),
+    "feature_dropout_ p=1": lambda t: t.feature_dropout_(_seq(t, 2, 3), 1.0, True),
+    "feature_alpha_dropout_ eval": lambda t: t.feature_alpha_dropout_(_seq(t, 2, 3), 0.5, False),
+}
+
+
+@pytest.mark.parametrize("name", list(FUNCTION_FORM_CALLS))
+def test_function_forms_match_torch(name):
+    _check(FUNCTION_FORM_CALLS[name])
+
+
+def test_feature_dropout_drops_whole_channels():
+    gradnb.manual_seed(0)
+    out = gradnb.feature_dropout(gradnb.ones(8, 16, 5), 0.5, True).numpy()
+    per_channel = out.reshape(8 * 16, 5)
+    assert set(np.unique(per_channel)) <= {0.0, 2.0}
+    assert (per_channel == per_channel[:, :1]).all() and 0 < (per_channel[:, 0] == 0).mean() < 1

@@ -19,10 +19,11 @@ from .._core.views import _address as address_of
 from . import shape as sh
 from ._common import Tensor, wrap
 from .creation import full, randint, tensor, zeros
+from .inplace import index_put_
 
 __all__ = [
     "BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor",
-    "HalfTensor", "IntTensor", "LongTensor", "ShortTensor",
+    "HalfTensor", "IntTensor", "LongTensor", "ShortTensor", "index_put_", "resize_as_",
 ]
 
 # Legacy type names, as ``Tensor.type()`` prints them.

@@ -11,8 +11,8 @@ from ._args import type_name
 from ._common import Tensor, _promote, result_type_of
 from ._common import can_cast as _can_cast
 
-__all__ = ["can_cast", "detach", "is_floating_point", "is_inference", "promote_types",
-           "result_type", "typename"]
+__all__ = ["can_cast", "detach", "get_device", "is_floating_point", "is_inference", "is_neg",
+           "is_nonzero", "is_same_size", "is_signed", "promote_types", "result_type", "typename"]
 
 
 def _tensor_arg(op: str, input) -> Tensor:
@@ -86,3 +86,31 @@ def is_inference(input: Tensor) -> bool:
 def detach(input: Tensor) -> Tensor:
     """``input.detach()``: the same data, out of the graph."""
     return _tensor_arg("detach", input).detach()
+
+
+def is_nonzero(input: Tensor) -> bool:
+    """The truth of a one-element tensor (``input.is_nonzero()``)."""
+    return _tensor_arg("is_nonzero", input).is_nonzero()
+
+
+def is_signed(input: Tensor) -> bool:
+    """Whether ``input``'s dtype holds negative values (``input.is_signed()``)."""
+    return _tensor_arg("is_signed", input).is_signed()
+
+
+def is_neg(input: Tensor) -> bool:
+    """``input.is_neg()``: False (gradnb has no lazy negation bit)."""
+    return _tensor_arg("is_neg", input).is_neg()
+
+
+def get_device(input: Tensor) -> int:
+    """``input.get_device()``: the CUDA device index, or -1 on the CPU."""
+    return _tensor_arg("get_device", input).get_device()
+
+
+def is_same_size(input: Tensor, other: Tensor) -> bool:
+    """Whether the two shapes are equal (``input.is_same_size(other)``)."""
+    if not isinstance(other, Tensor):
+        raise TypeError("is_same_size(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type_name(other)}")
+    return _tensor_arg("is_same_size", input).is_same_size(other)

@@ -14,13 +14,16 @@ import warnings
 
 from ..._core.tensor import Tensor
 from .. import functional as F
+from .feature_dropout import _apply as _dropout_impl
 
 __all__ = [
-    "adaptive_max_pool1d", "batch_norm", "binary_cross_entropy_with_logits", "celu", "celu_",
-    "cosine_embedding_loss", "ctc_loss", "dropout", "embedding", "group_norm",
+    "adaptive_max_pool1d", "alpha_dropout_", "batch_norm", "binary_cross_entropy_with_logits",
+    "celu", "celu_", "cosine_embedding_loss", "ctc_loss", "dropout", "dropout_", "embedding",
+    "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "group_norm",
     "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm", "margin_ranking_loss",
-    "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d",
-    "native_channel_shuffle", "poisson_nll_loss", "rrelu", "rrelu_", "selu", "selu_", "threshold", "threshold_", "triplet_margin_loss",
+    "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "native_channel_shuffle",
+    "poisson_nll_loss", "rrelu", "rrelu_", "selu", "selu_", "threshold", "threshold_",
+    "triplet_margin_loss",
 ]
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -76,8 +79,41 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
                      _reduction(reduction), zero_infinity)
 
 
+def _check_p(p: float) -> None:
+    """ATen's check (a RuntimeError, where the functional forms raise a ValueError)."""
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+
+
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
     return F.dropout(input, p, train)
+
+
+def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    return _dropout_impl(input, p, train, True, feature=False, alpha=False)
+
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    return _dropout_impl(input, p, train, True, feature=False, alpha=True)
+
+
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Dropout of whole ``(N, C)`` channels of an input of any rank from 2."""
+    _check_p(p)
+    return _dropout_impl(input, p, train, False, feature=True, alpha=False)
+
+
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    return _dropout_impl(input, p, train, True, feature=True, alpha=False)
+
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    return _dropout_impl(input, p, train, True, feature=True, alpha=True)
 
 
 def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
