@@ -939,6 +939,8 @@ F_VARIANT_CALLS = {
     .fractional_max_pool2d_with_indices(_seq(t, 1, 1, 4, 4), 2, output_size=2,
                                         _random_samples=t.full((1, 1, 2), 0.5,
                                                                dtype=t.float64)),
+    "native_channel_shuffle": lambda t: t.nn.functional.native_channel_shuffle(
+        _seq(t, 1, 4, 2), 2),
     "top-level celu_ is F's": lambda t: t.celu_(_seq(t, 4), 2.0),
     "gumbel_softmax shape": lambda t: _shape_dtype(t.nn.functional.gumbel_softmax(
         _seq(t, 3, 4).requires_grad_(), tau=0.5)),

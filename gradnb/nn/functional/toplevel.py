@@ -221,4 +221,4 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
 
 
 def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
-    return F.channel_shuffle(input, groups)
+    return F.native_channel_shuffle(input, groups)

@@ -15,13 +15,14 @@ from .conv import max_pool2d
 from .fractional import fractional_max_pool2d, fractional_max_pool3d
 from .max_pool import adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d, max_pool3d
 from .pooling import max_pool1d
+from .resample import channel_shuffle
 
 __all__ = [
     "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d_with_indices", "celu_", "elu_", "fractional_max_pool2d_with_indices",
     "fractional_max_pool3d_with_indices", "gumbel_softmax", "hardtanh_", "leaky_relu_",
-    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices", "rrelu_",
-    "selu_", "threshold_",
+    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
+    "native_channel_shuffle", "rrelu_", "selu_", "threshold_",
 ]
 
 
@@ -122,6 +123,11 @@ def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=N
                                        _random_samples=None):
     return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
                                  _random_samples)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """``channel_shuffle`` (PyTorch's native kernel of it)."""
+    return channel_shuffle(input, groups)
 
 
 # -- gumbel_softmax ---------------------------------------------------------------------------------
