@@ -81,6 +81,7 @@ from .ops.counting import *
 from .ops.creation import *
 from .ops.elementwise import *
 from .ops.factories import *
+from .ops.incomplete_gamma import *
 from .ops.indexing import *
 from .ops.joining import *
 from .ops.legacy_linalg import *

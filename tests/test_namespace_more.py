@@ -58,6 +58,12 @@ def _f(t, values, **kw):
     return t.tensor(values, dtype=t.float64, **kw)
 
 
+def _x_grad(t, fn):
+    x = _f(t, [0.5, 3.0, 7.5, 0.01], requires_grad=True)
+    fn(_f(t, [1.0, 2.0, 8.0, 0.5]), x).sum().backward()
+    return x.grad
+
+
 CALLS = {
     # factories
     "logspace": lambda t: t.logspace(0, 2, 3),
@@ -193,6 +199,36 @@ CALLS = {
     "Tensor.solve removed": lambda t: t.eye(2).solve(t.eye(2)),
     "Tensor.lstsq removed": lambda t: t.eye(2).lstsq(t.eye(2)),
     "Tensor.symeig removed": lambda t: t.eye(2).symeig(),
+    # the regularized incomplete gamma functions
+    "igamma": lambda t: t.igamma(t.tensor([1.0, 2.0]), t.tensor([0.5, 3.0])),
+    "igamma int and float": lambda t: t.igamma(t.tensor([1, 2]), t.tensor([0.5, 3.0])),
+    "igamma ints": lambda t: t.igamma(t.tensor([1, 2]), t.tensor([1, 3])),
+    "igammac ints": lambda t: t.igammac(t.tensor([1, 2]), t.tensor([1, 3])),
+    "igamma promotes": lambda t: t.igamma(t.tensor([1.0], dtype=t.float64), t.tensor([0.5])),
+    "igamma of a number": lambda t: t.igamma(t.tensor([1.0]), 0.5),
+    "igamma complex": lambda t: t.igamma(t.tensor([1 + 0j]), t.tensor([1 + 0j])),
+    "igamma broadcast": lambda t: t.igamma(t.ones(2, 1), t.ones(3)),
+    "igamma bad broadcast": lambda t: t.igamma(t.ones(2), t.ones(3)),
+    "gammainc edges": lambda t: t.special.gammainc(
+        t.tensor([0.0, 1.0, float("inf"), -1.0, 2.0, 0.5]),
+        t.tensor([1.0, 0.0, 2.0, 1.0, float("inf"), 100.0])),
+    "gammaincc edges": lambda t: t.special.gammaincc(
+        t.tensor([0.0, 1.0, float("inf"), -1.0, 2.0, 0.5]),
+        t.tensor([1.0, 0.0, 2.0, 1.0, float("inf"), 100.0])),
+    "gammaincc tails": lambda t: t.special.gammaincc(_f(t, [30.0, 100.0, 0.1, 1e-3]),
+                                                     _f(t, [5.0, 150.0, 20.0, 1e-4])),
+    "gammainc tails": lambda t: t.special.gammainc(_f(t, [30.0, 100.0, 0.1, 1e-3]),
+                                                   _f(t, [5.0, 150.0, 20.0, 1e-4])),
+    "igamma graph": lambda t: t.igamma(_f(t, [1.0, 2.0], requires_grad=True), _f(t, [1.0, 2.0])),
+    "igamma input gradient": lambda t: t.igamma(
+        _f(t, [1.0, 2.0], requires_grad=True), _f(t, [1.0, 2.0])).sum().backward(),
+    "igammac input gradient": lambda t: t.igammac(
+        _f(t, [1.0, 2.0], requires_grad=True), _f(t, [1.0, 2.0])).sum().backward(),
+    "igamma gradient": lambda t: _x_grad(t, t.igamma),
+    "igammac gradient": lambda t: _x_grad(t, t.igammac),
+    "igamma_": lambda t: t.tensor([1.0, 2.0]).igamma_(t.tensor([0.5, 3.0])),
+    "igamma_ bad shape": lambda t: t.tensor([1.0]).igamma_(t.tensor([0.5, 3.0])),
+    "igammac_ casts": lambda t: t.tensor([1.0, 2.0]).igammac_(t.tensor([0.5], dtype=t.float64)),
     # the generator's state
     "get_rng_state": lambda t: (t.get_rng_state().dtype, t.get_rng_state().ndim),
     "set_rng_state float": lambda t: t.set_rng_state(t.zeros(3)),
