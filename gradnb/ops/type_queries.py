@@ -4,14 +4,16 @@
 
 from __future__ import annotations
 
+import importlib
 import numbers
+import warnings
 
 from .._core import dtype as _dtype
 from ._args import type_name
 from ._common import Tensor, _promote, result_type_of
 
-__all__ = ["detach", "is_floating_point", "is_inference", "promote_types", "result_type",
-           "typename"]
+__all__ = ["detach", "is_floating_point", "is_inference", "is_storage", "promote_types",
+           "result_type", "set_default_tensor_type", "typename"]
 
 
 def _tensor_arg(op: str, input) -> Tensor:
@@ -67,3 +69,44 @@ def is_inference(input: Tensor) -> bool:
 def detach(input: Tensor) -> Tensor:
     """``input.detach()``: the same data, out of the graph."""
     return _tensor_arg("detach", input).detach()
+
+
+def is_storage(obj) -> bool:
+    """Whether ``obj`` is a storage object: gradnb's tensors own NumPy arrays, never storages,
+    so nothing is."""
+    return False
+
+
+def set_default_tensor_type(t) -> None:
+    """Deprecated in PyTorch for ``set_default_dtype``/``set_default_device``: a legacy type
+    (``gradnb.DoubleTensor``, or its name as a string) sets the default floating dtype."""
+    warnings.warn("gradnb.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "gradnb.set_default_dtype() and gradnb.set_default_device() as alternatives.",
+                  UserWarning, stacklevel=2)
+    from . import tensor_api
+
+    on_cuda = False
+    if isinstance(t, str):
+        name = t.replace("torch.", "gradnb.", 1)
+        module, _, type_name_ = name.rpartition(".")
+        if module == "gradnb.cuda":  # the same type, made on the GPU by default
+            from .._core.backend import cuda_is_available
+
+            if not cuda_is_available():
+                raise TypeError(f"type {name} not available. gradnb has no CUDA device (CuPy "
+                                "is not installed or sees no GPU).")
+            module, on_cuda = "gradnb", True
+        if not module:
+            raise ModuleNotFoundError(f"No module named '{type_name_}'")
+        t = getattr(importlib.import_module(module), type_name_)
+    dtype_name = getattr(t, "_dtype_name", None)
+    if not isinstance(t, tensor_api._LegacyTensorMeta):
+        raise TypeError("invalid type object: only floating-point types are supported as the "
+                        "default type")
+    if dtype_name not in ("float16", "bfloat16", "float32", "float64"):
+        raise TypeError("only floating-point types are supported as the default type")
+    _dtype.set_default_dtype(getattr(_dtype, dtype_name))
+    if on_cuda:
+        from .._core.default_device import set_default_device
+
+        set_default_device("cuda")
