@@ -58,15 +58,26 @@ from ._runtime import (
     are_deterministic_algorithms_enabled,
     compile,
     finfo,
+    get_deterministic_debug_mode,
     get_float32_matmul_precision,
+    get_num_interop_threads,
     get_num_threads,
     iinfo,
     is_deterministic_algorithms_warn_only_enabled,
+    is_warn_always_enabled,
+    set_deterministic_debug_mode,
     set_float32_matmul_precision,
+    set_flush_denormal,
+    set_num_interop_threads,
     set_num_threads,
+    set_warn_always,
     use_deterministic_algorithms,
 )
-from .autograd.anomaly import is_anomaly_enabled
+from .autograd.anomaly import (
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -81,6 +92,7 @@ from .ops.counting import *
 from .ops.creation import *
 from .ops.elementwise import *
 from .ops.factories import *
+from .ops.incomplete_gamma import *
 from .ops.indexing import *
 from .ops.joining import *
 from .ops.legacy_linalg import *

@@ -27,21 +27,30 @@ __all__ = [
     "are_deterministic_algorithms_enabled",
     "compile",
     "finfo",
+    "get_deterministic_debug_mode",
     "get_float32_matmul_precision",
+    "get_num_interop_threads",
     "get_num_threads",
     "iinfo",
     "is_deterministic_algorithms_warn_only_enabled",
+    "is_warn_always_enabled",
+    "set_deterministic_debug_mode",
     "set_float32_matmul_precision",
+    "set_flush_denormal",
+    "set_num_interop_threads",
     "set_num_threads",
+    "set_warn_always",
     "use_deterministic_algorithms",
 ]
 
 
 class _Settings:
     num_threads: int | None = None  # None: whatever the BLAS pools start with
+    interop_threads: int | None = None
     matmul_precision = "highest"
     deterministic = False
     deterministic_warn_only = False
+    warn_always = False
 
 
 _settings = _Settings()
@@ -69,6 +78,44 @@ def get_num_threads() -> int:
 
     counts = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
     return max(counts) if counts else (os.cpu_count() or 1)
+
+
+def set_num_interop_threads(int: int) -> None:
+    """The size of PyTorch's pool for running independent ops at once. gradnb runs one op at a
+    time, so the number is kept (``get_num_interop_threads``) and changes no work; as in
+    PyTorch it can be set once."""
+    if not isinstance(int, builtins.int):
+        raise RuntimeError(f"set_num_interop_threads expects an int, but got "  # noqa: TRY004 - PyTorch raises RuntimeError
+                           f"{type(int).__name__}")
+    if int <= 0:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    if _settings.interop_threads is not None:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work has "
+                           "started or set_num_interop_threads called")
+    _settings.interop_threads = int
+
+
+def get_num_interop_threads() -> int:
+    """What ``set_num_interop_threads`` set, else PyTorch's default: the core count."""
+    return _settings.interop_threads or os.cpu_count() or 1
+
+
+def set_flush_denormal(mode: bool) -> bool:
+    """Whether denormal floats could be flushed to zero: NumPy offers no switch for the CPU's
+    flush-to-zero mode, so gradnb answers False (PyTorch's answer where it is unsupported) and
+    computes with denormals as they are."""
+    return False
+
+
+# -- warnings ----------------------------------------------------------------------------------
+def set_warn_always(b: bool) -> None:
+    """With True, warnings that PyTorch gives once per process (a deprecated name's) are given
+    at every call."""
+    _settings.warn_always = bool(b)
+
+
+def is_warn_always_enabled() -> bool:
+    return _settings.warn_always
 
 
 # -- float32 matmul precision ------------------------------------------------------------------
@@ -112,6 +159,32 @@ def are_deterministic_algorithms_enabled() -> bool:
 
 def is_deterministic_algorithms_warn_only_enabled() -> bool:
     return _settings.deterministic_warn_only
+
+
+_DEBUG_MODES = ("default", "warn", "error")
+
+
+def set_deterministic_debug_mode(debug_mode: int | str) -> None:
+    """``use_deterministic_algorithms`` by level: 0/"default" off, 1/"warn" on with warnings
+    only, 2/"error" on."""
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError(f"invalid value of debug_mode, expected one of `default`, `warn`, "
+                               f"`error`, but got {debug_mode}")
+        debug_mode = _DEBUG_MODES.index(debug_mode)
+    elif not isinstance(debug_mode, builtins.int):
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got "
+                           f"{debug_mode}")
+    use_deterministic_algorithms(debug_mode > 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode() -> int:
+    """0, 1 or 2, as ``set_deterministic_debug_mode`` reads them."""
+    if not _settings.deterministic:
+        return 0
+    return 1 if _settings.deterministic_warn_only else 2
 
 
 # -- compile -----------------------------------------------------------------------------------

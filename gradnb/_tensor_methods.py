@@ -17,6 +17,7 @@ from .ops import (
     counting,
     creation,
     elementwise,
+    incomplete_gamma,
     indexing,
     inplace,
     joining,
@@ -50,7 +51,7 @@ FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexi
             pointwise, matrices, joining, sorting, linalg_decompositions, linalg_householder,
             linalg_lu, linalg_norms, special_functions, scans, statistics, regions, tensor_api,
             softmax, complex, spectral, scatter_reductions, strided, counting, sparse,
-            legacy_linalg, python_callables, sampling)
+            legacy_linalg, python_callables, incomplete_gamma, sampling)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():

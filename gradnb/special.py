@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from .ops.elementwise import erf, exp2, expm1, log1p, round
 from .ops.elementwise import sigmoid as expit
+from .ops.incomplete_gamma import igamma as gammainc
+from .ops.incomplete_gamma import igammac as gammaincc
 from .ops.pointwise import erfc, erfinv, logit, sinc, xlogy
 from .ops.reductions import logsumexp
 from .ops.softmax import log_softmax, softmax
@@ -38,6 +40,8 @@ __all__ = [
     "exp2",
     "expit",
     "expm1",
+    "gammainc",
+    "gammaincc",
     "gammaln",
     "i0",
     "i0e",

@@ -237,7 +237,28 @@ CALLS = {
     "masked.argmax": lambda t: t.masked.argmax(t.tensor([1.5, 2.5], requires_grad=True), 0),
     "masked.argmin with a mask and keepdim": lambda t: t.masked.argmin(
         t.tensor([[1, 2], [0, 5]]), 1, keepdim=True, mask=t.tensor([[False, True], [True, True]])),
+    # writes through a mask into a 0-d tensor (NumPy cannot unravel into no dimensions)
+    "0-d t[t == v] = nan": lambda t: _written_0d(
+        t, lambda a: a.__setitem__(a == 0.5, t.nan)).isnan(),
+    "0-d t[false mask] = v": lambda t: _written_0d(t, lambda a: a.__setitem__(a > 1, 2.0)),
+    "0-d t[True tensor] = [v]": lambda t: _written_0d(
+        t, lambda a: a.__setitem__(t.tensor(True), t.tensor([3.0]))),
+    "0-d masked write of a grad-requiring value": lambda t: _masked_0d_grad(t),
 }
+
+
+def _written_0d(lib, write):
+    a = lib.tensor(0.5)
+    write(a)
+    return a
+
+
+def _masked_0d_grad(lib):
+    w = lib.tensor(2.0, requires_grad=True)
+    x = w * 1
+    x[x > 0] = w * w
+    x.backward()
+    return lib.stack([x.detach(), w.grad])
 
 
 @pytest.mark.parametrize("name", list(CALLS))

@@ -58,6 +58,12 @@ def _f(t, values, **kw):
     return t.tensor(values, dtype=t.float64, **kw)
 
 
+def _x_grad(t, fn):
+    x = _f(t, [0.5, 3.0, 7.5, 0.01], requires_grad=True)
+    fn(_f(t, [1.0, 2.0, 8.0, 0.5]), x).sum().backward()
+    return x.grad
+
+
 CALLS = {
     # factories
     "logspace": lambda t: t.logspace(0, 2, 3),
@@ -193,6 +199,36 @@ CALLS = {
     "Tensor.solve removed": lambda t: t.eye(2).solve(t.eye(2)),
     "Tensor.lstsq removed": lambda t: t.eye(2).lstsq(t.eye(2)),
     "Tensor.symeig removed": lambda t: t.eye(2).symeig(),
+    # the regularized incomplete gamma functions
+    "igamma": lambda t: t.igamma(t.tensor([1.0, 2.0]), t.tensor([0.5, 3.0])),
+    "igamma int and float": lambda t: t.igamma(t.tensor([1, 2]), t.tensor([0.5, 3.0])),
+    "igamma ints": lambda t: t.igamma(t.tensor([1, 2]), t.tensor([1, 3])),
+    "igammac ints": lambda t: t.igammac(t.tensor([1, 2]), t.tensor([1, 3])),
+    "igamma promotes": lambda t: t.igamma(t.tensor([1.0], dtype=t.float64), t.tensor([0.5])),
+    "igamma of a number": lambda t: t.igamma(t.tensor([1.0]), 0.5),
+    "igamma complex": lambda t: t.igamma(t.tensor([1 + 0j]), t.tensor([1 + 0j])),
+    "igamma broadcast": lambda t: t.igamma(t.ones(2, 1), t.ones(3)),
+    "igamma bad broadcast": lambda t: t.igamma(t.ones(2), t.ones(3)),
+    "gammainc edges": lambda t: t.special.gammainc(
+        t.tensor([0.0, 1.0, float("inf"), -1.0, 2.0, 0.5]),
+        t.tensor([1.0, 0.0, 2.0, 1.0, float("inf"), 100.0])),
+    "gammaincc edges": lambda t: t.special.gammaincc(
+        t.tensor([0.0, 1.0, float("inf"), -1.0, 2.0, 0.5]),
+        t.tensor([1.0, 0.0, 2.0, 1.0, float("inf"), 100.0])),
+    "gammaincc tails": lambda t: t.special.gammaincc(_f(t, [30.0, 100.0, 0.1, 1e-3]),
+                                                     _f(t, [5.0, 150.0, 20.0, 1e-4])),
+    "gammainc tails": lambda t: t.special.gammainc(_f(t, [30.0, 100.0, 0.1, 1e-3]),
+                                                   _f(t, [5.0, 150.0, 20.0, 1e-4])),
+    "igamma graph": lambda t: t.igamma(_f(t, [1.0, 2.0], requires_grad=True), _f(t, [1.0, 2.0])),
+    "igamma input gradient": lambda t: t.igamma(
+        _f(t, [1.0, 2.0], requires_grad=True), _f(t, [1.0, 2.0])).sum().backward(),
+    "igammac input gradient": lambda t: t.igammac(
+        _f(t, [1.0, 2.0], requires_grad=True), _f(t, [1.0, 2.0])).sum().backward(),
+    "igamma gradient": lambda t: _x_grad(t, t.igamma),
+    "igammac gradient": lambda t: _x_grad(t, t.igammac),
+    "igamma_": lambda t: t.tensor([1.0, 2.0]).igamma_(t.tensor([0.5, 3.0])),
+    "igamma_ bad shape": lambda t: t.tensor([1.0]).igamma_(t.tensor([0.5, 3.0])),
+    "igammac_ casts": lambda t: t.tensor([1.0, 2.0]).igammac_(t.tensor([0.5], dtype=t.float64)),
     # the generator's state
     "get_rng_state": lambda t: (t.get_rng_state().dtype, t.get_rng_state().ndim),
     "set_rng_state float": lambda t: t.set_rng_state(t.zeros(3)),
@@ -289,3 +325,79 @@ def test_frombuffer_shares_a_writable_buffer():
 def test_empty_strided_overlapping_strides_share_memory():
     t = gradnb.empty_strided((3, 2), (0, 1))
     assert t.stride() == (0, 1) and tuple(t.shape) == (3, 2)
+
+
+SWITCH_CALLS = {
+    "set_default_tensor_type cuda": lambda t: t.set_default_tensor_type("torch.cuda.FloatTensor"),
+    "set_default_tensor_type LongTensor": lambda t: t.set_default_tensor_type(t.LongTensor),
+    "set_default_tensor_type unknown module": lambda t: t.set_default_tensor_type("x"),
+    "set_default_tensor_type int": lambda t: t.set_default_tensor_type(1),
+    "set_default_tensor_type DoubleTensor": lambda t: (t.set_default_tensor_type(t.DoubleTensor),
+                                                       t.tensor([1.0]).dtype),
+    "set_default_tensor_type by name": lambda t: (t.set_default_tensor_type("torch.DoubleTensor"),
+                                                  t.get_default_dtype()),
+    "deterministic debug modes": lambda t: [
+        (t.set_deterministic_debug_mode(m), t.get_deterministic_debug_mode(),
+         t.are_deterministic_algorithms_enabled(),
+         t.is_deterministic_algorithms_warn_only_enabled())
+        for m in (1, 2, "default", "warn", "error", 0)],
+    "deterministic debug mode 3": lambda t: t.set_deterministic_debug_mode(3),
+    "deterministic debug mode name": lambda t: t.set_deterministic_debug_mode("x"),
+    "interop threads zero": lambda t: t.set_num_interop_threads(0),
+    "interop threads str": lambda t: t.set_num_interop_threads("a"),
+    "warn always": lambda t: (t.set_warn_always(True), t.is_warn_always_enabled(),
+                              t.set_warn_always(False), t.is_warn_always_enabled()),
+    "anomaly switch": lambda t: (t.set_anomaly_enabled(True, check_nan=False),
+                                 t.is_anomaly_enabled(), t.is_anomaly_check_nan_enabled(),
+                                 t.set_anomaly_enabled(False), t.is_anomaly_enabled()),
+    "is_storage": lambda t: t.is_storage(t.zeros(1)),
+}
+
+
+@pytest.mark.parametrize("name", list(SWITCH_CALLS))
+def test_switch_matches_torch(name):
+    """Process-wide switches: each call is undone after (the default dtype above all)."""
+    outcomes = []
+    for lib in (gradnb, torch):
+        dtype = lib.get_default_dtype()
+        try:
+            outcomes.append(_outcome(lib, SWITCH_CALLS[name]))
+        finally:
+            lib.set_default_dtype(dtype)
+            lib.use_deterministic_algorithms(False)
+            lib.set_anomaly_enabled(False)
+    assert outcomes[0][0] == outcomes[1][0], outcomes
+    assert _same(outcomes[0][1], outcomes[1][1]), outcomes
+
+
+def test_interop_threads_are_set_once():
+    from gradnb import _runtime
+
+    before = _runtime._settings.interop_threads
+    try:
+        _runtime._settings.interop_threads = None
+        gradnb.set_num_interop_threads(3)
+        assert gradnb.get_num_interop_threads() == 3
+        with pytest.raises(RuntimeError, match="cannot set number of interop threads"):
+            gradnb.set_num_interop_threads(2)
+        assert gradnb.get_num_interop_threads() == 3
+    finally:
+        _runtime._settings.interop_threads = before
+
+
+def test_warn_always_repeats_once_per_process_warnings():
+    gradnb.chain_matmul(gradnb.ones(2, 2), gradnb.ones(2, 2))  # (the first warning, if any)
+    gradnb.set_warn_always(True)
+    try:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            gradnb.chain_matmul(gradnb.ones(2, 2), gradnb.ones(2, 2))
+            gradnb.chain_matmul(gradnb.ones(2, 2), gradnb.ones(2, 2))
+        assert len(seen) == 2
+    finally:
+        gradnb.set_warn_always(False)
+
+
+def test_flush_denormal_is_reported_unsupported():
+    assert gradnb.set_flush_denormal(True) is False
+    assert np.finfo(np.float64).smallest_subnormal * gradnb.ones(1).double().item() > 0

@@ -23,6 +23,7 @@ __all__ = [
     "detect_anomaly",
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
+    "set_anomaly_enabled",
     "set_detect_anomaly",
 ]
 
@@ -50,6 +51,12 @@ def is_anomaly_check_nan_enabled() -> bool:
 def _set_anomaly_enabled(mode: bool, check_nan: bool) -> None:
     switches.anomaly = remember_forward_stack if mode else None
     _settings.check_nan = bool(check_nan)
+
+
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """Turn anomaly detection on or off for the rest of the process (``detect_anomaly`` for a
+    block)."""
+    _set_anomaly_enabled(enabled, check_nan)
 
 
 class detect_anomaly:

@@ -9,8 +9,8 @@ from typing import ClassVar
 import gradnb
 
 from .._core.tensor import Size, Tensor
-from ..ops.gamma_draws import _igamma
 from ..ops.gamma_draws import _standard_gamma as _standard_gamma_draws
+from ..ops.incomplete_gamma import igamma as _igamma
 from . import constraints
 from .distribution import _EMPTY_SHAPE
 from .exp_family import ExponentialFamily

@@ -1,8 +1,8 @@
 """Gamma draws with implicit reparameterization gradients: ``_standard_gamma`` and
 ``_standard_gamma_grad``, the private ops ``torch.distributions`` builds Gamma, Beta, Dirichlet,
-Chi2 and StudentT samples on; and ``_igamma``, the regularized lower incomplete gamma function
-(``torch.special.gammainc``) that ``Gamma.cdf`` is; ``_sample_dirichlet`` and
-``_dirichlet_grad``, Dirichlet draws and the implicit gradient of their Beta marginals.
+Chi2 and StudentT samples on; ``_sample_dirichlet`` and ``_dirichlet_grad``, Dirichlet draws
+and the implicit gradient of their Beta marginals. (``Gamma.cdf``'s incomplete gamma function
+is public: ``ops/incomplete_gamma.py``.)
 
 A draw ``x ~ Gamma(alpha, 1)`` is a function of ``alpha`` through the CDF held fixed:
 ``P(alpha, x) = u``, so ``dx/dalpha = -(dP/dalpha)(alpha, x) / p(x; alpha)`` (Figurnov et al.,
@@ -21,7 +21,7 @@ from .._core.graph import Node, switches
 from .._core.record import record, would_record
 from ._common import Tensor
 from .creation import _rng
-from .special_functions import _digamma_array, _lgamma_array
+from .special_functions import _digamma_array
 
 __all__: list[str] = []  # private ops, reached as gradnb.ops.gamma_draws._standard_gamma
 
@@ -145,90 +145,6 @@ def _standard_gamma(self: Tensor, generator=None) -> Tensor:
     draws = _rng(generator).standard_gamma(alpha)
     data = np.maximum(draws, np.finfo(self._data.dtype).tiny).astype(self._data.dtype)
     return record(StandardGammaBackward0, (self,), _backend.to_device(data, self.device))
-
-
-# -- the regularized lower incomplete gamma function ----------------------------------------------
-def _igamma_series(a, x):
-    """``P(a, x) = x^a e^-x / Gamma(a) * sum_n x^n / (a (a+1) ... (a+n))`` (``x < a + 1``)."""
-    term = 1 / a
-    total = term.copy()
-    active = np.ones(a.shape, dtype=bool)
-    for n in range(1, _MAX_TERMS):
-        term = term * x / (a + n)
-        total = total + np.where(active, term, 0.0)
-        active &= term > 1e-17 * total
-        if not active.any():
-            break
-    return total * np.exp(a * np.log(x) - x - _lgamma_array(a))
-
-
-def _igammac_continued_fraction(a, x):
-    """``Q(a, x) = 1 - P(a, x)`` by the modified Lentz method (``x >= a + 1``)."""
-    b = x + 1 - a
-    c = np.full(a.shape, 1 / _TINY)
-    d = 1 / b
-    h = d.copy()
-    active = np.ones(a.shape, dtype=bool)
-    for i in range(1, _MAX_TERMS):
-        an = -i * (i - a)
-        b = b + 2
-        d = an * d + b
-        d = 1 / np.where(np.abs(d) < _TINY, _TINY, d)
-        c = b + an / c
-        c = np.where(np.abs(c) < _TINY, _TINY, c)
-        delta = c * d
-        h = np.where(active, h * delta, h)
-        active &= np.abs(delta - 1) > 1e-16
-        if not active.any():
-            break
-    return h * np.exp(a * np.log(x) - x - _lgamma_array(a))
-
-
-def _igamma_array(a, x):
-    """``P(a, x)`` in float64 with PyTorch's values at the edges (``a = 0``, ``x = 0``, ``inf``,
-    negative arguments), in the operands' dtype."""
-    dtype = np.result_type(a.dtype, x.dtype)
-    a, x = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(x, dtype=np.float64))
-    out = np.full(a.shape, np.nan)
-    inner = (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
-    below = inner & (x < a + 1)
-    above = inner & ~below
-    with np.errstate(all="ignore"):
-        if below.any():
-            out[below] = _igamma_series(a[below], x[below])
-        if above.any():
-            out[above] = 1 - _igammac_continued_fraction(a[above], x[above])
-    out[(a == 0) & (x > 0)] = 1.0
-    out[(a > 0) & (x == 0)] = 0.0
-    out[(a >= 0) & (x == np.inf) & (a != np.inf)] = 1.0
-    out[(a == np.inf) & (x >= 0) & (x != np.inf)] = 0.0
-    return out.astype(dtype, copy=False)
-
-
-class IgammaBackward0(Node):
-    """``igamma(self, other)``: PyTorch differentiates in ``other`` (the density) only."""
-    rule = ("self: not_implemented(\"igamma: input\"); "
-            "other: grad * exp((self - 1) * log(other) - other - lgamma(self))")
-
-    __slots__ = ()
-    inputs = ("self", "other")
-    saves = ("self", "other")
-
-    def backward(self, g):
-        if self._next[0] is not None:
-            raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
-        a, x = self.saved(g)
-        with np.errstate(all="ignore"):
-            density = np.exp((a - 1) * np.log(x) - x - _lgamma_array(a))
-        return (None, g * density.astype(g.dtype, copy=False))
-
-
-def _igamma(input: Tensor, other: Tensor) -> Tensor:
-    """The regularized lower incomplete gamma function ``P(input, other)`` of two floating
-    tensors of one dtype (what ``Gamma.cdf`` passes)."""
-    host = [_backend.to_device(t._data, _backend.CPU) for t in (input, other)]
-    data = _backend.to_device(_igamma_array(*host), input.device)
-    return record(IgammaBackward0, (input, other), data)
 
 
 # -- Dirichlet draws and the implicit gradient of their Beta marginals ----------------------------

@@ -366,7 +366,12 @@ def write_key(data, key):
                 dim += data.ndim - sum(_consumed(k) for k in items)
         return items
     positions = xp.arange(data.size, dtype=np.int64).reshape(data.shape)
-    return xp.unravel_index(getitem(wrap(positions), items)._data, data.shape)
+    selected = getitem(wrap(positions), items)._data
+    if data.ndim == 0:
+        # NumPy cannot unravel into no dimensions: a 0-d mask addresses the one entry, or none
+        # (a 0-d tensor's advanced keys are masks, selecting it at most once)
+        return (xp.asarray(selected.size > 0),)
+    return xp.unravel_index(selected, data.shape)
 
 
 # -- writing: t[key] = value ---------------------------------------------------------------------

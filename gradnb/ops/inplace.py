@@ -260,7 +260,8 @@ def write_region(t: Tensor, key, value) -> None:
     view_write = any(k is None or (isinstance(k, int) and not isinstance(k, bool)) for k in items)
     check_writable(t, VIEW_OF_LEAF_MESSAGE if view_write else LEAF_MESSAGE)
     data_key = write_key(t._data, items if is_tuple else items[0])
-    region_shape = t._data[data_key].shape if basic else tuple(data_key[0].shape)
+    region_shape = (t._data[data_key].shape if basic or t._data.ndim == 0
+                    else tuple(data_key[0].shape))
     vt = _as_value_tensor(value, t)
     if vt is not None:
         vt = _fit_value(vt, region_shape, basic)
@@ -271,8 +272,8 @@ def write_region(t: Tensor, key, value) -> None:
             copy_(t, vt)
         return
     # (``t[mask] = v`` with a 0-d ``v`` is PyTorch's masked_fill_, which reads ``v`` as a number)
-    mask_fill = (vt is not None and not is_tuple and not basic and items[0].dtype == bool
-                 and vt._data.ndim == 0)
+    mask_fill = (vt is not None and not is_tuple and not basic and vt._data.ndim == 0
+                 and (isinstance(items[0], bool) or items[0].dtype == bool))
     if vt is not None and not basic and not mask_fill:
         # PyTorch index_puts into the view the key's basic entries take: it may share no memory
         # with the value (but ``t[mask] = v`` with a 0-d ``v`` is its masked_fill_: no check)

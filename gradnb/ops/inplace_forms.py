@@ -38,7 +38,7 @@ METHOD_FORMS = (
     "absolute_", "addbmm_", "addmm_", "addr_", "arctan2_", "atan2_", "baddbmm_",
     "bitwise_and_", "bitwise_left_shift_", "bitwise_not_", "bitwise_or_", "bitwise_right_shift_",
     "bitwise_xor_", "copysign_", "cumprod_", "cumsum_", "digamma_", "erfinv_",
-    "floor_divide_", "fmod_", "heaviside_", "hypot_", "index_copy_",
+    "floor_divide_", "fmod_", "heaviside_", "hypot_", "igamma_", "igammac_", "index_copy_",
     "index_fill_", "lerp_", "lgamma_", "logical_and_", "logical_not_", "logical_or_",
     "logical_xor_", "masked_scatter_", "mvlgamma_", "nextafter_", "remainder_", "renorm_",
     "sgn_", "sign_", "tril_", "triu_",

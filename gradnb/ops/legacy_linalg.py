@@ -27,8 +27,10 @@ _warned: set = set()
 
 def _warn_once(key: str, message: str) -> None:
     """PyTorch's ``TORCH_WARN_ONCE``: the first call in the process warns, whatever the
-    warning filters say about repeats."""
-    if key not in _warned:
+    warning filters say about repeats (every call with ``set_warn_always(True)``)."""
+    from .._runtime import is_warn_always_enabled
+
+    if key not in _warned or is_warn_always_enabled():
         _warned.add(key)
         warnings.warn(message, UserWarning, stacklevel=3)
 

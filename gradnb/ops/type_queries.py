@@ -1,10 +1,13 @@
 """Questions asked of tensors and dtypes through the namespace, as PyTorch answers them:
-``result_type``, ``promote_types``, ``can_cast``, ``typename``, and the function forms of the tensor methods
-``is_floating_point``, ``is_inference`` and ``detach``."""
+``result_type``, ``promote_types``, ``can_cast``, ``typename``, and the function forms of the
+tensor methods ``is_floating_point``, ``is_inference``, ``detach``, ``is_nonzero``,
+``is_signed``, ``is_neg``, ``get_device`` and ``is_same_size``."""
 
 from __future__ import annotations
 
+import importlib
 import numbers
+import warnings
 
 from .._core import dtype as _dtype
 from ._args import type_name
@@ -12,7 +15,8 @@ from ._common import Tensor, _promote, result_type_of
 from ._common import can_cast as _can_cast
 
 __all__ = ["can_cast", "detach", "get_device", "is_floating_point", "is_inference", "is_neg",
-           "is_nonzero", "is_same_size", "is_signed", "promote_types", "result_type", "typename"]
+           "is_nonzero", "is_same_size", "is_signed", "is_storage", "promote_types",
+           "result_type", "set_default_tensor_type", "typename"]
 
 
 def _tensor_arg(op: str, input) -> Tensor:
@@ -114,3 +118,44 @@ def is_same_size(input: Tensor, other: Tensor) -> bool:
         raise TypeError("is_same_size(): argument 'other' (position 2) must be Tensor, not "
                         f"{type_name(other)}")
     return _tensor_arg("is_same_size", input).is_same_size(other)
+
+
+def is_storage(obj) -> bool:
+    """Whether ``obj`` is a storage object: gradnb's tensors own NumPy arrays, never storages,
+    so nothing is."""
+    return False
+
+
+def set_default_tensor_type(t) -> None:
+    """Deprecated in PyTorch for ``set_default_dtype``/``set_default_device``: a legacy type
+    (``gradnb.DoubleTensor``, or its name as a string) sets the default floating dtype."""
+    warnings.warn("gradnb.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "gradnb.set_default_dtype() and gradnb.set_default_device() as alternatives.",
+                  UserWarning, stacklevel=2)
+    from . import tensor_api
+
+    on_cuda = False
+    if isinstance(t, str):
+        name = t.replace("torch.", "gradnb.", 1)
+        module, _, type_name_ = name.rpartition(".")
+        if module == "gradnb.cuda":  # the same type, made on the GPU by default
+            from .._core.backend import cuda_is_available
+
+            if not cuda_is_available():
+                raise TypeError(f"type {name} not available. gradnb has no CUDA device (CuPy "
+                                "is not installed or sees no GPU).")
+            module, on_cuda = "gradnb", True
+        if not module:
+            raise ModuleNotFoundError(f"No module named '{type_name_}'")
+        t = getattr(importlib.import_module(module), type_name_)
+    dtype_name = getattr(t, "_dtype_name", None)
+    if not isinstance(t, tensor_api._LegacyTensorMeta):
+        raise TypeError("invalid type object: only floating-point types are supported as the "
+                        "default type")
+    if dtype_name not in ("float16", "bfloat16", "float32", "float64"):
+        raise TypeError("only floating-point types are supported as the default type")
+    _dtype.set_default_dtype(getattr(_dtype, dtype_name))
+    if on_cuda:
+        from .._core.default_device import set_default_device
+
+        set_default_device("cuda")
