@@ -22,6 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ._core import dtype as _dtype
+from ._core.warn_once import is_warn_always_enabled, set_warn_always
 
 __all__ = [
     "are_deterministic_algorithms_enabled",
@@ -50,7 +51,6 @@ class _Settings:
     matmul_precision = "highest"
     deterministic = False
     deterministic_warn_only = False
-    warn_always = False
 
 
 _settings = _Settings()
@@ -105,17 +105,6 @@ def set_flush_denormal(mode: bool) -> bool:
     flush-to-zero mode, so gradnb answers False (PyTorch's answer where it is unsupported) and
     computes with denormals as they are."""
     return False
-
-
-# -- warnings ----------------------------------------------------------------------------------
-def set_warn_always(b: bool) -> None:
-    """With True, warnings that PyTorch gives once per process (a deprecated name's) are given
-    at every call."""
-    _settings.warn_always = bool(b)
-
-
-def is_warn_always_enabled() -> bool:
-    return _settings.warn_always
 
 
 # -- float32 matmul precision ------------------------------------------------------------------

@@ -277,9 +277,9 @@ def test_gradients_match_torch(name):
 
 def test_deprecated_names_warn_once_per_process():
     """As PyTorch's ``TORCH_WARN_ONCE``: only the first call warns, even under 'always'."""
-    from gradnb.ops import legacy_linalg
+    from gradnb._core import warn_once
 
-    legacy_linalg._warned.discard("chain_matmul")
+    warn_once._warned.discard("chain_matmul")
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         gradnb.chain_matmul(gradnb.ones(2, 2), gradnb.ones(2, 2))

@@ -9,8 +9,8 @@ from typing import ClassVar
 import gradnb
 
 from .._core.tensor import Size
-from . import Distribution, constraints
-from .distribution import _EMPTY_SHAPE
+from . import constraints
+from .distribution import _EMPTY_SHAPE, Distribution
 from .utils import _Number, broadcast_all
 
 nan = math.nan

@@ -8,7 +8,8 @@ from typing import ClassVar
 import gradnb
 
 from .._core.tensor import Size, Tensor
-from . import Beta, constraints
+from . import constraints
+from .beta import Beta
 from .distribution import _EMPTY_SHAPE, Distribution
 from .utils import _Number, broadcast_all
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from .._core.tensor import Tensor
-from . import Independent, constraints
+from . import constraints
+from .independent import Independent
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
 from .transforms import StickBreakingTransform

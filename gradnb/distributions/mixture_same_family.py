@@ -7,7 +7,8 @@ from typing import ClassVar
 import gradnb
 
 from .._core.tensor import Size, Tensor
-from . import Categorical, constraints
+from . import constraints
+from .categorical import Categorical
 from .constraints import MixtureSameFamilyConstraint
 from .distribution import _EMPTY_SHAPE, Distribution
 

@@ -8,8 +8,9 @@ from typing import ClassVar
 import gradnb
 
 from .._core.tensor import Size, Tensor
-from . import Categorical, constraints
+from . import constraints
 from .binomial import Binomial
+from .categorical import Categorical
 from .distribution import _EMPTY_SHAPE, Distribution
 from .utils import broadcast_all
 

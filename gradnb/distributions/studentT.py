@@ -10,7 +10,8 @@ from typing import ClassVar
 import gradnb
 
 from .._core.tensor import Size, Tensor
-from . import Chi2, constraints
+from . import constraints
+from .chi2 import Chi2
 from .distribution import _EMPTY_SHAPE, Distribution
 from .utils import _Number, _standard_normal, broadcast_all
 

@@ -9,9 +9,8 @@ All are compositions of differentiable gradnb ops: their gradients come with the
 
 from __future__ import annotations
 
-import warnings
-
 from .._core import dtype as _dtype
+from .._core.warn_once import warn_once
 from . import linalg_decompositions as lin
 from . import linalg_norms as norms
 from . import reductions as red
@@ -21,19 +20,6 @@ from .creation import ones
 
 __all__ = ["chain_matmul", "eig", "frobenius_norm", "lstsq", "nuclear_norm", "solve", "symeig",
            "vander"]
-
-_warned: set = set()
-
-
-def _warn_once(key: str, message: str) -> None:
-    """PyTorch's ``TORCH_WARN_ONCE``: the first call in the process warns, whatever the
-    warning filters say about repeats (every call with ``set_warn_always(True)``)."""
-    from .._runtime import is_warn_always_enabled
-
-    if key not in _warned or is_warn_always_enabled():
-        _warned.add(key)
-        warnings.warn(message, UserWarning, stacklevel=3)
-
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     """The Vandermonde matrix of the vector ``x``: columns ``x**(N-1), ..., x, 1`` (reversed with
@@ -57,7 +43,7 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
 
 def chain_matmul(*matrices: Tensor) -> Tensor:
     """The product of the matrices, in the cheapest order: deprecated, ``linalg.multi_dot``."""
-    _warn_once("chain_matmul", "gradnb.chain_matmul is deprecated and will be removed in a "
+    warn_once("chain_matmul", "gradnb.chain_matmul is deprecated and will be removed in a "
                "future PyTorch release. Use gradnb.linalg.multi_dot instead, which accepts a "
                "list of two or more tensors rather than multiple parameters.")
     if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
@@ -73,7 +59,7 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
 
 def frobenius_norm(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """``sqrt(sum(|x|**2))`` over ``dim`` (at most two): deprecated, ``linalg.vector_norm``."""
-    _warn_once("frobenius_norm", "at::frobenius_norm is deprecated and it is just left for JIT "
+    warn_once("frobenius_norm", "at::frobenius_norm is deprecated and it is just left for JIT "
                "compatibility. It will be removed in a future PyTorch release. Please use "
                "`linalg.vector_norm(A, 2., dim, keepdim)` instead")
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
@@ -86,7 +72,7 @@ def frobenius_norm(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 def nuclear_norm(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """The sum of the singular values over the two dims ``dim`` (the last two by default; a
     bool second argument is ``keepdim``): deprecated, ``linalg.matrix_norm(A, 'nuc')``."""
-    _warn_once("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT "
+    warn_once("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT "
                "compatibility. It will be removed in a future PyTorch release. Please use "
                "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
     if isinstance(dim, bool):  # nuclear_norm(input, keepdim)
