@@ -72,7 +72,9 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    """``max(x, 0)`` (``inplace`` is accepted for PyTorch compatibility and ignored)."""
+    """``max(x, 0)``; with ``inplace``, written into ``input`` (``relu_``)."""
+    if inplace:
+        return input.relu_()
     return elementwise.relu(input)
 
 
@@ -104,4 +106,6 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         # ``asarray``: for a 0-d input NumPy gives a scalar, which is not an array on a device.
         mask = np.asarray(keep / (1.0 - p), dtype=x.dtype)
     mask = to_device(mask, input.device)
+    if inplace:  # PyTorch's dropout_: the same product, written into ``input``
+        return input.mul_(Tensor._make(mask))
     return input * Tensor._make(mask)

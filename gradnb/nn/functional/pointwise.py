@@ -21,6 +21,7 @@ from ..._core.tensor import Tensor
 from ...ops import elementwise
 from ...ops._refusals import refuse
 from ...ops.creation import rand
+from ...ops.inplace import apply_inplace
 from ...ops.shape import cat
 from .activation import softmax
 
@@ -56,6 +57,8 @@ class SiluBackward0(Node):
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)`` (Swish)."""
+    if inplace:
+        return in_place(silu, input)
     x = input._data
     refuse("silu", x)
     with np.errstate(all="ignore"):
@@ -79,6 +82,8 @@ class LeakyReluBackward0(Node):
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where positive, ``negative_slope * x`` elsewhere."""
+    if inplace:
+        return in_place(leaky_relu, input, negative_slope)
     x = input._data
     refuse("leaky_relu", x)
     out = get_array_module(x).where(x > 0, x, x * negative_slope)
@@ -132,6 +137,8 @@ def _elu(input: Tensor, alpha: float, scale: float, input_scale: float):
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
+    if inplace:
+        return in_place(elu, input, alpha)
     return _pointwise(EluBackward0, input, _elu(input, alpha, 1.0, 1.0),
                       {"alpha": alpha, "scale": 1, "input_scale": 1})
 
@@ -142,12 +149,16 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants."""
+    if inplace:
+        return in_place(selu, input)
     return _pointwise(EluBackward0, input, _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0),
                       {"alpha": _SELU_ALPHA, "scale": _SELU_SCALE, "input_scale": 1})
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where positive, ``alpha * (exp(x / alpha) - 1)`` elsewhere."""
+    if inplace:
+        return in_place(celu, input, alpha)
     return _pointwise(CeluBackward0, input, _elu(input, alpha, 1.0, 1.0 / alpha),
                       {"alpha": alpha})
 
@@ -197,6 +208,8 @@ class MishBackward0(Node):
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
+    if inplace:
+        return in_place(mish, input)
     x = input._data
     refuse("mish", x)
     xp = get_array_module(x)
@@ -227,6 +240,8 @@ class HardtanhBackward0(Node):
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
              inplace: bool = False) -> Tensor:
     """``x`` clipped to ``[min_val, max_val]``; the gradient is zero at and beyond the ends."""
+    if inplace:
+        return in_place(hardtanh, input, min_val, max_val)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     x = input._data
@@ -239,7 +254,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``min(max(x, 0), 6)`` (PyTorch's ``hardtanh(x, 0, 6)``)."""
-    return hardtanh(input, 0, 6)
+    return hardtanh(input, 0, 6, inplace)
 
 
 class HardsigmoidBackward0(Node):
@@ -258,6 +273,8 @@ class HardsigmoidBackward0(Node):
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``."""
+    if inplace:
+        return in_place(hardsigmoid, input)
     x = input._data
     refuse("hardsigmoid", x)
     return _pointwise(HardsigmoidBackward0, input, get_array_module(x).clip(x + 3, 0, 6) / 6)
@@ -280,6 +297,8 @@ class HardswishBackward0(Node):
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``."""
+    if inplace:
+        return in_place(hardswish, input)
     x = input._data
     refuse("hardswish", x)
     return _pointwise(HardswishBackward0, input, x * get_array_module(x).clip(x + 3, 0, 6) / 6)
@@ -353,6 +372,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
           inplace: bool = False) -> Tensor:
     """Leaky ReLU with the slope ``(lower + upper) / 2`` (the eval form; a random slope per
     element in training)."""
+    if inplace:
+        return in_place(rrelu, input, lower, upper, training)
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     x = input._data
@@ -391,10 +412,15 @@ class ThresholdBackward0(Node):
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, ``value`` elsewhere."""
+    if inplace:
+        return in_place(_threshold, input, threshold, value)
     x = input._data
     refuse("threshold", x)
     out = get_array_module(x).where(x > threshold, x, value)
     return _pointwise(ThresholdBackward0, input, out, {"threshold": threshold})
+
+
+_threshold = threshold  # (inside ``threshold`` the name is its argument)
 
 
 class LogSigmoidBackward0(Node):
@@ -503,3 +529,30 @@ def relu_(input: Tensor) -> Tensor:
     """``relu`` in place."""
     return input.relu_()
 
+
+# -- the in-place forms (``inplace=True``, ``F.elu_``, ...) ------------------------------------------
+def _in_place_node(cls):
+    """PyTorch's node for the in-place form (``EluBackward1``): it saves the result where the
+    out-of-place one saves the input. gradnb's in-place path saves a copy of the input instead,
+    which gives the same derivative, so only the class (its name) changes."""
+    return type(cls.__name__[:-1] + "1", (cls,), {
+        "__slots__": (), "__module__": __name__,
+        "__doc__": f"``{cls.__name__}`` recorded by the in-place form."})
+
+
+_IN_PLACE_NODES = {cls: _in_place_node(cls) for cls in (
+    EluBackward0, CeluBackward0, LeakyReluBackward0, ThresholdBackward0,
+    RreluWithNoiseBackward0)}
+
+
+def in_place(op, input: Tensor, *args) -> Tensor:
+    """``op`` written back into ``input`` through gradnb's one in-place path (leaf check,
+    version bump, the graph rebased onto ``input``)."""
+    def compute(s):
+        out = op(s, *args)
+        node = out.grad_fn
+        if type(node) in _IN_PLACE_NODES:
+            node.__class__ = _IN_PLACE_NODES[type(node)]
+        return out
+
+    return apply_inplace(input, compute)

@@ -8,12 +8,12 @@ from __future__ import annotations
 import warnings
 
 from ...ops.creation import empty_like, zeros_like
-from ...ops.inplace import apply_inplace
 from . import pointwise as pw
 from ._fused import Tensor
 from .conv import max_pool2d
 from .fractional import fractional_max_pool2d, fractional_max_pool3d
 from .max_pool import adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d, max_pool3d
+from .pointwise import in_place as _in_place
 from .pooling import max_pool1d
 from .resample import channel_shuffle
 
@@ -27,33 +27,6 @@ __all__ = [
 
 
 # -- in place ---------------------------------------------------------------------------------------
-def _in_place_node(cls):
-    """PyTorch's node for the in-place form (``EluBackward1``): it saves the result where the
-    out-of-place one saves the input. gradnb's in-place path saves a copy of the input instead,
-    which gives the same derivative, so only the class (its name) changes."""
-    return type(cls.__name__[:-1] + "1", (cls,), {
-        "__slots__": (), "__module__": __name__,
-        "__doc__": f"``{cls.__name__}`` recorded by the in-place form."})
-
-
-_IN_PLACE_NODES = {cls: _in_place_node(cls) for cls in (
-    pw.EluBackward0, pw.CeluBackward0, pw.LeakyReluBackward0, pw.ThresholdBackward0,
-    pw.RreluWithNoiseBackward0)}
-
-
-def _in_place(op, input: Tensor, *args) -> Tensor:
-    """``op`` written back into ``input`` through gradnb's one in-place path (leaf check,
-    version bump, the graph rebased onto ``input``)."""
-    def compute(s):
-        out = op(s, *args)
-        node = out.grad_fn
-        if type(node) in _IN_PLACE_NODES:
-            node.__class__ = _IN_PLACE_NODES[type(node)]
-        return out
-
-    return apply_inplace(input, compute)
-
-
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     return _in_place(pw.elu, input, alpha)
 

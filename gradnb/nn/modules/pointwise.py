@@ -73,35 +73,35 @@ class SELU(_Inplace):
     """Scaled ELU with the self-normalising constants."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.selu(input)
+        return F.selu(input, self.inplace)
 
 
 class SiLU(_Inplace):
     """``x * sigmoid(x)`` (Swish)."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.silu(input)
+        return F.silu(input, self.inplace)
 
 
 class Mish(_Inplace):
     """``x * tanh(softplus(x))``."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.mish(input)
+        return F.mish(input, self.inplace)
 
 
 class Hardswish(_Inplace):
     """``x * relu6(x + 3) / 6``."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.hardswish(input)
+        return F.hardswish(input, self.inplace)
 
 
 class Hardsigmoid(_Inplace):
     """``relu6(x + 3) / 6``."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.hardsigmoid(input)
+        return F.hardsigmoid(input, self.inplace)
 
 
 class Hardtanh(Module):
@@ -117,7 +117,7 @@ class Hardtanh(Module):
             raise AssertionError
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.hardtanh(input, self.min_val, self.max_val)
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self) -> str:
         return f"min_val={self.min_val}, max_val={self.max_val}{_inplace(self.inplace)}"
@@ -158,7 +158,7 @@ class Threshold(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.threshold(input, self.threshold, self.value)
+        return F.threshold(input, self.threshold, self.value, self.inplace)
 
     def extra_repr(self) -> str:
         return f"threshold={self.threshold}, value={self.value}{_inplace(self.inplace)}"
@@ -197,7 +197,7 @@ class RReLU(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.rrelu(input, self.lower, self.upper, self.training)
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"lower={self.lower}, upper={self.upper}{_inplace(self.inplace)}"
