@@ -122,6 +122,7 @@ from .ops.strided import *
 from .ops.tensor_api import *
 from .ops.type_queries import *
 from .ops.windows import *
+from .storage import TypedStorage, UntypedStorage, is_storage
 
 for _name in ops.tensor_api.ALIASED:  # axis=/keepdims= beside dim=/keepdim=, as in PyTorch
     if _name in globals():

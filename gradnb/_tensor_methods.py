@@ -8,7 +8,7 @@ offers as methods (``x.prelu(w)``), which the ops floor may not import.
 
 from __future__ import annotations
 
-from . import sparse
+from . import sparse, storage
 from ._core.tensor import Tensor
 from .autograd import engine
 from .ops import (
@@ -51,7 +51,7 @@ FAMILIES = (arithmetic, creation, elementwise, linalg, reductions, shape, indexi
             pointwise, matrices, joining, sorting, linalg_decompositions, linalg_householder,
             linalg_lu, linalg_norms, special_functions, scans, statistics, regions, tensor_api,
             softmax, complex, spectral, scatter_reductions, strided, counting, sparse,
-            legacy_linalg, python_callables, incomplete_gamma, sampling)
+            legacy_linalg, python_callables, incomplete_gamma, sampling, storage)
 
 for _family in FAMILIES:
     for _name, _fn in _family.TENSOR_METHODS.items():

@@ -58,6 +58,23 @@ def _f(t, values, **kw):
     return t.tensor(values, dtype=t.float64, **kw)
 
 
+def _storage_facts(t, x):
+    """What code reads off a storage: its size in bytes, its bytes, and where it starts."""
+    u = x.untyped_storage()
+    return (u.nbytes(), u.size(), len(u), u.tolist(), u.element_size(), u.is_shared(),
+            x.data_ptr() - u.data_ptr() == x.storage_offset() * x.element_size(),
+            str(u.device))
+
+
+def _typed_storage_facts(x):
+    s = x.storage()
+    return s.dtype, s.size(), len(s), s.nbytes(), s.element_size()
+
+
+def _set_to_facts(a):
+    return a.is_set_to(a), a.is_set_to(a.view(2, 2)), a.is_set_to(a[:]), a.is_set_to(a.clone())
+
+
 def _x_grad(t, fn):
     x = _f(t, [0.5, 3.0, 7.5, 0.01], requires_grad=True)
     fn(_f(t, [1.0, 2.0, 8.0, 0.5]), x).sum().backward()
@@ -229,6 +246,17 @@ CALLS = {
     "igamma_": lambda t: t.tensor([1.0, 2.0]).igamma_(t.tensor([0.5, 3.0])),
     "igamma_ bad shape": lambda t: t.tensor([1.0]).igamma_(t.tensor([0.5, 3.0])),
     "igammac_ casts": lambda t: t.tensor([1.0, 2.0]).igammac_(t.tensor([0.5], dtype=t.float64)),
+    # storages
+    "untyped_storage of a view": lambda t: _storage_facts(t, t.arange(6.0).view(2, 3)[:, 1:]),
+    "untyped_storage of a tensor": lambda t: _storage_facts(t, t.ones(3, dtype=t.float64)),
+    "untyped_storage of a slice": lambda t: _storage_facts(t, t.arange(10, dtype=t.int32)[3:7]),
+    "storage values": lambda t: t.arange(6.0).view(2, 3)[:, 1:].storage().tolist(),
+    "storage item": lambda t: t.arange(6.0)[2:].storage()[1],
+    "storage dtype and sizes": lambda t: _typed_storage_facts(t.zeros(2, 3, dtype=t.int16)),
+    "storage repr": lambda t: repr(t.tensor([1.0, 2.0]).storage()),
+    "untyped_storage repr": lambda t: repr(t.tensor([1, 2], dtype=t.uint8).untyped_storage()),
+    "is_set_to": lambda t: _set_to_facts(t.zeros(4)),
+    "is_storage of a storage": lambda t: t.is_storage(t.zeros(2).untyped_storage()),
     # the generator's state
     "get_rng_state": lambda t: (t.get_rng_state().dtype, t.get_rng_state().ndim),
     "set_rng_state float": lambda t: t.set_rng_state(t.zeros(3)),

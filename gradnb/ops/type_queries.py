@@ -15,7 +15,7 @@ from ._common import Tensor, _promote, result_type_of
 from ._common import can_cast as _can_cast
 
 __all__ = ["can_cast", "detach", "get_device", "is_floating_point", "is_inference", "is_neg",
-           "is_nonzero", "is_same_size", "is_signed", "is_storage", "promote_types",
+           "is_nonzero", "is_same_size", "is_signed", "promote_types",
            "result_type", "set_default_tensor_type", "typename"]
 
 
@@ -118,12 +118,6 @@ def is_same_size(input: Tensor, other: Tensor) -> bool:
         raise TypeError("is_same_size(): argument 'other' (position 2) must be Tensor, not "
                         f"{type_name(other)}")
     return _tensor_arg("is_same_size", input).is_same_size(other)
-
-
-def is_storage(obj) -> bool:
-    """Whether ``obj`` is a storage object: gradnb's tensors own NumPy arrays, never storages,
-    so nothing is."""
-    return False
 
 
 def set_default_tensor_type(t) -> None:
