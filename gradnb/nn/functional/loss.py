@@ -18,6 +18,7 @@ from ..._core.record import record
 from ...ops import dual
 from ...ops._common import binary_operands
 from ...ops.arithmetic import add_scalar, div_scalar, mul_scalar
+from .._reduction import legacy_reduction
 from ._fused import Tensor, const_like
 from .activation import log_softmax
 from .linear import linear
@@ -66,6 +67,7 @@ class MseLossBackward0(Node):
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
              reduction: str = "mean") -> Tensor:
     """Mean (or summed, or elementwise) squared error."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if _autocast.enabled:  # PyTorch's CPU autocast list
         input, target = _autocast.to_float32(input, target)
     _check_reduction(reduction)
@@ -189,6 +191,7 @@ class NllLoss2DBackward0(NllLossBackward0):
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """Negative log likelihood of the target classes, given log-probabilities ``input``."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if _autocast.enabled:  # PyTorch's CPU autocast list
         input, target, weight = _autocast.to_float32(input, target, weight)
     _check_reduction(reduction)
@@ -263,6 +266,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                   label_smoothing: float = 0.0) -> Tensor:
     """Cross entropy between logits ``input`` (class dimension 1) and class indices or class
     probabilities ``target``; ``nll_loss(log_softmax(input, 1))`` for indices."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if _autocast.enabled:  # PyTorch's CPU autocast list
         input, target, weight = _autocast.to_float32(input, target, weight)
     _check_reduction(reduction)
@@ -357,6 +361,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
                                      pos_weight: Tensor | None = None) -> Tensor:
     """Binary cross entropy on logits: ``-[y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))]``,
     computed as ``(1 - y) x + softplus(-x)`` so it stays finite for any logit."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if _autocast.enabled:  # PyTorch's CPU autocast list
         input, target, weight = _autocast.to_float32(input, target, weight)
     _check_reduction(reduction)

@@ -13,6 +13,7 @@ from ..._core.tensor import Tensor
 from ...ops import dual, elementwise
 from ...ops._args import scalar_type_name
 from ...ops.arithmetic import add_scalar, sub, sub_scalar
+from .._reduction import legacy_reduction
 from .loss import _REDUCTION_ENUM, _check_reduction, _reduce
 from .pointwise import logsigmoid
 
@@ -31,6 +32,7 @@ def _check_nonempty(input: Tensor) -> None:
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """``max(0, -y (x1 - x2) + margin)``."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if not input1.ndim == input2.ndim == target.ndim:
         raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
@@ -43,6 +45,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1``."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     loss = elementwise.where(target != 1, elementwise.clamp_min(sub(margin, input), 0), 0.0) \
         + elementwise.where(target != -1, input, 0.0)
@@ -52,6 +55,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                           size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """``1 - cos(x1, x2)`` where ``y = 1``, ``max(0, cos(x1, x2) - margin)`` where ``y = -1``."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     dim = 1 if input1.ndim == 2 else 0
     eps = 1e-12
@@ -69,6 +73,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
                                 size_average=None, reduce=None,
                                 reduction: str = "mean") -> Tensor:
     """Per-class logistic loss averaged over the classes (the last dim)."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
@@ -81,6 +86,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
                       weight: Tensor | None = None, size_average=None, reduce=None,
                       reduction: str = "mean") -> Tensor:
     """``sum_{i != y} max(0, margin - x[y] + x[i])^p / C`` (times ``weight[y]``)."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
@@ -158,6 +164,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
                            reduction: str = "mean") -> Tensor:
     """``sum_{j in targets, i not in targets} max(0, 1 - (x[j] - x[i])) / C``; each row of
     ``target`` lists class indices and ends at the first -1."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_nonempty(input)
     if tuple(target.shape) != tuple(input.shape):

@@ -24,6 +24,7 @@ from ...ops._common import binary_operands
 from ...ops.arithmetic import add_scalar, mul_scalar
 from ...ops.creation import full_like
 from ...ops.pointwise import xlogy
+from .._reduction import legacy_reduction
 from .loss import _REDUCTION_ENUM, _check_reduction, _reduce
 
 __all__ = [
@@ -94,6 +95,7 @@ def _loss_operands(input: Tensor, target: Tensor):
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean (or summed, or elementwise) absolute error."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if _autocast.enabled:  # PyTorch's CPU autocast list
         input, target = _autocast.to_float32(input, target)
     _check_reduction(reduction)
@@ -107,6 +109,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere (``d = x - y``)."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if _autocast.enabled:  # PyTorch's CPU autocast list
         input, target = _autocast.to_float32(input, target)
     _check_reduction(reduction)
@@ -149,6 +152,7 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     """``target * (log(target) - input)`` (``input`` holds log-probabilities; 0 where the
     target is 0), or ``exp(t) * (t - input)`` with ``log_target=True``."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if _autocast.enabled:  # PyTorch's CPU autocast list
         input, target = _autocast.to_float32(input, target)
     if reduction not in ("none", "mean", "sum", "batchmean"):
@@ -175,6 +179,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """``-(y log x + (1 - y) log(1 - x))`` for probabilities ``x``, each log clamped at -100
     as PyTorch does, so a saturated prediction gives a large finite loss."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if _autocast.enabled:  # PyTorch's CPU autocast list
         input, target, weight = _autocast.to_float32(input, target, weight)
     _check_reduction(reduction)
@@ -226,6 +231,7 @@ class BinaryCrossEntropyBackward0(Node):
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
     """``log(1 + exp(-y x))`` for labels ``y`` in {-1, 1}."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     ti, tt, x, y, xp = _loss_operands(input, target)
     z = -x * y
@@ -257,6 +263,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
                      reduction: str = "mean") -> Tensor:
     """Negative log likelihood of a Poisson target with rate ``exp(input)`` (``log_input``) or
     ``input``; ``full`` adds Stirling's term for targets above 1."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     # PyTorch's C++ composite, its operands evaluated right to left (the order of the packs);
     # C++ numbers are Scalars (AddBackward1, MulBackward1).

@@ -5,34 +5,14 @@ is the smaller of ``d(a, n)`` and ``d(p, n)``."""
 
 from __future__ import annotations
 
-import warnings
-
 from ..._core.tensor import Tensor
 from ...ops import elementwise
 from ...ops.arithmetic import add_scalar
+from .._reduction import legacy_reduction
 from .distance import pairwise_distance
 from .loss import _check_reduction, _reduce
 
 __all__ = ["triplet_margin_loss", "triplet_margin_with_distance_loss"]
-
-
-def legacy_reduction(size_average, reduce, reduction: str) -> str:
-    """The ``reduction`` that PyTorch's deprecated ``size_average``/``reduce`` pair stands for
-    (each defaults to True), or ``reduction`` when both are None."""
-    if size_average is None and reduce is None:
-        return reduction
-    warnings.warn("size_average and reduce args will be deprecated, please use "
-                  f"reduction='{_legacy_name(size_average, reduce)}' instead.",
-                  stacklevel=3)
-    return _legacy_name(size_average, reduce)
-
-
-def _legacy_name(size_average, reduce) -> str:
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
 
 
 def _check_triplet(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float) -> None:

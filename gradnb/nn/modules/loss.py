@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..._core.tensor import Tensor
 from .. import functional as F
+from .._reduction import legacy_reduction
 from .linear import Linear
 from .module import Module
 
@@ -26,7 +27,7 @@ class MSELoss(_Loss):
     """Mean squared error between input and target."""
 
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(reduction)
+        super().__init__(legacy_reduction(size_average, reduce, reduction))
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, reduction=self.reduction)
@@ -37,7 +38,7 @@ class NLLLoss(_WeightedLoss):
 
     def __init__(self, weight: Tensor | None = None, size_average=None, ignore_index: int = -100,
                  reduce=None, reduction: str = "mean") -> None:
-        super().__init__(weight, reduction)
+        super().__init__(weight, legacy_reduction(size_average, reduce, reduction))
         self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
@@ -50,7 +51,7 @@ class CrossEntropyLoss(_WeightedLoss):
 
     def __init__(self, weight: Tensor | None = None, size_average=None, ignore_index: int = -100,
                  reduce=None, reduction: str = "mean", label_smoothing: float = 0.0) -> None:
-        super().__init__(weight, reduction)
+        super().__init__(weight, legacy_reduction(size_average, reduce, reduction))
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
@@ -64,7 +65,7 @@ class BCEWithLogitsLoss(_Loss):
 
     def __init__(self, weight: Tensor | None = None, size_average=None, reduce=None,
                  reduction: str = "mean", pos_weight: Tensor | None = None) -> None:
-        super().__init__(reduction)
+        super().__init__(legacy_reduction(size_average, reduce, reduction))
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..._core.tensor import Tensor
 from .. import functional as F
+from .._reduction import legacy_reduction
 from .loss import _Loss, _WeightedLoss
 
 __all__ = ["CosineEmbeddingLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
@@ -16,7 +17,7 @@ class MarginRankingLoss(_Loss):
 
     def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
-        super().__init__(reduction)
+        super().__init__(legacy_reduction(size_average, reduce, reduction))
         self.margin = margin
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
@@ -29,7 +30,7 @@ class HingeEmbeddingLoss(_Loss):
 
     def __init__(self, margin: float = 1.0, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
-        super().__init__(reduction)
+        super().__init__(legacy_reduction(size_average, reduce, reduction))
         self.margin = margin
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
@@ -41,7 +42,7 @@ class CosineEmbeddingLoss(_Loss):
 
     def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
-        super().__init__(reduction)
+        super().__init__(legacy_reduction(size_average, reduce, reduction))
         self.margin = margin
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
@@ -54,7 +55,7 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
 
     def __init__(self, weight: Tensor | None = None, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
-        super().__init__(weight, reduction)
+        super().__init__(weight, legacy_reduction(size_average, reduce, reduction))
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.multilabel_soft_margin_loss(input, target, self.weight,
@@ -66,7 +67,7 @@ class MultiMarginLoss(_WeightedLoss):
 
     def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
                  size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(weight, reduction)
+        super().__init__(weight, legacy_reduction(size_average, reduce, reduction))
         if p not in (1, 2):
             raise ValueError("only p == 1 and p == 2 supported")
         self.p = p
@@ -81,7 +82,7 @@ class MultiLabelMarginLoss(_Loss):
     """Multi-label hinge loss: every listed class above every unlisted one."""
 
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(reduction)
+        super().__init__(legacy_reduction(size_average, reduce, reduction))
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)

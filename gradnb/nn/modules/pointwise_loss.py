@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..._core.tensor import Tensor
 from .. import functional as F
+from .._reduction import legacy_reduction
 from .loss import _Loss, _WeightedLoss
 
 __all__ = ["BCELoss", "GaussianNLLLoss", "HuberLoss", "KLDivLoss", "L1Loss", "PoissonNLLLoss",
@@ -16,7 +17,7 @@ class BCELoss(_WeightedLoss):
 
     def __init__(self, weight: Tensor | None = None, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
-        super().__init__(weight, reduction)
+        super().__init__(weight, legacy_reduction(size_average, reduce, reduction))
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
@@ -26,7 +27,7 @@ class L1Loss(_Loss):
     """Mean absolute error."""
 
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(reduction)
+        super().__init__(legacy_reduction(size_average, reduce, reduction))
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.l1_loss(input, target, reduction=self.reduction)
@@ -37,7 +38,7 @@ class SmoothL1Loss(_Loss):
 
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
                  beta: float = 1.0) -> None:
-        super().__init__(reduction)
+        super().__init__(legacy_reduction(size_average, reduce, reduction))
         self.beta = beta
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
@@ -60,7 +61,7 @@ class KLDivLoss(_Loss):
 
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
                  log_target: bool = False) -> None:
-        super().__init__(reduction)
+        super().__init__(legacy_reduction(size_average, reduce, reduction))
         self.log_target = log_target
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
@@ -71,7 +72,7 @@ class SoftMarginLoss(_Loss):
     """Logistic loss ``log(1 + exp(-y x))`` for labels in {-1, 1}."""
 
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(reduction)
+        super().__init__(legacy_reduction(size_average, reduce, reduction))
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.soft_margin_loss(input, target, reduction=self.reduction)
@@ -82,7 +83,7 @@ class PoissonNLLLoss(_Loss):
 
     def __init__(self, log_input: bool = True, full: bool = False, size_average=None,
                  eps: float = 1e-8, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(reduction)
+        super().__init__(legacy_reduction(size_average, reduce, reduction))
         self.log_input = log_input
         self.full = full
         self.eps = eps

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..._core.tensor import Tensor
 from .. import functional as F
-from ..functional.triplet import legacy_reduction
+from .._reduction import legacy_reduction
 from .loss import _Loss
 from .misc import PairwiseDistance
 
