@@ -450,9 +450,10 @@ class Module:
         """Copy values from ``state_dict`` into this module's parameters and buffers, in place.
 
         With ``strict`` (the default), missing or unexpected keys are an error; a shape mismatch
-        always is. Returns the missing and unexpected keys. ``assign`` is accepted for
-        PyTorch compatibility; values are always copied into the existing tensors, so
-        optimizers built before loading keep working.
+        always is. Returns the missing and unexpected keys. Values are copied into the existing
+        tensors (so optimizers built before loading keep working); with ``assign`` the state
+        dict's tensors take their places instead, keeping their dtype and memory (a parameter
+        keeps its ``requires_grad``), as PyTorch's.
         """
         own = self._own_state()
         missing = [k for k in own if k not in state_dict]
@@ -480,10 +481,30 @@ class Module:
             raise RuntimeError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t"
                                + "\n\t".join(errors))
         with no_grad():
-            for key, target in own.items():
-                if key in state_dict:
-                    _copy_into(target, state_dict[key])
+            if assign:
+                self._assign_state(state_dict)
+            else:
+                for key, target in own.items():
+                    if key in state_dict:
+                        _copy_into(target, state_dict[key])
         return _IncompatibleKeys(missing, unexpected)
+
+    def _assign_state(self, state_dict: dict) -> None:
+        """``load_state_dict(assign=True)``'s work: each parameter and persistent buffer named in
+        ``state_dict`` replaced by its value there (a parameter wrapping it)."""
+        for module_prefix, module in self.named_modules(remove_duplicate=False):
+            dot = module_prefix + ("." if module_prefix else "")
+            for name, p in list(module._parameters.items()):
+                value = state_dict.get(dot + name)
+                if p is not None and value is not None:
+                    value = value if isinstance(value, Tensor) else Tensor._make(value)
+                    module._parameters[name] = Parameter(value, requires_grad=p.requires_grad)
+            for name, b in list(module._buffers.items()):
+                value = state_dict.get(dot + name)
+                if b is not None and value is not None \
+                        and name not in module._non_persistent_buffers_set:
+                    module._buffers[name] = value if isinstance(value, Tensor) \
+                        else Tensor._make(value)
 
     # -- devices and dtypes ---------------------------------------------------------------------
     def _apply(self, fn: Callable, floating_only_buffers: bool = True) -> Module:
