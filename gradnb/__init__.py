@@ -149,7 +149,8 @@ _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_ten
                    "is_autocast_cache_enabled", "set_autocast_cache_enabled",
                    "clear_autocast_cache")},
                # nn.functional ops that PyTorch also offers at the top level
-               "alpha_dropout": "nn.functional", "channel_shuffle": "nn.functional",
+               "alpha_dropout": "nn.functional",
+               "embedding_renorm_": "nn.functional.sparse", "channel_shuffle": "nn.functional",
                "constant_pad_nd": "nn.functional.resample",
                "feature_alpha_dropout": "nn.functional", "pdist": "nn.functional",
                "grid_sampler": "nn.functional.grid_sample",

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..._core.backend import get_array_module
-from ..._core.graph import Node
+from ..._core.graph import Node, bump_version
 from ..._core.record import record
 from ...ops.creation import zeros
 from ...sparse import SparseTensor
 from ._fused import Tensor
 
-__all__ = ["embedding", "one_hot"]
+__all__ = ["embedding", "embedding_renorm_", "one_hot"]
 
 
 class EmbeddingBackward0(Node):
@@ -43,6 +43,14 @@ class EmbeddingBackward0(Node):
         dim = g.shape[-1]
         rows = indices.reshape(-1) % self.num_weights
         grads = g.reshape(-1, dim)
+        if self.scale_grad_by_freq and self.sparse:
+            raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse "
+                               "gradients")
+        if self.scale_grad_by_freq:  # each row's gradient divided by how often it was looked up
+            xp = get_array_module(rows._data)
+            counts = xp.bincount(rows._data, minlength=self.num_weights)
+            scale = (1.0 / counts[rows._data]).astype(grads._data.dtype).reshape(-1, 1)
+            grads = grads * type(grads)._make(scale)
         if self.padding_idx is not None:
             keep = rows != self.padding_idx
             rows, grads = rows[keep], grads[keep]
@@ -60,8 +68,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     """Look up rows of ``weight`` (``num_embeddings x dim``) at the integer ``input``."""
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
-    if max_norm is not None or scale_grad_by_freq:
-        raise NotImplementedError("embedding: max_norm and scale_grad_by_freq are not supported")
     idx = input._data
     if idx.dtype.kind not in "iu":
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "
@@ -72,9 +78,29 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         padding_idx += num
     if idx.size and (idx.min() < -num or idx.max() >= num):
         raise IndexError("index out of range in self")
+    if max_norm is not None:  # the looked-up rows are renormalised in the table itself first
+        embedding_renorm_(weight, input, max_norm, norm_type)
     out = weight._data[idx]
-    return record(EmbeddingBackward0, (weight,), out, save=(input,),
-                  attrs={"num_weights": num, "padding_idx": padding_idx, "sparse": sparse})
+    attrs = {"num_weights": num, "padding_idx": padding_idx, "sparse": sparse}
+    if scale_grad_by_freq:
+        attrs["scale_grad_by_freq"] = True
+    return record(EmbeddingBackward0, (weight,), out, save=(input,), attrs=attrs)
+
+
+def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
+    """Scale, in place and outside autograd, each row of the table ``input`` named in
+    ``indices`` whose ``norm_type`` norm exceeds ``max_norm`` down to ``max_norm`` (PyTorch's
+    ``max_norm / (norm + 1e-7)``)."""
+    data = input._data
+    xp = get_array_module(data)
+    rows = xp.unique(indices._data.reshape(-1))
+    norms = xp.linalg.norm(data[rows].astype(xp.float64, copy=False), ord=norm_type, axis=1)
+    over = norms > max_norm
+    if over.any():
+        scale = max_norm / (norms[over] + 1e-7)
+        data[rows[over]] *= scale.astype(data.dtype)[:, None]
+        bump_version(input)
+    return input
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
