@@ -244,6 +244,19 @@ CALLS = {
     "0-d t[True tensor] = [v]": lambda t: _written_0d(
         t, lambda a: a.__setitem__(t.tensor(True), t.tensor([3.0]))),
     "0-d masked write of a grad-requiring value": lambda t: _masked_0d_grad(t),
+    # scatter's older reduce= argument (PyTorch has no derivative for it)
+    "scatter reduce add": lambda t: t.ones(3).scatter(0, t.tensor([0, 0, 2]),
+                                                      t.tensor([2.0, 3.0, 4.0]), reduce="add"),
+    "scatter reduce multiply number": lambda t: t.ones(3, dtype=t.int64).scatter(
+        0, t.tensor([0, 0, 2]), 2, reduce="multiply"),
+    "scatter reduce 2-d": lambda t: t.ones(2, 3).scatter(
+        1, t.tensor([[0, 0], [2, 1]]), t.tensor([[1.0, 2.0, 9.0], [3.0, 4.0, 9.0]]), reduce="add"),
+    "scatter_ reduce": lambda t: t.ones(3).scatter_(0, t.tensor([1, 1]), t.tensor([2.0, 3.0]),
+                                                    reduce="multiply"),
+    "scatter reduce mean": lambda t: t.ones(3).scatter(0, t.tensor([0]), t.tensor([1.0]),
+                                                       reduce="mean"),
+    "scatter reduce backward": lambda t: t.ones(3, requires_grad=True).scatter(
+        0, t.tensor([0]), t.tensor([2.0]), reduce="add").sum().backward(),
 }
 
 

@@ -677,10 +677,10 @@ class ScatterBackward1(Node):
 
 def scatter(input: Tensor, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:
     """A copy of ``input`` with ``src`` (a tensor or a number) written at ``index`` along ``dim``."""
-    if reduce is not None:
-        raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_add")
     if src is None:
         src = value
+    if reduce is not None:
+        return _scatter_with_reduce(input, dim, index, src, reduce)
     data = input._data
     xp = get_array_module(data)
     idx = _index_array(index, "scatter", xp)
@@ -703,6 +703,34 @@ def scatter(input: Tensor, dim: int, index, src=None, *, value=None, reduce=None
                              "dim": saved_int(raw_dim)})
     return record(ScatterBackward1, (input,), out, save=save,
                   attrs={"key": key, "dim": saved_int(raw_dim)})
+
+
+def _scatter_with_reduce(input: Tensor, dim: int, index, src, reduce: str) -> Tensor:
+    """PyTorch's older ``scatter(..., reduce='add' | 'multiply')``: ``src`` (a tensor or a number)
+    added into, or multiplied onto, the entries at ``index``, repeats accumulating. PyTorch has
+    no derivative for it (``scatter_reduce`` is the differentiable form): its NotImplemented node."""
+    from .._core.warn_once import warn_once
+    from ._declare import record_underivable
+
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    data = input._data
+    xp = get_array_module(data)
+    idx = _index_array(index, "scatter", xp)
+    dim = _wrap_dim(dim, data.ndim)
+    st = src if isinstance(src, Tensor) else None
+    _scatter_checks("scatter", data, idx, dim, st._data if st is not None else None)
+    if st is not None:
+        warn_once("scatter reduce with a tensor", "The reduce argument of gradnb.scatter with "
+                  "Tensor src is deprecated and will be removed in a future PyTorch release. "
+                  "Use gradnb.scatter_reduce instead for more reduction options.", stacklevel=5)
+        piece = _src_part(st._data, idx)[0].astype(data.dtype, copy=False)
+    else:
+        piece = xp.asarray(src).astype(data.dtype)
+    key = _along_dim_key(data, idx, dim, xp)
+    out = data.copy()
+    (xp.add if reduce == "add" else xp.multiply).at(out, key, xp.broadcast_to(piece, idx.shape))
+    return record_underivable("scatter", (input, st), out)
 
 
 class ScatterAddBackward0(Node):
