@@ -51,3 +51,33 @@ def test_embedding_module_max_norm():
     layer(gradnb.tensor([1, 3, 3]))
     norms = np.linalg.norm(layer.weight.detach().numpy()[[1, 3]], axis=1)
     assert (norms <= 0.5 + 1e-6).all()
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+@pytest.mark.parametrize("padding_idx", [None, 2])
+def test_embedding_bag_scale_grad_by_freq_is_embeddings(mode, padding_idx):
+    """Each row's gradient over its count among all indices: what ``F.embedding`` with
+    ``scale_grad_by_freq`` gives under the bag reduction (checked on torch's ``embedding``:
+    torch 2.13's CPU ``embedding_bag`` divides by the wrong counts, e.g. a row looked up once by
+    2 and a row looked up three times by 1)."""
+    table = np.arange(15.0).reshape(5, 3) / 4 - 1
+    flat, bag_of = [0, 2, 2, 1, 4, 2, 0], [0, 0, 0, 1, 1, 2, 2]
+    upstream = np.arange(9.0).reshape(3, 3)
+
+    w = gradnb.tensor(table, requires_grad=True)
+    out = gradnb.nn.functional.embedding_bag(
+        gradnb.tensor(flat), w, gradnb.tensor([0, 3, 5]), mode=mode,
+        scale_grad_by_freq=True, padding_idx=padding_idx)
+    (out * gradnb.tensor(upstream)).sum().backward()
+
+    tw = torch.tensor(table, requires_grad=True)
+    rows = torch.nn.functional.embedding(torch.tensor(flat), tw, padding_idx=padding_idx,
+                                         scale_grad_by_freq=True)
+    keep = torch.tensor([i != padding_idx for i in flat], dtype=torch.float64)[:, None]
+    bags = torch.zeros(3, 3, dtype=torch.float64).index_add(0, torch.tensor(bag_of), rows * keep)
+    if mode == "mean":
+        sizes = torch.zeros(3, dtype=torch.float64).index_add(0, torch.tensor(bag_of), keep[:, 0])
+        bags = bags / sizes.clamp(min=1)[:, None]
+    (bags * torch.tensor(upstream)).sum().backward()
+    np.testing.assert_allclose(out.detach().numpy(), bags.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-12)

@@ -57,8 +57,6 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
                                   f"per_sample_weights is only supported for mode='sum' (got "
                                   f"mode='{mode}'). Please open a feature request on GitHub.")
-    if scale_grad_by_freq:
-        raise NotImplementedError("embedding_bag: scale_grad_by_freq is not supported")
     num = weight.shape[0]
     if padding_idx is not None:
         if not -num <= padding_idx < num:
@@ -77,8 +75,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     keep = (bag_of >= 0) & (indices != (-1 if padding_idx is None else padding_idx))
     if mode != "max" and not sparse:
         return _embedding_bag_node(input, weight, offsets, indices, bag_of, bags, keep, mode,
-                                   per_sample_weights, padding_idx)
-    rows = embedding(_tensor(indices[keep], device=weight.device), weight, sparse=sparse)
+                                   per_sample_weights, padding_idx, scale_grad_by_freq)
+    rows = embedding(_tensor(indices[keep], device=weight.device), weight, sparse=sparse,
+                     scale_grad_by_freq=scale_grad_by_freq)
     if per_sample_weights is not None:
         kept = _tensor(np.flatnonzero(keep), device=weight.device)
         rows = rows * per_sample_weights.reshape(-1).index_select(0, kept).unsqueeze(1)
@@ -94,7 +93,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
 
 
 def _embedding_bag_node(input, weight, offsets, indices, bag_of, bags, keep, mode,
-                        per_sample_weights, padding_idx) -> Tensor:
+                        per_sample_weights, padding_idx, scale_grad_by_freq) -> Tensor:
     """A sum or mean bag recorded as PyTorch's ``_embedding_bag``: one EmbeddingBagBackward0
     with its offset2bag, bag_size and max_indices outputs (as its CPU kernel fills them)."""
     w = weight._data
@@ -120,7 +119,7 @@ def _embedding_bag_node(input, weight, offsets, indices, bag_of, bags, keep, mod
     data = (out, offset2bag, bag_size, bag_size.copy())
     attrs = {"indices": flat, "offsets": offsets, "mode": _MODES.index(mode),
              "padding_idx": -1 if padding_idx is None else padding_idx,
-             "scale_grad_by_freq": False, "sparse": False,
+             "scale_grad_by_freq": bool(scale_grad_by_freq), "sparse": False,
              "weight_sym_argsize_0": w.shape[0], "bag_of": bag_of, "keep": keep,
              "scale": scale}
     return record(EmbeddingBagBackward0, (weight, per_sample_weights), data, attrs=attrs,
@@ -151,7 +150,12 @@ class EmbeddingBagBackward0(Node):
         if self.needs(0):
             grad_w = get_array_module(g).zeros((self.weight_sym_argsize_0, g.shape[1]),
                                                dtype=g.dtype)
-            np.add.at(grad_w, idx, g[bag_of[keep]] * self.scale[keep, None])
+            scale = self.scale[keep]
+            if self.scale_grad_by_freq:  # over how often each row occurs among all indices
+                every = dual.data(self.saved(g)[0]).reshape(-1)
+                counts = np.bincount(every, minlength=self.weight_sym_argsize_0)
+                scale = scale / counts[idx]
+            np.add.at(grad_w, idx, g[bag_of[keep]] * scale[:, None])
         if self.needs(1):
             w = dual.data(self.saved(g)[3])
             grad_psw = get_array_module(g).zeros(keep.shape, dtype=g.dtype)
