@@ -8,35 +8,23 @@ everything else (``parameters()``, ``state_dict()``, ``to()``, ``train()``/``eva
 from __future__ import annotations
 
 import warnings
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..._core import dtype as _dtype
 from ..._core import events
 from ..._core.backend import device as Device
-from ..._core.backend import device_of, to_device
+from ..._core.backend import to_device
 from ..._core.deepcopy import copy_attributes
-from ..._core.grad_mode import no_grad
 from ..._core.graph import bump_version
 from ..._core.hooks import RemovableHandle
 from ..._core.hooks import register as _register
 from ..._core.tensor import Tensor
 from ...utils.hooks import BackwardHook
 from ..parameter import Buffer, Parameter
+from .state_dict import StateDictMixin, _IncompatibleKeys  # noqa: F401 - re-exported
 
 __all__ = ["Module", "zero_grads"]
-
-
-class _IncompatibleKeys(NamedTuple):
-    missing_keys: list
-    unexpected_keys: list
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return (f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
-                f"unexpected_keys={self.unexpected_keys})")
 
 
 def zero_grads(params, set_to_none: bool = True) -> None:
@@ -65,7 +53,7 @@ def _addindent(text: str, spaces: int) -> str:
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
-class Module:
+class Module(StateDictMixin):
     """Base class for layers and models: subclass it, assign layers and ``Parameter``s in
     ``__init__``, and write ``forward``. Call the module (not ``forward``) so hooks run.
 
@@ -416,96 +404,6 @@ class Module:
         table.update(rest)
 
     # -- state ----------------------------------------------------------------------------------
-    def state_dict(self, *, destination: dict | None = None, prefix: str = "",
-                   keep_vars: bool = False) -> OrderedDict:
-        """Parameters and persistent buffers by dotted name (detached, sharing memory)."""
-        if destination is None:
-            destination = OrderedDict()
-        for name, p in self._parameters.items():
-            if p is not None:
-                destination[prefix + name] = p if keep_vars else p.detach()
-        for name, b in self._buffers.items():
-            if b is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = b if keep_vars else b.detach()
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
-        return destination
-
-    def _own_state(self) -> dict:
-        state = {}
-        for module_prefix, module in self.named_modules(remove_duplicate=False):
-            dot = module_prefix + ("." if module_prefix else "")
-            for name, p in module._parameters.items():
-                if p is not None:
-                    state[dot + name] = p
-            for name, b in module._buffers.items():
-                if b is not None and name not in module._non_persistent_buffers_set:
-                    state[dot + name] = b
-        return state
-
-    def load_state_dict(self, state_dict: dict, strict: bool = True,
-                        assign: bool = False) -> _IncompatibleKeys:
-        """Copy values from ``state_dict`` into this module's parameters and buffers, in place.
-
-        With ``strict`` (the default), missing or unexpected keys are an error; a shape mismatch
-        always is. Returns the missing and unexpected keys. Values are copied into the existing
-        tensors (so optimizers built before loading keep working); with ``assign`` the state
-        dict's tensors take their places instead, keeping their dtype and memory (a parameter
-        keeps its ``requires_grad``), as PyTorch's.
-        """
-        own = self._own_state()
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        for key, target in own.items():
-            if key not in state_dict:
-                continue
-            value = state_dict[key]
-            if not hasattr(value, "shape"):
-                errors.append(f'While copying the parameter named "{key}", expected gradnb.Tensor '
-                              f"or Tensor-like object from checkpoint but received {type(value)}")
-            elif tuple(value.shape) != tuple(target.shape):
-                errors.append(f"size mismatch for {key}: copying a param with shape "
-                              f"{_size_repr(value.shape)} from checkpoint, the shape in current "
-                              f"model is {_size_repr(target.shape)}.")
-        if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in missing) + ". ")
-        if errors:
-            raise RuntimeError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t"
-                               + "\n\t".join(errors))
-        with no_grad():
-            if assign:
-                self._assign_state(state_dict)
-            else:
-                for key, target in own.items():
-                    if key in state_dict:
-                        _copy_into(target, state_dict[key])
-        return _IncompatibleKeys(missing, unexpected)
-
-    def _assign_state(self, state_dict: dict) -> None:
-        """``load_state_dict(assign=True)``'s work: each parameter and persistent buffer named in
-        ``state_dict`` replaced by its value there (a parameter wrapping it)."""
-        for module_prefix, module in self.named_modules(remove_duplicate=False):
-            dot = module_prefix + ("." if module_prefix else "")
-            for name, p in list(module._parameters.items()):
-                value = state_dict.get(dot + name)
-                if p is not None and value is not None:
-                    value = value if isinstance(value, Tensor) else Tensor._make(value)
-                    module._parameters[name] = Parameter(value, requires_grad=p.requires_grad)
-            for name, b in list(module._buffers.items()):
-                value = state_dict.get(dot + name)
-                if b is not None and value is not None \
-                        and name not in module._non_persistent_buffers_set:
-                    module._buffers[name] = value if isinstance(value, Tensor) \
-                        else Tensor._make(value)
-
     # -- devices and dtypes ---------------------------------------------------------------------
     def _apply(self, fn: Callable, floating_only_buffers: bool = True) -> Module:
         """Replace the array of every parameter, gradient and buffer by ``fn(array)``; the
@@ -608,14 +506,3 @@ def _device_only(fn, arr):
     return out if out.dtype == arr.dtype else out.astype(arr.dtype)
 
 
-def _size_repr(shape) -> str:
-    return f"gradnb.Size({list(shape)})"
-
-
-def _copy_into(target: Tensor, value) -> None:
-    """``target.copy_(value)`` without recording: cast and move ``value`` to the target."""
-    data = value._data if isinstance(value, Tensor) else value
-    if type(data) is not type(target._data):
-        data = to_device(data, device_of(target._data))
-    target._data[...] = data
-    bump_version(target)
