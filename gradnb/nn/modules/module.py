@@ -11,6 +11,8 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
+
 from ..._core import dtype as _dtype
 from ..._core import events
 from ..._core.backend import device as Device
@@ -317,6 +319,61 @@ class Module(StateDictMixin):
         if name not in module._parameters:
             raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
         return module._parameters[name]
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at dotted path ``target``."""
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return module._buffers[name]
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at dotted path ``target``, replacing what is there (with ``strict``,
+        only an existing attribute)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")  # noqa: TRY004 - as PyTorch
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{atoms[-1]}`")
+        if hasattr(parent, atoms[-1]) and not isinstance(getattr(parent, atoms[-1]), Module):
+            raise AttributeError(f"`{atoms[-1]}` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
+
+    def compile(self, *args, **kwargs) -> None:
+        """``torch.compile`` this module's forward in place: it takes ``gradnb.compile``'s
+        arguments (checked) and the module runs as it is, eagerly."""
+        from ..._runtime import compile as compile_
+
+        compile_(self, *args, **kwargs)
+
+    def to_empty(self, *, device, recurse: bool = True) -> Module:
+        """Move the parameters and buffers to ``device`` without copying their values (they read
+        as zeros: gradnb never hands out old memory)."""
+        target = Device(device) if not isinstance(device, Device) else device
+        modules = self.modules() if recurse else [self]
+        for module in modules:
+            for tensors in (module._parameters, module._buffers):
+                for t in tensors.values():
+                    if t is not None:
+                        t._data = to_device(np.zeros(t._data.shape, t._data.dtype), target)
+        return self
+
+    def type(self, dst_type) -> Module:
+        """Cast every parameter and buffer to ``dst_type`` (a dtype or a legacy type name)."""
+        from ...ops import tensor_api
+
+        if isinstance(dst_type, str):  # "torch.DoubleTensor"
+            dst_type = getattr(tensor_api, dst_type.rpartition(".")[2])
+        if isinstance(dst_type, tensor_api._LegacyTensorMeta):
+            dst_type = getattr(_dtype, dst_type._dtype_name)
+        np_dtype = _dtype.as_dtype(dst_type).np
+        return self._apply(lambda a: a.astype(np_dtype, copy=False), floating_only_buffers=False)
 
     def apply(self, fn: Callable[[Module], None]) -> Module:
         """Call ``fn`` on every descendant, then on this module (e.g. to initialise weights)."""
