@@ -6,9 +6,18 @@ from __future__ import annotations
 import importlib
 
 from . import rnn
-from .clip_grad import clip_grad_norm_, clip_grad_value_
+from .clip_grad import (
+    clip_grad_norm,
+    clip_grad_norm_,
+    clip_grad_value_,
+    clip_grads_with_norm_,
+    get_total_norm,
+)
+from .convert_parameters import parameters_to_vector, vector_to_parameters
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parametrizations", "parametrize", "rnn"]
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
+           "get_total_norm", "parameters_to_vector", "parametrizations", "parametrize", "rnn",
+           "vector_to_parameters"]
 
 
 def __getattr__(name: str):
