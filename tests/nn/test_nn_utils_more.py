@@ -148,3 +148,93 @@ def test_clip_grad_norm_warns_on_an_empty_generator_as_torch(torch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         nn.utils.clip_grad_norm_([], 1.0)  # an empty list is silent
+
+
+# -- conv / linear + batch norm fusion -----------------------------------------------------------
+def _twin(torch, tmod, gmod):
+    """``gmod`` with ``tmod``'s state (random running statistics so the fusion is not trivial)."""
+    rng = np.random.default_rng(3)
+    with torch.no_grad():
+        for name, buf in tmod.named_buffers():
+            if name.endswith("running_mean"):
+                buf.copy_(torch.tensor(rng.standard_normal(buf.shape)))
+            elif name.endswith("running_var"):
+                buf.copy_(torch.tensor(rng.uniform(0.5, 2.0, buf.shape)))
+        for name, p in tmod.named_parameters():
+            p.copy_(torch.tensor(rng.standard_normal(p.shape)))
+    gmod.load_state_dict({k: gradnb.tensor(v.numpy()) for k, v in tmod.state_dict().items()})
+    return tmod.eval(), gmod.eval()
+
+
+@pytest.mark.parametrize("kind, transpose, bias, affine", [
+    ("Conv2d", False, True, True), ("Conv1d", False, False, True), ("Conv3d", False, True, False),
+    ("ConvTranspose2d", True, True, True), ("ConvTranspose1d", True, False, False)])
+def test_fuse_conv_bn_eval_equals_conv_then_bn_as_torch(torch, kind, transpose, bias, affine):
+    dims = int(kind[-2])
+    bn_kind = f"BatchNorm{dims}d"
+    tconv = getattr(torch.nn, kind)(2, 3, 2, bias=bias)
+    tbn = getattr(torch.nn, bn_kind)(3, affine=affine)
+    tconv, conv = _twin(torch, tconv, getattr(nn, kind)(2, 3, 2, bias=bias))
+    tbn, bn = _twin(torch, tbn, getattr(nn, bn_kind)(3, affine=affine))
+    fused = nn.utils.fuse_conv_bn_eval(conv, bn, transpose=transpose)
+    tfused = torch.nn.utils.fuse_conv_bn_eval(tconv, tbn, transpose=transpose)
+    assert type(fused) is type(conv) and fused is not conv and not fused.training
+    assert sorted(fused.state_dict()) == sorted(tfused.state_dict())
+    for k, v in tfused.state_dict().items():
+        np.testing.assert_allclose(fused.state_dict()[k].numpy(), v.numpy(), rtol=1e-5, atol=1e-6)
+    assert isinstance(fused.weight, nn.Parameter) and fused.weight.requires_grad
+    x = np.random.default_rng(4).standard_normal((2, 2) + (5,) * dims).astype(np.float32)
+    with gradnb.no_grad():
+        pair = bn(conv(gradnb.tensor(x)))
+        np.testing.assert_allclose(fused(gradnb.tensor(x)).numpy(), pair.numpy(),
+                                   rtol=1e-4, atol=1e-5)
+    # The originals are untouched.
+    np.testing.assert_array_equal(conv.weight.detach().numpy(), tconv.weight.detach().numpy())
+
+
+def test_fuse_linear_bn_eval_equals_linear_then_bn_as_torch(torch):
+    for out, feats in [(3, 3), (3, 1)]:
+        tlin, lin = _twin(torch, torch.nn.Linear(4, out), nn.Linear(4, out))
+        tbn, bn = _twin(torch, torch.nn.BatchNorm1d(feats), nn.BatchNorm1d(feats))
+        fused = nn.utils.fuse_linear_bn_eval(lin, bn)
+        tfused = torch.nn.utils.fuse_linear_bn_eval(tlin, tbn)
+        for k, v in tfused.state_dict().items():
+            np.testing.assert_allclose(fused.state_dict()[k].numpy(), v.numpy(), rtol=1e-5)
+        x = gradnb.tensor(np.random.default_rng(5).standard_normal((6, 4)).astype(np.float32))
+        if feats == out:
+            with gradnb.no_grad():
+                np.testing.assert_allclose(fused(x).numpy(), bn(lin(x)).numpy(), rtol=1e-4,
+                                           atol=1e-5)
+
+
+def test_fusion_asserts_match_torch(torch):
+    conv, tconv = nn.Conv2d(2, 3, 1), torch.nn.Conv2d(2, 3, 1)
+    bn, tbn = nn.BatchNorm2d(3), torch.nn.BatchNorm2d(3)
+    _raises_like(torch, lambda: nn.utils.fuse_conv_bn_eval(conv, bn),
+                 lambda: torch.nn.utils.fuse_conv_bn_eval(tconv, tbn))
+    conv.eval(), tconv.eval()
+    bn = nn.BatchNorm2d(3, track_running_stats=False).eval()
+    tbn = torch.nn.BatchNorm2d(3, track_running_stats=False).eval()
+    _raises_like(torch, lambda: nn.utils.fuse_conv_bn_eval(conv, bn),
+                 lambda: torch.nn.utils.fuse_conv_bn_eval(tconv, tbn))
+    lin, tlin = nn.Linear(2, 3).eval(), torch.nn.Linear(2, 3).eval()
+    bn, tbn = nn.BatchNorm1d(2).eval(), torch.nn.BatchNorm1d(2).eval()
+    with pytest.raises(AssertionError) as got:
+        nn.utils.fuse_linear_bn_eval(lin, bn)
+    with pytest.raises(AssertionError) as expected:
+        torch.nn.utils.fuse_linear_bn_eval(tlin, tbn)
+    assert str(got.value) == str(expected.value)
+
+
+def test_fuse_weights_keep_the_conv_dtypes_as_torch(torch):
+    w = np.ones((3, 2, 1, 1), dtype=np.float32)
+    stats = [np.arange(3.0), np.ones(3), np.ones(3), np.zeros(3)]
+    fw, fb = nn.utils.fuse_conv_bn_weights(gradnb.tensor(w), None, *map(gradnb.tensor, stats[:2]),
+                                           1e-5, *map(gradnb.tensor, stats[2:]))
+    tw, tb = torch.nn.utils.fuse_conv_bn_weights(torch.tensor(w), None,
+                                                 *map(torch.tensor, stats[:2]), 1e-5,
+                                                 *map(torch.tensor, stats[2:]))
+    assert (fw.dtype, fb.dtype) == (gradnb.float32, gradnb.float32)
+    assert (tw.dtype, tb.dtype) == (torch.float32, torch.float32)
+    assert fb.requires_grad == tb.requires_grad
+    np.testing.assert_allclose(fb.detach().numpy(), tb.detach().numpy(), rtol=1e-6)
