@@ -238,3 +238,22 @@ def test_fuse_weights_keep_the_conv_dtypes_as_torch(torch):
     assert (tw.dtype, tb.dtype) == (torch.float32, torch.float32)
     assert fb.requires_grad == tb.requires_grad
     np.testing.assert_allclose(fb.detach().numpy(), tb.detach().numpy(), rtol=1e-6)
+
+
+# -- skip_init -----------------------------------------------------------------------------------
+def test_skip_init_builds_the_module_as_torch(torch):
+    m = nn.utils.skip_init(nn.Linear, 5, 2, dtype=gradnb.float64)
+    tm = torch.nn.utils.skip_init(torch.nn.Linear, 5, 2, dtype=torch.float64)
+    assert sorted(m.state_dict()) == sorted(tm.state_dict())
+    for (k, p), (_, tp) in zip(m.named_parameters(), tm.named_parameters()):
+        assert tuple(p.shape) == tuple(tp.shape) and p.requires_grad == tp.requires_grad
+        assert p.dtype == gradnb.float64 and str(p.device) == str(tp.device) == "cpu"
+    bn = nn.utils.skip_init(nn.BatchNorm1d, num_features=3)
+    assert sorted(bn.state_dict()) == sorted(torch.nn.utils.skip_init(
+        torch.nn.BatchNorm1d, num_features=3).state_dict())
+
+
+def test_skip_init_errors_match_torch(torch):
+    _raises_like(torch, lambda: nn.utils.skip_init(int), lambda: torch.nn.utils.skip_init(int))
+    _raises_like(torch, lambda: nn.utils.skip_init(nn.ReLU),
+                 lambda: torch.nn.utils.skip_init(torch.nn.ReLU))

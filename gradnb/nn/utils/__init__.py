@@ -20,11 +20,12 @@ from .fusion import (
     fuse_linear_bn_eval,
     fuse_linear_bn_weights,
 )
+from .init import skip_init
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
            "fuse_linear_bn_weights", "get_total_norm", "parameters_to_vector", "parametrizations", "parametrize", "rnn",
-           "vector_to_parameters"]
+           "skip_init", "vector_to_parameters"]
 
 
 def __getattr__(name: str):
