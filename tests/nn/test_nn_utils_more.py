@@ -257,3 +257,57 @@ def test_skip_init_errors_match_torch(torch):
     _raises_like(torch, lambda: nn.utils.skip_init(int), lambda: torch.nn.utils.skip_init(int))
     _raises_like(torch, lambda: nn.utils.skip_init(nn.ReLU),
                  lambda: torch.nn.utils.skip_init(torch.nn.ReLU))
+
+
+# -- hook-based weight norm ----------------------------------------------------------------------
+def _same_state(mod, tmod):
+    assert list(mod.state_dict()) == list(tmod.state_dict())
+    for k, v in tmod.state_dict().items():
+        np.testing.assert_allclose(mod.state_dict()[k].numpy(), v.numpy(), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("dim", [0, 1, None, -2])
+def test_weight_norm_matches_torch(torch, dim):
+    tconv, conv = _twin(torch, torch.nn.Conv2d(2, 3, 2), nn.Conv2d(2, 3, 2))
+    with pytest.warns(FutureWarning) as ours:
+        nn.utils.weight_norm(conv, dim=dim)
+    with pytest.warns(FutureWarning) as theirs:
+        torch.nn.utils.weight_norm(tconv, dim=dim)
+    assert str(ours[0].message) == str(theirs[0].message).replace("torch.", "gradnb.")
+    _same_state(conv, tconv)
+    assert "weight" not in conv._parameters and not isinstance(conv.weight, nn.Parameter)
+    # The hook recomputes the weight from g and v before each forward (and gradients reach them).
+    with gradnb.no_grad():
+        conv.weight_g.mul_(2.0)
+    with torch.no_grad():
+        tconv.weight_g.mul_(2.0)
+    x = np.random.default_rng(6).standard_normal((1, 2, 4, 4)).astype(np.float32)
+    out, tout = conv(gradnb.tensor(x)), tconv(torch.tensor(x))
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-5, atol=1e-6)
+    out.sum().backward()
+    tout.sum().backward()
+    for name in ("weight_g", "weight_v"):
+        np.testing.assert_allclose(getattr(conv, name).grad.numpy(),
+                                   getattr(tconv, name).grad.numpy(), rtol=1e-4, atol=1e-5)
+    nn.utils.remove_weight_norm(conv)
+    torch.nn.utils.remove_weight_norm(tconv)
+    _same_state(conv, tconv)
+    assert isinstance(conv.weight, nn.Parameter) and not conv._forward_pre_hooks
+
+
+def test_weight_norm_errors_match_torch(torch):
+    lin, tlin = nn.Linear(2, 2), torch.nn.Linear(2, 2)
+    _raises_like(torch, lambda: nn.utils.remove_weight_norm(lin),
+                 lambda: torch.nn.utils.remove_weight_norm(tlin))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        nn.utils.weight_norm(lin)
+        torch.nn.utils.weight_norm(tlin)
+        _raises_like(torch, lambda: nn.utils.weight_norm(lin),
+                     lambda: torch.nn.utils.weight_norm(tlin))
+    # A weight-normed module's state loads into a fresh one (the keys are weight_g/weight_v).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        other = nn.utils.weight_norm(nn.Linear(2, 2))
+    other.load_state_dict(lin.state_dict())
+    np.testing.assert_array_equal(other.weight_v.detach().numpy(), lin.weight_v.detach().numpy())

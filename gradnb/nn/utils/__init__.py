@@ -1,4 +1,5 @@
-"""``gradnb.nn.utils``: gradient clipping, packed sequences (``nn.utils.rnn``) and
+"""``gradnb.nn.utils``: gradient clipping, parameters <-> vector, batch-norm fusion, skip_init,
+the hook-based weight and spectral norm, packed sequences (``nn.utils.rnn``) and
 parametrizations (``parametrize``, ``parametrizations``: weight and spectral norm, orthogonal)."""
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ from .fusion import (
     fuse_linear_bn_weights,
 )
 from .init import skip_init
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
-           "fuse_linear_bn_weights", "get_total_norm", "parameters_to_vector", "parametrizations", "parametrize", "rnn",
-           "skip_init", "vector_to_parameters"]
+           "fuse_linear_bn_weights", "get_total_norm", "parameters_to_vector", "parametrizations",
+           "parametrize", "remove_weight_norm", "rnn", "skip_init", "vector_to_parameters",
+           "weight_norm"]
 
 
 def __getattr__(name: str):
