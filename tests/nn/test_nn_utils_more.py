@@ -311,3 +311,65 @@ def test_weight_norm_errors_match_torch(torch):
         other = nn.utils.weight_norm(nn.Linear(2, 2))
     other.load_state_dict(lin.state_dict())
     np.testing.assert_array_equal(other.weight_v.detach().numpy(), lin.weight_v.detach().numpy())
+
+
+# -- hook-based spectral norm --------------------------------------------------------------------
+def _spectral_twin(torch, kind, **kwargs):
+    """A module and its torch twin under spectral_norm, with torch's random u, v copied over."""
+    tmod, mod = _twin(torch, getattr(torch.nn, kind)(3, 4, 2) if kind != "Linear"
+                      else torch.nn.Linear(5, 3),
+                      getattr(nn, kind)(3, 4, 2) if kind != "Linear" else nn.Linear(5, 3))
+    tmod.train(), mod.train()
+    torch.nn.utils.spectral_norm(tmod, **kwargs)
+    nn.utils.spectral_norm(mod, **kwargs)
+    with gradnb.no_grad():
+        for name in ("weight_u", "weight_v"):
+            getattr(mod, name).copy_(gradnb.tensor(getattr(tmod, name).numpy()))
+    return mod, tmod
+
+
+@pytest.mark.parametrize("kind, kwargs", [("Linear", {}), ("Conv2d", {"n_power_iterations": 3}),
+                                          ("ConvTranspose2d", {}), ("Conv2d", {"dim": 1})])
+def test_spectral_norm_matches_torch(torch, kind, kwargs):
+    mod, tmod = _spectral_twin(torch, kind, **kwargs)
+    _same_state(mod, tmod)
+    assert list(mod.state_dict()) == ["bias", "weight_orig", "weight_u", "weight_v"]
+    assert isinstance(mod.weight_orig, nn.Parameter) and "weight" not in mod._parameters
+    shape = (2, 5) if kind == "Linear" else (1, 3, 4, 4)
+    x = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+    for _ in range(2):  # training mode: each forward refines u and v in place
+        out, tout = mod(gradnb.tensor(x)), tmod(torch.tensor(x))
+        np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-4,
+                                   atol=1e-5)
+        _same_state(mod, tmod)
+    out.sum().backward()
+    tout.sum().backward()
+    np.testing.assert_allclose(mod.weight_orig.grad.numpy(), tmod.weight_orig.grad.numpy(),
+                               rtol=1e-4, atol=1e-5)
+    # Eval mode: no power iteration, u and v stay.
+    mod.eval(), tmod.eval()
+    u = mod.weight_u.numpy().copy()
+    np.testing.assert_allclose(mod(gradnb.tensor(x)).detach().numpy(),
+                               tmod(torch.tensor(x)).detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(mod.weight_u.numpy(), u)
+    nn.utils.remove_spectral_norm(mod)
+    torch.nn.utils.remove_spectral_norm(tmod)
+    _same_state(mod, tmod)
+    assert isinstance(mod.weight, nn.Parameter) and not mod._forward_pre_hooks
+
+
+def test_spectral_norm_errors_match_torch(torch):
+    lin, tlin = nn.Linear(2, 2), torch.nn.Linear(2, 2)
+    _raises_like(torch, lambda: nn.utils.remove_spectral_norm(lin),
+                 lambda: torch.nn.utils.remove_spectral_norm(tlin))
+    _raises_like(torch, lambda: nn.utils.spectral_norm(lin, n_power_iterations=0),
+                 lambda: torch.nn.utils.spectral_norm(tlin, n_power_iterations=0))
+    _raises_like(torch, lambda: nn.utils.spectral_norm(nn.Linear(2, 2, bias=False), "bias"),
+                 lambda: torch.nn.utils.spectral_norm(torch.nn.Linear(2, 2, bias=False), "bias"))
+    nn.utils.spectral_norm(lin)
+    torch.nn.utils.spectral_norm(tlin)
+    _raises_like(torch, lambda: nn.utils.spectral_norm(lin),
+                 lambda: torch.nn.utils.spectral_norm(tlin))
+    other = nn.utils.spectral_norm(nn.Linear(2, 2))
+    other.load_state_dict(lin.state_dict())
+    np.testing.assert_array_equal(other.weight_u.numpy(), lin.weight_u.numpy())

@@ -22,13 +22,14 @@ from .fusion import (
     fuse_linear_bn_weights,
 )
 from .init import skip_init
+from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
            "fuse_linear_bn_weights", "get_total_norm", "parameters_to_vector", "parametrizations",
-           "parametrize", "remove_weight_norm", "rnn", "skip_init", "vector_to_parameters",
-           "weight_norm"]
+           "parametrize", "remove_spectral_norm", "remove_weight_norm", "rnn", "skip_init",
+           "spectral_norm", "vector_to_parameters", "weight_norm"]
 
 
 def __getattr__(name: str):
