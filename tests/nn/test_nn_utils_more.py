@@ -373,3 +373,13 @@ def test_spectral_norm_errors_match_torch(torch):
     other = nn.utils.spectral_norm(nn.Linear(2, 2))
     other.load_state_dict(lin.state_dict())
     np.testing.assert_array_equal(other.weight_u.numpy(), lin.weight_u.numpy())
+
+
+def test_clip_grads_with_norm_refuses_a_float_norm_as_torch(torch):
+    p, tp = nn.Parameter(gradnb.ones(2)), torch.nn.Parameter(torch.ones(2))
+    p.grad, tp.grad = gradnb.tensor([3.0, 4.0]), torch.tensor([3.0, 4.0])
+    with pytest.raises(TypeError):
+        torch.nn.utils.clip_grads_with_norm_(tp, 1.0, 5.0)
+    with pytest.raises(TypeError, match=r"^clamp\(\) received an invalid combination"):
+        nn.utils.clip_grads_with_norm_(p, 1.0, 5.0)
+    assert p.grad.tolist() == tp.grad.tolist() == [3.0, 4.0]  # nothing half-applied
