@@ -383,3 +383,23 @@ def test_clip_grads_with_norm_refuses_a_float_norm_as_torch(torch):
     with pytest.raises(TypeError, match=r"^clamp\(\) received an invalid combination"):
         nn.utils.clip_grads_with_norm_(p, 1.0, 5.0)
     assert p.grad.tolist() == tp.grad.tolist() == [3.0, 4.0]  # nothing half-applied
+
+
+# -- stateless.functional_call (deprecated) ------------------------------------------------------
+def test_stateless_functional_call_warns_and_calls_as_torch(torch):
+    tlin, lin = _twin(torch, torch.nn.Linear(2, 1), nn.Linear(2, 1))
+    x = np.ones((1, 2), dtype=np.float32)
+    with pytest.warns(FutureWarning) as ours:
+        out = nn.utils.stateless.functional_call(lin, {"weight": gradnb.ones(1, 2)},
+                                                 (gradnb.tensor(x),))
+    with pytest.warns(FutureWarning) as theirs:
+        tout = torch.nn.utils.stateless.functional_call(tlin, {"weight": torch.ones(1, 2)},
+                                                        (torch.tensor(x),))
+    assert str(ours[0].message) == str(theirs[0].message).replace("torch.", "gradnb.")
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        _raises_like(torch, lambda: nn.utils.stateless.functional_call(
+            lin, {"weight": gradnb.ones(1, 2)}, (gradnb.tensor(x),), strict=True),
+            lambda: torch.nn.utils.stateless.functional_call(
+            tlin, {"weight": torch.ones(1, 2)}, (torch.tensor(x),), strict=True))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 
-from . import rnn
+from . import rnn, stateless
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -29,7 +29,7 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_
            "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
            "fuse_linear_bn_weights", "get_total_norm", "parameters_to_vector", "parametrizations",
            "parametrize", "remove_spectral_norm", "remove_weight_norm", "rnn", "skip_init",
-           "spectral_norm", "vector_to_parameters", "weight_norm"]
+           "spectral_norm", "stateless", "vector_to_parameters", "weight_norm"]
 
 
 def __getattr__(name: str):
