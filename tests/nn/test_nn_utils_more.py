@@ -403,3 +403,23 @@ def test_stateless_functional_call_warns_and_calls_as_torch(torch):
             lin, {"weight": gradnb.ones(1, 2)}, (gradnb.tensor(x),), strict=True),
             lambda: torch.nn.utils.stateless.functional_call(
             tlin, {"weight": torch.ones(1, 2)}, (torch.tensor(x),), strict=True))
+
+
+# -- conv weight memory format -------------------------------------------------------------------
+def test_convert_conv_weight_memory_format_as_torch(torch):
+    model = nn.Sequential(nn.Conv2d(3, 4, 2), nn.Sequential(nn.ConvTranspose2d(4, 2, 2)),
+                          nn.Conv3d(2, 2, 1), nn.Linear(2, 2))
+    weights = [m.weight for m in model.modules() if hasattr(m, "weight")]
+    before = [w.detach().numpy().copy() for w in weights]
+    conv_data = weights[0].detach().numpy()
+    assert nn.utils.convert_conv2d_weight_memory_format(model, gradnb.channels_last) is model
+    assert nn.utils.convert_conv3d_weight_memory_format(model, gradnb.channels_last_3d) is model
+    after = [m.weight for m in model.modules() if hasattr(m, "weight")]
+    assert all(a is w for a, w in zip(after, weights))  # the same Parameters, fresh data
+    for w, b in zip(after, before):
+        np.testing.assert_array_equal(w.detach().numpy(), b)
+    assert not np.shares_memory(weights[0].detach().numpy(), conv_data)
+    tmodel = torch.nn.Conv2d(3, 4, 2)
+    tw = tmodel.weight
+    torch.nn.utils.convert_conv2d_weight_memory_format(tmodel, torch.channels_last)
+    assert tmodel.weight is tw
