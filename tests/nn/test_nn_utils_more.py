@@ -423,3 +423,11 @@ def test_convert_conv_weight_memory_format_as_torch(torch):
     tw = tmodel.weight
     torch.nn.utils.convert_conv2d_weight_memory_format(tmodel, torch.channels_last)
     assert tmodel.weight is tw
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 0.0, float("inf"), -float("inf"), -1.0])
+def test_get_total_norm_of_a_sparse_gradient_equals_its_dense_form(norm_type):
+    # A gradnb extension (PyTorch 2.13 refuses sparse tensors here): the implicit zeros count.
+    s = gradnb.sparse_coo_tensor([[1, 3]], [3.0, -4.0], (5,))
+    assert (nn.utils.get_total_norm([s], norm_type).item()
+            == nn.utils.get_total_norm([s.to_dense()], norm_type).item())

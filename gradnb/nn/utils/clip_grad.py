@@ -36,10 +36,13 @@ def _array(grad):
     return grad._data
 
 
-def _dense(t):
-    # A sparse tensor's norm is its stored values' norm (the implicit zeros add nothing, except
-    # to the 0 and negative "norms", where PyTorch's foreach_norm also only sees the values).
-    return Tensor._make(_array(t)) if getattr(t, "is_sparse", False) else t
+def _dense(t, norm_type: float):
+    """What a tensor's norm is taken over. A sparse gradient (a gradnb extension: PyTorch 2.13's
+    CPU ``get_total_norm`` refuses sparse tensors) uses its stored values where the implicit
+    zeros add nothing (``norm_type >= 0``), and its dense form where they decide (negative)."""
+    if not getattr(t, "is_sparse", False):
+        return t
+    return Tensor._make(_array(t)) if norm_type >= 0 else t.to_dense()
 
 
 def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False,
@@ -51,7 +54,7 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
     if not tensors:
         return tensor(0.0)
     with no_grad():
-        norms = [vector_norm(_dense(t), norm_type) for t in tensors]
+        norms = [vector_norm(_dense(t, norm_type), norm_type) for t in tensors]
         total = vector_norm(stack(norms), norm_type)
     if error_if_nonfinite and not bool(total.isfinite()):
         raise RuntimeError(
