@@ -431,3 +431,14 @@ def test_get_total_norm_of_a_sparse_gradient_equals_its_dense_form(norm_type):
     s = gradnb.sparse_coo_tensor([[1, 3]], [3.0, -4.0], (5,))
     assert (nn.utils.get_total_norm([s], norm_type).item()
             == nn.utils.get_total_norm([s.to_dense()], norm_type).item())
+
+
+def test_hook_norms_refuse_a_lazy_module_as_torch(torch):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        for ours, theirs in [(nn.utils.weight_norm, torch.nn.utils.weight_norm),
+                             (nn.utils.spectral_norm, torch.nn.utils.spectral_norm)]:
+            lazy = nn.LazyLinear(3)
+            _raises_like(torch, lambda f=ours, m=lazy: f(m),
+                         lambda f=theirs: f(torch.nn.LazyLinear(3)))
+            assert "weight" in lazy._parameters and not lazy._forward_pre_hooks

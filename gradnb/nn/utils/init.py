@@ -16,7 +16,8 @@ def skip_init(module_cls, *args, **kwargs):
     PyTorch builds the module on its "meta" device (no storage, initializers skipped) and then
     allocates uninitialized memory with ``to_empty``. gradnb has no meta device, so the module is
     built directly on the final device: the initializers run (no time is saved) and the values
-    are the initialized ones, a valid instance of PyTorch's "unspecified" contents. Shapes,
+    are the initialized ones, a valid instance of PyTorch's "unspecified" contents (and the
+    random initializers advance the global generator, which PyTorch's do not). Shapes,
     dtypes, devices, ``requires_grad`` and the state_dict keys are as PyTorch's.
     """
     if not issubclass(module_cls, Module):

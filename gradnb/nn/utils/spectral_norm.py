@@ -17,6 +17,7 @@ from ..._core.tensor import Tensor
 from ...ops.creation import randn
 from ..functional import normalize
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from ..modules.lazy import _LazyMixin
 from ..modules.module import Module
 from ..parameter import Parameter
 
@@ -87,6 +88,10 @@ class SpectralNorm:
         weight = module._parameters[name]
         if weight is None:
             raise ValueError(f"`SpectralNorm` cannot be applied as parameter `{name}` is None")
+        if isinstance(module, _LazyMixin) and module.has_uninitialized_params():
+            raise ValueError(
+                "The module passed to `SpectralNorm` can't have uninitialized parameters. "
+                "Make sure to run the dummy forward before applying spectral normalization")
         with no_grad():
             h, w = fn.reshape_weight_to_matrix(weight).shape
             # Random starting vectors, refined at each training-mode forward.

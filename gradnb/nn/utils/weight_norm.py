@@ -10,6 +10,7 @@ import warnings
 from typing import Any
 
 from ..._core.tensor import Tensor
+from ..modules.lazy import _LazyMixin
 from ..modules.module import Module
 from ..parameter import Parameter
 
@@ -49,6 +50,10 @@ class WeightNorm:
                     f"Cannot register two weight_norm hooks on the same parameter {name}")
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
+        if isinstance(module, _LazyMixin) and module.has_uninitialized_params():
+            raise ValueError(
+                "The module passed to `WeightNorm` can't have uninitialized parameters. "
+                "Make sure to run the dummy forward before applying weight normalization")
         del module._parameters[name]
         g = _norm_except_dim(weight, fn.dim)
         module.register_parameter(name + "_g", Parameter(g.data))
