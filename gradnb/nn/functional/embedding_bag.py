@@ -14,13 +14,13 @@ from typing import ClassVar
 import numpy as np
 
 from ..._core.backend import get_array_module
-from ..._core.graph import Node, bump_version
+from ..._core.graph import Node
 from ..._core.record import record
 from ..._core.tensor import Tensor
 from ...ops import dual
 from ...ops.creation import tensor as _tensor
 from ...ops.creation import zeros
-from .sparse import embedding
+from .sparse import embedding, embedding_renorm_
 
 __all__ = ["embedding_bag"]
 
@@ -71,7 +71,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
         raise RuntimeError(f"Index {i} of input takes value {int(indices[i])} which is not in the "
                            f"valid range [0, {num})")
     if max_norm is not None:
-        _renorm(weight, indices, max_norm, norm_type)
+        embedding_renorm_(weight, indices, max_norm, norm_type)
     keep = (bag_of >= 0) & (indices != (-1 if padding_idx is None else padding_idx))
     if mode != "max" and not sparse:
         return _embedding_bag_node(input, weight, offsets, indices, bag_of, bags, keep, mode,
@@ -227,15 +227,3 @@ def _bag_max(rows: Tensor, bag_ids: np.ndarray, bags: int) -> Tensor:
     mask = np.zeros((bags, 1), dtype=values.dtype)
     mask[filled] = 1
     return out * _tensor(mask, device=rows.device)
-
-
-def _renorm(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:
-    """Scale each referenced row whose ``norm_type``-norm exceeds ``max_norm`` down to it, in
-    place and outside the graph (PyTorch's ``embedding_renorm_``)."""
-    data = weight._data
-    xp = get_array_module(data)
-    for row in np.unique(indices):
-        norm = float(xp.linalg.norm(data[row], ord=norm_type))
-        if norm > max_norm:
-            data[row] *= max_norm / (norm + 1e-7)
-    bump_version(weight)

@@ -87,19 +87,20 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     return record(EmbeddingBackward0, (weight,), out, save=(input,), attrs=attrs)
 
 
-def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
+def embedding_renorm_(input: Tensor, indices, max_norm: float, norm_type: float) -> Tensor:
     """Scale, in place and outside autograd, each row of the table ``input`` named in
-    ``indices`` whose ``norm_type`` norm exceeds ``max_norm`` down to ``max_norm`` (PyTorch's
-    ``max_norm / (norm + 1e-7)``)."""
+    ``indices`` (a tensor or an array) whose ``norm_type`` norm exceeds ``max_norm`` down to
+    ``max_norm`` (PyTorch's ``max_norm / (norm + 1e-7)``). An in-place op: the version moves."""
     data = input._data
     xp = get_array_module(data)
-    rows = xp.unique(indices._data.reshape(-1))
+    raw = indices._data if isinstance(indices, Tensor) else indices
+    rows = xp.unique(xp.asarray(raw).reshape(-1))
     norms = xp.linalg.norm(data[rows].astype(xp.float64, copy=False), ord=norm_type, axis=1)
     over = norms > max_norm
     if over.any():
         scale = max_norm / (norms[over] + 1e-7)
         data[rows[over]] *= scale.astype(data.dtype)[:, None]
-        bump_version(input)
+    bump_version(input)
     return input
 
 
