@@ -9,11 +9,13 @@ only its engine. For the forward it reports: seconds with the collector on and o
 collections of each generation ran and the seconds spent in them (``gc.callbacks``); and the
 objects the collector tracks per op while the graph is alive (``gc.get_objects()`` before and
 after), by type. gradnb's graphs have no reference cycles, so the collector never frees
-anything from them; it still walks every tracked node and tuple each time a collection of the
-oldest generation runs, and those come more often the more tracked objects a graph adds (a
-full collection runs once the objects that survived younger ones exceed 25% of the old ones).
-PyTorch keeps its graph in C++: its forward adds no tracked objects. A script, not a test:
-timings are noisy.
+anything from them; it still walks every tracked object each time a collection of the oldest
+generation runs, and those come more often the more tracked objects a graph adds (a full
+collection runs once the objects that survived younger ones exceed 25% of the old ones).
+A node keeps its edges in slots, not in a tuple of nodes, so a Python-float chain adds one
+tracked object per op, the node (a 0-d tensor constant adds the tuple that saves it). PyTorch
+keeps its graph in C++: its forward adds no tracked objects. A script, not a test: timings
+are noisy.
 """
 
 from __future__ import annotations

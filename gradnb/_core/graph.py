@@ -147,17 +147,20 @@ class Node:
 
     # Only what every node needs is a slot; hooks and metadata are rare, so they default to the
     # class attribute and land in the instance ``__dict__`` when set (recording stays cheap).
-    # The edges are kept as two flat tuples, the producer nodes (None: no gradient) and their
-    # output numbers, not as PyTorch's tuple of pairs: a pair per edge would be one more object
-    # per op for the cyclic garbage collector to walk while a graph is alive (a 100,000-op graph
-    # is walked several times as it grows). ``next_functions`` builds the pairs on demand.
+    # The edges: the producer node of each input (None: no gradient) in the slots ``_next0``,
+    # ``_next1``, ``_next2`` (and a tuple ``_next_rest`` for a fourth input on), and their output
+    # numbers in one tuple ``_next_nr``, whose length is the number of inputs. Not a tuple of
+    # producers: CPython's cyclic garbage collector walks every object that can refer to others
+    # each time it collects the oldest generation, and a tuple of nodes is one, so it doubled
+    # the objects a live graph adds per op (the deep chain's forward spent more time in those
+    # collections than in its ops: ``benchmarks/bench_gc.py``). The output numbers hold only
+    # ints (mostly the shared ``_ZERO_NRS``), which the collector stops walking. ``_next``
+    # builds the tuple of producers on demand, ``next_functions`` the pairs.
     # ``_shape``/``_dtype`` describe the node's output (a tuple of them, one per output, when
     # ``num_outputs > 1``), as PyTorch's per-node ``InputMetadata``: the engine fits each
-    # gradient it sends to the metadata of the node that receives it. Two plain slots, not a
-    # tuple per input edge, so recording allocates nothing for them and the cyclic GC has
-    # nothing more to walk.
-    __slots__ = ("__dict__", "__weakref__", "_dtype", "_next", "_next_nr", "_saved", "_seq",
-                 "_shape")
+    # gradient it sends to the metadata of the node that receives it.
+    __slots__ = ("__dict__", "__weakref__", "_dtype", "_next0", "_next1", "_next2", "_next_nr",
+                 "_next_rest", "_saved", "_seq", "_shape")
     num_outputs = 1
     runs_user_code = False  # True for nodes whose backward is user code (custom Functions)
     saves: ClassVar[tuple] = ()
@@ -206,6 +209,33 @@ class Node:
         return self._seq
 
     @property
+    def _next(self) -> tuple:
+        """The producer node of each input (None where the input gets no gradient)."""
+        n = len(self._next_nr)
+        if n == 1:
+            return (self._next0,)
+        if n == 2:
+            return (self._next0, self._next1)
+        if n == 3:
+            return (self._next0, self._next1, self._next2)
+        if n == 0:
+            return ()
+        return (self._next0, self._next1, self._next2, *self._next_rest)
+
+    @_next.setter
+    def _next(self, producers) -> None:
+        # (the caller sets ``_next_nr``, of the same length, beside it)
+        n = len(producers)
+        if n:
+            self._next0 = producers[0]
+            if n > 1:
+                self._next1 = producers[1]
+                if n > 2:
+                    self._next2 = producers[2]
+                    if n > 3:
+                        self._next_rest = tuple(producers[3:])
+
+    @property
     def next_functions(self) -> tuple:
         """One ``(node, output_nr)`` per input: the node that made the input (its
         ``AccumulateGrad`` for a leaf) and which of its outputs the input is; ``(None, 0)`` for
@@ -226,7 +256,7 @@ class Node:
     def input_metadata(self, i: int):
         """``(shape, dtype)`` of input ``i`` as recorded (what the engine fits its gradient to),
         or None when input ``i`` gets no gradient."""
-        nxt = self._next[i]
+        nxt = self._next0 if i == 0 else self._next[i]
         return None if nxt is None else nxt.output_metadata(self._next_nr[i])
 
     # -- saved values -------------------------------------------------------------------------
@@ -325,6 +355,10 @@ class Node:
 
     def needs(self, i: int) -> bool:
         """Whether input ``i`` wants a gradient (PyTorch's ``needs_input_grad[i]``)."""
+        if i == 0:  # (every node with inputs has a first one: no tuple built)
+            return self._next0 is not None
+        if i == 1 and len(self._next_nr) > 1:
+            return self._next1 is not None
         return self._next[i] is not None
 
     @property
@@ -621,16 +655,17 @@ def link(node, inputs) -> None:
                 rb = b._output_nr
         else:
             fb, rb = None, 0
-        node._next = (fa, fb)
+        node._next0 = fa
+        node._next1 = fb
         node._next_nr = (ra, rb) if ra or rb else _ZERO_NRS[2]
     elif len(inputs) == 1 and inputs[0] is not None and inputs[0]._requires_grad:
         a = inputs[0]
         fa = a._grad_fn
         if fa is None:
-            node._next = (accumulator(a),)
+            node._next0 = accumulator(a)
             node._next_nr = _ZERO_NRS[1]
         else:
-            node._next = (fa,)
+            node._next0 = fa
             node._next_nr = (a._output_nr,) if a._output_nr else _ZERO_NRS[1]
     else:  # three or more inputs (addmm, custom Functions): one loop, no edge pairs
         fns, nrs = [], []

@@ -112,7 +112,8 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
                 rb = b._output_nr
         else:
             fb, rb = None, 0
-        node._next = (fa, fb)
+        node._next0 = fa
+        node._next1 = fb
         node._next_nr = (ra, rb) if ra or rb else _ZERO_NRS2
         node._seq = next(_sequence)
         if _switches.anomaly is not None:
@@ -122,10 +123,10 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
             refresh(a)
         fa = a._grad_fn
         if fa is None:
-            node._next = (accumulator(a),)
+            node._next0 = accumulator(a)
             node._next_nr = _ZERO_NRS1
         else:
-            node._next = (fa,)
+            node._next0 = fa
             node._next_nr = (a._output_nr,) if a._output_nr else _ZERO_NRS1
         node._seq = next(_sequence)
         if _switches.anomaly is not None:

@@ -30,6 +30,7 @@ from .._core.backend import get_array_module, silent, sum_to
 from .._core.dtype import from_numpy_dtype
 from .._core.grad_mode import state as _grad_state
 from .._core.graph import (
+    _ZERO_NRS,
     AccumulateGrad,
     accumulator,
     bump_version,
@@ -182,6 +183,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
+# The shared output numbers of a one- and a two-input node (see ``Node``'s edges).
+_ZERO_NRS1, _ZERO_NRS2 = _ZERO_NRS[1], _ZERO_NRS[2]
+
+
 def _discover(root_nodes, targets):
     """Walk the graph from the roots; count dependencies; check it can run.
 
@@ -208,7 +213,11 @@ def _discover(root_nodes, targets):
                      or node.runs_user_code or type(node) is AccumulateGrad):
             user_code = _runs_user_code(node)
             look = not user_code
-        for nxt in node._next:
+        # (the edges read from their slots; the shared output numbers of one- and two-input
+        # nodes, nearly all, tell their number without a call)
+        nrs = node._next_nr
+        for nxt in ((node._next0,) if nrs is _ZERO_NRS1 else (node._next0, node._next1)
+                    if nrs is _ZERO_NRS2 else node._next):
             if nxt is None:
                 continue
             if parents is not None:
@@ -355,6 +364,7 @@ def _execute(run: _Pass) -> None:
     heappop, heappush = heapq.heappop, heapq.heappush
     anomaly = switches.anomaly
     observed, watch_nodes, tracker = run.observed, run.watch_nodes, run.tracker
+    zero_nrs1, zero_nrs2 = _ZERO_NRS1, _ZERO_NRS2
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
     executed = 0
@@ -407,7 +417,7 @@ def _execute(run: _Pass) -> None:
                     run.pending_leaves.append((leaf, g))
                 continue
             if grads is None:
-                results = (None,) * len(node._next)
+                results = (None,) * len(node._next_nr)
             else:
                 try:
                     if node.on_tensors and not tensor_mode:
@@ -435,7 +445,8 @@ def _execute(run: _Pass) -> None:
             # fitted (summed down from a broadcast, cast) to the output that node recorded.
             fit, nrs = node.fit_grads, node._next_nr
             i = -1
-            for nxt in node._next:
+            for nxt in ((node._next0,) if nrs is zero_nrs1 else (node._next0, node._next1)
+                        if nrs is zero_nrs2 else node._next):
                 i += 1
                 if nxt is None or (needed is not None and nxt not in needed):
                     continue

@@ -203,7 +203,7 @@ class MulBackward0(Node):
     def backward(self, g):
         a, b = self.saved(g)
         conj = dual.conj  # complex: PyTorch's g * conj(other)
-        needs_a, needs_b = self._next  # (``needs(i)``, read once)
+        needs_a, needs_b = self._next0, self._next1  # (``needs(i)``, read once)
         return (g * conj(b) if needs_a is not None else None,
                 g * conj(a) if needs_b is not None else None)
 

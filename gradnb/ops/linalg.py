@@ -67,26 +67,25 @@ class AddmmBackward0(Node):
 
     @property
     def shown_mat1_strides(self):
-        if self._next[1] is None:
+        if self._next1 is None:
             return ()
         return _element_strides(self.mat1_sym_strides, self.mat1_sym_sizes, self._dtype.itemsize)
 
     @property
     def shown_mat2_strides(self):
-        if self._next[2] is None:
+        if self._next2 is None:
             return ()
         return _element_strides(self.mat2_sym_strides, self.mat2_sym_sizes, self._dtype.itemsize)
 
     def backward(self, g):
         m1, m2 = self.saved(g)
         alpha, beta = self.alpha, self.beta
-        nxt = self._next
         if type(g) is _ndarray and g.dtype.kind != "c" and alpha == 1 and beta == 1:
             # first order, real, F.linear's: the same products, without dual's dispatch
             return (
-                self._grad_bias(g) if nxt[0] is not None else None,
-                g @ m2.T if nxt[1] is not None else None,
-                (g.T @ m1).T if nxt[2] is not None else None,
+                self._grad_bias(g) if self._next0 is not None else None,
+                g @ m2.T if self._next1 is not None else None,
+                (g.T @ m1).T if self._next2 is not None else None,
             )
         if alpha != 1:
             alpha = alpha.conjugate()
@@ -123,8 +122,7 @@ def _prepare_addmm(node, inputs) -> tuple:
     node.mat1_sym_strides = m1.strides
     node.mat2_sym_sizes = m2.shape
     node.mat2_sym_strides = m2.strides
-    nxt = node._next
-    return (1 if nxt[2] is not None else None, 2 if nxt[1] is not None else None)
+    return (1 if node._next2 is not None else None, 2 if node._next1 is not None else None)
 
 
 def _element_strides(strides, shape, itemsize) -> tuple:
