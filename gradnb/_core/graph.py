@@ -585,7 +585,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable) -> None:
         self.variable = variable
-        self._next = self._next_nr = ()
+        self._next_nr = ()  # (no inputs: no edge slots to set)
         self._saved = ()
         self._shape = variable._data.shape
         self._dtype = variable._data.dtype
@@ -679,16 +679,21 @@ def link(node, inputs) -> None:
             else:
                 fns.append(t._grad_fn)
                 nrs.append(t._output_nr)
-        node._next = tuple(fns)
-        node._next_nr = tuple(nrs)
+        if len(fns) == 3:  # (addmm: every linear layer; the setter's call saved)
+            node._next0, node._next1, node._next2 = fns
+        else:
+            node._next = fns
+        node._next_nr = _ZERO_NRS[3] if nrs == _ZERO_NRS3_LIST else tuple(nrs)
     node._seq = next(_sequence)
     node._saved = ()
     if switches.anomaly is not None:
         switches.anomaly(node)
 
 
-# Output numbers of a node whose inputs all come from output 0 (nearly every node), shared.
-_ZERO_NRS = ((), (0,), (0, 0))
+# Output numbers of a node whose inputs all come from output 0 (nearly every node), shared:
+# the engine tells a node's number of inputs by which one it holds, without a call.
+_ZERO_NRS = ((), (0,), (0, 0), (0, 0, 0))
+_ZERO_NRS3_LIST = [0, 0, 0]
 
 
 def unlinked(cls, num_inputs: int):

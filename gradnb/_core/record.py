@@ -84,8 +84,10 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
     if not on:
         if into is not None:
             return into
-        if type(data) is _ndarray and not cls.is_view:  # the common case, without a call
-            return _make(data)
+        if type(data) is _ndarray:
+            if not cls.is_view:  # the common case, without a call
+                return _make(data)
+            return _view(data, inputs[0], None)
         return _outputs(cls, inputs, data, None)
     node = _new(cls) if ctx is None else ctx
     if n == 2:
@@ -154,6 +156,10 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
         outputs._version_counter = [0]
         if _inference_threads[0] and _grad_state.inference:
             outputs._inference = True
+    elif type(data) is _ndarray:  # a view: ``weight.t()`` in every linear layer, ``x.view()``
+        node._shape = data.shape
+        node._dtype = data.dtype
+        outputs = _view(data, inputs[0], node)
     else:
         outputs = _outputs(cls, inputs, data, node)
     if save is None:
@@ -181,6 +187,28 @@ def would_record(operands) -> bool:
     in-place ops that choose how to compute by it (``record`` inlines it on its hot path)."""
     return _grad_state.enabled and any(
         isinstance(o, Tensor) and o._requires_grad for o in operands)
+
+
+def _view(data, source, node):
+    """The tensor around ``data``, a view op's one array: ``wrap`` and ``share_memory`` in one
+    call. It shares ``source``'s version counter and base when ``data`` is a view of
+    ``source``'s array (a view op may also return a copy, which stays independent)."""
+    t = _new(Tensor)
+    t._data = data
+    t._requires_grad = node is not None
+    t._grad_fn = node
+    t._output_nr = 0
+    src = source._data
+    base = data.base
+    if data is not src and base is not None and (base is src or base is src.base):
+        t._version_counter = source._version_counter
+        t._base = source if source._base is None else source._base
+        t._grad_fn_version = source._version_counter[0]
+    else:
+        t._version_counter = [0]
+    if _inference_threads[0] and _grad_state.inference:
+        t._inference = True
+    return t
 
 
 def _outputs(cls, inputs, data, node):

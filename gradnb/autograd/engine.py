@@ -184,7 +184,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 # The shared output numbers of a one- and a two-input node (see ``Node``'s edges).
-_ZERO_NRS1, _ZERO_NRS2 = _ZERO_NRS[1], _ZERO_NRS[2]
+_ZERO_NRS0, _ZERO_NRS1, _ZERO_NRS2, _ZERO_NRS3 = _ZERO_NRS
 
 
 def _discover(root_nodes, targets):
@@ -213,11 +213,13 @@ def _discover(root_nodes, targets):
                      or node.runs_user_code or type(node) is AccumulateGrad):
             user_code = _runs_user_code(node)
             look = not user_code
-        # (the edges read from their slots; the shared output numbers of one- and two-input
-        # nodes, nearly all, tell their number without a call)
+        # (the edges read from their slots; the shared output numbers of nodes with one to
+        # three inputs, nearly all, tell their number without a call)
         nrs = node._next_nr
         for nxt in ((node._next0,) if nrs is _ZERO_NRS1 else (node._next0, node._next1)
-                    if nrs is _ZERO_NRS2 else node._next):
+                    if nrs is _ZERO_NRS2 else () if nrs is _ZERO_NRS0
+                    else (node._next0, node._next1, node._next2) if nrs is _ZERO_NRS3
+                    else node._next):
             if nxt is None:
                 continue
             if parents is not None:
@@ -364,7 +366,7 @@ def _execute(run: _Pass) -> None:
     heappop, heappush = heapq.heappop, heapq.heappush
     anomaly = switches.anomaly
     observed, watch_nodes, tracker = run.observed, run.watch_nodes, run.tracker
-    zero_nrs1, zero_nrs2 = _ZERO_NRS1, _ZERO_NRS2
+    zero_nrs1, zero_nrs2, zero_nrs3 = _ZERO_NRS1, _ZERO_NRS2, _ZERO_NRS3
     prev_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
     executed = 0
@@ -446,7 +448,8 @@ def _execute(run: _Pass) -> None:
             fit, nrs = node.fit_grads, node._next_nr
             i = -1
             for nxt in ((node._next0,) if nrs is zero_nrs1 else (node._next0, node._next1)
-                        if nrs is zero_nrs2 else node._next):
+                        if nrs is zero_nrs2 else (node._next0, node._next1, node._next2)
+                        if nrs is zero_nrs3 else node._next):
                 i += 1
                 if nxt is None or (needed is not None and nxt not in needed):
                     continue

@@ -20,12 +20,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
+import numpy as np
+
 from .._core.graph import Node, switches
 from .._core.record import record, would_record
 from .._core.tensor import Tensor
 from . import dual
 
 __all__ = ["NotImplementedBackward", "node", "record_underivable", "unary"]
+
+_ndarray = np.ndarray
 
 
 def node(name: str, formula: Callable | None, *, saves: tuple = (), rule: str,
@@ -45,7 +49,10 @@ def node(name: str, formula: Callable | None, *, saves: tuple = (), rule: str,
     elif conj:
         def backward(self, g):
             (v,) = self.saved(g)
-            return (formula(g, dual.conj(v)),)
+            # (a real array, the common case, is its own conjugate: no call)
+            if type(v) is not _ndarray or v.dtype.kind == "c":
+                v = dual.conj(v)
+            return (formula(g, v),)
     else:
         def backward(self, g):
             (v,) = self.saved(g)

@@ -202,10 +202,11 @@ class MulBackward0(Node):
 
     def backward(self, g):
         a, b = self.saved(g)
-        conj = dual.conj  # complex: PyTorch's g * conj(other)
-        needs_a, needs_b = self._next0, self._next1  # (``needs(i)``, read once)
-        return (g * conj(b) if needs_a is not None else None,
-                g * conj(a) if needs_b is not None else None)
+        # complex: PyTorch's g * conj(other); a Python float (``x * 0.9``), the commonest
+        # factor, is its own conjugate: no call
+        conj = dual.conj
+        return (None if self._next0 is None else g * b if type(b) is float else g * conj(b),
+                None if self._next1 is None else g * conj(a))
 
 
 def mul(input, other) -> Tensor:

@@ -94,7 +94,13 @@ class Module(StateDictMixin):
 
     def __call__(self, *args, **kwargs):
         if not events.observers:
-            return self._call_with_hooks(args, kwargs)
+            # A module without hooks (nearly every call) runs its forward directly.
+            d = self.__dict__
+            if d.get("_forward_pre_hooks") or d.get("_forward_hooks") \
+                    or d.get("_backward_hooks") or d.get("_backward_pre_hooks") \
+                    or d.get("_non_full_backward_hooks"):
+                return self._call_with_hooks(args, kwargs)
+            return self.forward(*args, **kwargs)
         # Observers (a trace grouping ops by module) see which module's forward is running.
         events.emit("module_entered", self)
         try:
