@@ -73,7 +73,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is None:
         return matmul(input, wt)
     try:  # (free until it raises: the shapes are checked by the product itself)
-        if input.ndim == 2:
+        if input._data.ndim == 2:
             return addmm(bias, input, wt)
         lead = tuple(input.shape[:-1])
         flat = input.reshape(-1, input.shape[-1])

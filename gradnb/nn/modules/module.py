@@ -240,10 +240,17 @@ class Module(StateDictMixin):
         self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name: str):
+        # (unrolled: ``self.weight`` in every layer's forward comes here)
         d = self.__dict__
-        for table in ("_parameters", "_buffers", "_modules"):
-            if table in d and name in d[table]:
-                return d[table][name]
+        table = d.get("_parameters")
+        if table is not None and name in table:
+            return table[name]
+        table = d.get("_buffers")
+        if table is not None and name in table:
+            return table[name]
+        table = d.get("_modules")
+        if table is not None and name in table:
+            return table[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:
