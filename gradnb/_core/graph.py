@@ -93,6 +93,9 @@ def const(value) -> tuple:
 
 
 _NOTHING = const(None)
+# The save spec of ``x * 2``: nothing for the first input, the second (a number here) for the
+# first input's gradient. ``record`` saves it without a call (the commonest op with a save).
+SAVE_SECOND = (None, 1)
 # Constants that hold no buffer (``x * 2`` saves the 2): memory accounting skips them.
 _NO_BUFFER = frozenset((type(None), bool, int, float, complex))
 

@@ -25,7 +25,7 @@ from .events import observers as _observers
 from .grad_mode import grad_off_threads as _grad_off_threads
 from .grad_mode import inference_threads as _inference_threads
 from .grad_mode import state as _grad_state
-from .graph import _ZERO_NRS, _sequence, accumulator, link
+from .graph import _CONST, _NOTHING, _ZERO_NRS, SAVE_SECOND, _sequence, accumulator, link
 from .graph import save as keep_saved
 from .graph import switches as _switches
 from .tensor import Tensor
@@ -173,7 +173,10 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
     else:
         spec = save()
     if spec:
-        keep_saved(node, spec, inputs, outputs, operands)
+        if spec is SAVE_SECOND and inputs[1] is None:  # ``x * 0.5``: the number, no tensor
+            node._saved = (_NOTHING, (_CONST, operands[1]))
+        else:
+            keep_saved(node, spec, inputs, outputs, operands)
     else:
         node._saved = ()
     if _observers:

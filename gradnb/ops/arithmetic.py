@@ -14,7 +14,7 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module, silent
-from .._core.graph import Node
+from .._core.graph import SAVE_SECOND, Node
 from .._core.record import record, wrap
 from . import dual
 from ._args import check_kernel_dtype, reflected
@@ -232,7 +232,7 @@ def mul(input, other) -> Tensor:
 
 
 _ndarray = np.ndarray
-_SAVE_OTHER = (None, 1)  # ``x * 2``: only the number, for d/dx
+_SAVE_OTHER = SAVE_SECOND  # ``x * 2``: only the number, for d/dx
 
 
 def _zero_d_float(input, other):
