@@ -138,6 +138,23 @@ def test_instruction_count_workloads_run_plainly(workload: str) -> None:
     assert result.returncode == 0, result.stderr
 
 
+def test_linear_layout_script_times_both_products_and_names_the_rules_pick() -> None:
+    """``bench_linear_layout.py`` checks the two products agree, times them and prints which
+    one ``F.linear``'s rule picks for every shape (one call each here: numbers, not timings)."""
+    result = subprocess.run(
+        [sys.executable, str(REPOSITORY / "benchmarks" / "bench_linear_layout.py"),
+         "--rounds", "1", "--calls", "1"],
+        check=False, capture_output=True, text=True, cwd=REPOSITORY, timeout=120,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert result.returncode == 0, result.stderr
+    rows = result.stdout.splitlines()[1:]
+    assert len(rows) == 28
+    picks = {(r.split()[0], int(r.split()[1])): r.split()[-1] for r in rows}
+    assert picks[("784-512", 16)] == "transposed"
+    assert picks[("784-512", 128)] == "plain"
+    assert picks[("1024-1024", 64)] == "plain"
+
+
 def _threads_now() -> dict[str, int]:
     """Every thread pool's size in this process: threadpoolctl's, and PyTorch's own."""
     threadpoolctl = pytest.importorskip("threadpoolctl")

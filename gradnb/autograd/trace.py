@@ -216,10 +216,15 @@ class Trace(events.Subscriber):
     # -- building -------------------------------------------------------------------------------
     def _add_op(self, node: Node, outputs, output_tensors) -> OpRecord:
         # Runs per op under %%trace, so it reads two engine fields where the public face costs
-        # more: the edges as ``_next``/``_next_nr`` (``next_functions`` builds a tuple of pairs:
-        # +6% on this method) and ``_seq`` (a ``_sequence_nr()`` call: +2%).
+        # more: the edges from their slots and ``_next_nr`` (``next_functions`` builds a tuple
+        # of pairs: +6% on this method; ``_next`` is a call) and ``_seq`` (a ``_sequence_nr()``
+        # call: +2%).
         inputs = []
-        for nxt, nr in zip(node._next, node._next_nr):
+        nrs = node._next_nr
+        n = len(nrs)
+        producers = ((node._next0,) if n == 1 else (node._next0, node._next1) if n == 2
+                     else node._next)
+        for nxt, nr in zip(producers, nrs):
             if nxt is not None:
                 inputs.append((self._key_for_node(nxt, nr), nr))
         sources = node.saved_sources()  # (empty once released)

@@ -203,9 +203,10 @@ class MulBackward0(Node):
     def backward(self, g):
         a, b = self.saved(g)
         # complex: PyTorch's g * conj(other); a Python float (``x * 0.9``), the commonest
-        # factor, is its own conjugate: no call
+        # factor, and a real array are their own conjugates: no call
         conj = dual.conj
-        return (None if self._next0 is None else g * b if type(b) is float else g * conj(b),
+        return (None if self._next0 is None else g * b if type(b) is float
+                or (type(b) is _ndarray and b.dtype.kind != "c") else g * conj(b),
                 None if self._next1 is None else g * conj(a))
 
 
