@@ -150,6 +150,7 @@ def test_linear_layout_script_times_both_products_and_names_the_rules_pick() -> 
     rows = result.stdout.splitlines()[1:]
     assert len(rows) == 28
     picks = {(r.split()[0], int(r.split()[1])): r.split()[-1] for r in rows}
+    assert picks[("784-512", 1)] == "plain"
     assert picks[("784-512", 16)] == "transposed"
     assert picks[("784-512", 128)] == "plain"
     assert picks[("1024-1024", 64)] == "plain"

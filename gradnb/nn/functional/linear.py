@@ -28,9 +28,9 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
 # slowly than ``w @ x.T`` when the layer is wide and the batch small; the latter's result is
 # transposed, and the copy that makes it C-contiguous (adding the bias on the way) costs less than
 # it saves only then. Measured with OpenBLAS 0.3.31 on AVX2, 1 and 2 threads, layers of 128 to
-# 1024 outputs: a gain for batches of 2 to 32 from 128 outputs, even at 64, and a loss of 5-25%
-# from 128 rows on (a 784-512 layer at batch 128: 0.66 ms plain, 0.73 ms transposed), and below
-# 128 outputs.
+# 1024 outputs (``python benchmarks/bench_linear_layout.py``): a gain of 5-20% for batches of 2
+# to 32 from 128 outputs, about even at 64, and a loss of 5-40% from 128 rows on (a 784-512 layer
+# at batch 128: 0.62 ms plain, 0.70 ms transposed), below 128 outputs and for one row.
 _WIDE_OUTPUTS = 128
 _SMALL_BATCH = 64
 
@@ -40,7 +40,8 @@ def _transposed_product_pays(m1, m2) -> bool:
     weight (NumPy arrays only; other backends use ``@`` as is)."""
     outputs = m2.shape[1]
     # The shapes first: most layers fail them, and reading ``flags`` builds an object each time.
-    if outputs < _WIDE_OUTPUTS or m1.shape[0] >= _SMALL_BATCH or type(m1) is not np.ndarray:
+    rows = m1.shape[0]
+    if outputs < _WIDE_OUTPUTS or rows >= _SMALL_BATCH or rows < 2 or type(m1) is not np.ndarray:
         return False
     flags = m2.flags
     return flags.f_contiguous and not flags.c_contiguous
