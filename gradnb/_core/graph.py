@@ -686,7 +686,7 @@ def link(node, inputs) -> None:
             node._next0, node._next1, node._next2 = fns
         else:
             node._next = fns
-        node._next_nr = _ZERO_NRS[3] if nrs == _ZERO_NRS3_LIST else tuple(nrs)
+        node._next_nr = _ZERO_NRS[len(nrs)] if len(nrs) < 4 and not any(nrs) else tuple(nrs)
     node._seq = next(_sequence)
     node._saved = ()
     if switches.anomaly is not None:
@@ -696,7 +696,6 @@ def link(node, inputs) -> None:
 # Output numbers of a node whose inputs all come from output 0 (nearly every node), shared:
 # the engine tells a node's number of inputs by which one it holds, without a call.
 _ZERO_NRS = ((), (0,), (0, 0), (0, 0, 0))
-_ZERO_NRS3_LIST = [0, 0, 0]
 
 
 def unlinked(cls, num_inputs: int):

@@ -25,7 +25,8 @@ from .events import observers as _observers
 from .grad_mode import grad_off_threads as _grad_off_threads
 from .grad_mode import inference_threads as _inference_threads
 from .grad_mode import state as _grad_state
-from .graph import _CONST, _INPUT, _NOTHING, _ZERO_NRS, SAVE_SECOND, _sequence, accumulator, link
+from .graph import _CONST, _NOTHING, _ZERO_NRS, SAVE_SECOND, _sequence, accumulator, link
+from .graph import _save_input as save_input
 from .graph import save as keep_saved
 from .graph import switches as _switches
 from .tensor import Tensor
@@ -177,12 +178,8 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
             keep_saved(node, spec, inputs, outputs, operands)
         elif inputs[1] is None:  # ``x * 0.5``: the number
             node._saved = (_NOTHING, (_CONST, operands[1]))
-        else:  # ``x * c`` of a constant tensor: it and its version (``graph.save``'s entry)
-            c = inputs[1]
-            if _switches.saved_tensor_hooks or c._inference:
-                keep_saved(node, spec, inputs, outputs, operands)  # (packs it, or refuses)
-            else:
-                node._saved = (_NOTHING, (_INPUT, c, c._version_counter[0]))
+        else:  # ``x * c`` of a constant tensor: graph.save's entry for it, without its loop
+            node._saved = (_NOTHING, save_input(inputs[1]))
     else:
         node._saved = ()
     if _observers:

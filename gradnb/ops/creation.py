@@ -55,6 +55,17 @@ __all__ = [
 _make = Tensor._make
 
 
+
+def _check_range(start, end, step) -> None:
+    """PyTorch's checks of ``arange``/``range`` bounds: a nonzero step, finite bounds, and a
+    step that goes from ``start`` towards ``end``."""
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not all(math.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+
 def _resolve(dtype, device, fname: str = "tensor"):
     check_dtype_arg(fname, dtype)
     d = None if dtype is None else _dtype.as_dtype(dtype)
@@ -278,12 +289,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     is_float = any(isinstance(v, float) for v in vals)
     d, dev = _resolve(dtype, device, "arange")
     np_dtype = d.np if d is not None else (_dtype.get_default_dtype().np if is_float else np.int64)
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if not all(math.isfinite(v) for v in (start, end)):
-        raise RuntimeError(f"unsupported range: {start} -> {end}")
-    if (step > 0 and end < start) or (step < 0 and end > start):
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    _check_range(start, end, step)
     arr = np.arange(start, end, step, dtype=np.float64 if is_float else np.int64).astype(np_dtype)
     return _finish(_place(arr, dev), requires_grad)
 

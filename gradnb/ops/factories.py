@@ -16,7 +16,7 @@ import numpy as np
 from .._core import dtype as _dtype
 from ._args import scalar_type_name, size_arg, type_name
 from ._common import Tensor
-from .creation import _finish, _place, _resolve, _shape, _xp_for, linspace
+from .creation import _check_range, _finish, _place, _resolve, _shape, _xp_for, linspace
 
 __all__ = ["empty_strided", "frombuffer", "isin", "logspace", "range", "scalar_tensor",
            "tril_indices", "triu_indices", "unravel_index"]
@@ -44,12 +44,7 @@ def range(start, end, step=1, dtype=None, device=None, requires_grad: bool = Fal
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "gradnb.arange, which produces values in [start, end).", UserWarning,
                   stacklevel=2)
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if not all(math.isfinite(v) for v in (start, end)):
-        raise RuntimeError(f"unsupported range: {start} -> {end}")
-    if (step > 0 and end < start) or (step < 0 and end > start):
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    _check_range(start, end, step)
     d, dev = _resolve(dtype, device, "range")
     np_dtype = d.np if d is not None else _dtype.get_default_dtype().np
     count = math.floor((end - start) / step) + 1

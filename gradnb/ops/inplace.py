@@ -114,6 +114,17 @@ def _differentiable_base(t: Tensor):
     return None
 
 
+def _write_root(t: Tensor, key):
+    """Where a recorded write of ``t[key]`` goes: ``(base, positions, root, root_key)``, the
+    differentiable base of ``t`` (None: ``t`` itself), ``t``'s positions in it, and the tensor
+    and index the node writes (the base and ``key`` mapped into it, or ``t`` and ``key``)."""
+    base = _differentiable_base(t)
+    if base is None:
+        return None, None, t, key
+    positions = positions_in_base(t._data, base._data)
+    return base, positions, base, base_key(positions[key], base._data.shape)
+
+
 INFERENCE_INPLACE_MESSAGE = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone "
     "to get a normal tensor before doing inplace update.See "
@@ -293,11 +304,7 @@ def write_region(t: Tensor, key, value) -> None:
         bump_version(t)
         _modified(t)
         return
-    base = _differentiable_base(t)
-    root, root_key = t, data_key
-    if base is not None:
-        positions = positions_in_base(t._data, base._data)
-        root, root_key = base, base_key(positions[data_key], base._data.shape)
+    base, positions, root, root_key = _write_root(t, data_key)
     view_made = base is not None or _takes_view(items, is_tuple, t._data.shape)
     cls = CopySlices if view_made else IndexPutBackward0
     t._data[data_key] = raw
@@ -723,11 +730,7 @@ def _fill_view(t: Tensor, key, value) -> None:
         bump_version(t)
         _modified(t)
         return
-    base = _differentiable_base(t)
-    root, root_key = t, key
-    if base is not None:
-        positions = positions_in_base(t._data, base._data)
-        root, root_key = base, base_key(positions[key], base._data.shape)
+    base, positions, root, root_key = _write_root(t, key)
     t._data[key] = number
     bump_version(t)
     record(CopySlices, (root, None), None, into=root, attrs={"key": root_key, "accumulate": False})

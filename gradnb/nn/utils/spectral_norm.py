@@ -20,6 +20,7 @@ from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.lazy import _LazyMixin
 from ..modules.module import Module
 from ..parameter import Parameter
+from .weight_norm import remove_reparametrization
 
 __all__ = ["SpectralNorm", "remove_spectral_norm", "spectral_norm"]
 
@@ -122,9 +123,4 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
 def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     """Undo :func:`spectral_norm`: ``<name>`` is a Parameter again, holding the normalized
     weight (computed with the current u and v, without another power iteration)."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    return remove_reparametrization(module, SpectralNorm, name, "spectral_norm")

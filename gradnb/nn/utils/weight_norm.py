@@ -84,9 +84,16 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
 
 def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     """Undo :func:`weight_norm`: ``<name>`` is a Parameter again, holding the current weight."""
+    return remove_reparametrization(module, WeightNorm, name, "weight_norm")
+
+
+def remove_reparametrization(module: Module, kind: type, name: str, label: str) -> Module:
+    """Undo the ``kind`` forward pre-hook (WeightNorm, SpectralNorm) that computes ``<name>``:
+    its ``remove`` makes ``<name>`` a Parameter again; PyTorch's ValueError when none is
+    registered (``label`` is the function's name in it)."""
     for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, kind) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[k]
             return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    raise ValueError(f"{label} of '{name}' not found in {module}")
