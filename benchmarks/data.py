@@ -76,6 +76,19 @@ def mlp_problem(layers: tuple[int, ...], batch: int) -> MlpProblem:
     return MlpProblem(tuple(weights), x, y, LEARNING_RATE)
 
 
+def products_operands(problem: MlpProblem) -> tuple[tuple[np.ndarray, ...], ...]:
+    """Fixed operands for the MLP step's products alone: per layer its input ``h`` (rows x
+    fan_in, non-negative as a ReLU's output) and its output's gradient ``g`` (rows x fan_out)."""
+    rng = np.random.default_rng(SEED + 1)
+    rows = problem.x.shape[0]
+    inputs, grads = [], []
+    for weight in problem.weights[::2]:
+        fan_in, fan_out = weight.shape
+        inputs.append(np.abs(rng.standard_normal((rows, fan_in))).astype(np.float32))
+        grads.append((rng.standard_normal((rows, fan_out)) / rows).astype(np.float32))
+    return tuple(inputs), tuple(grads)
+
+
 def tiny_input() -> np.ndarray:
     """The float64[16] leaf of the tiny-ops chain."""
     return np.random.default_rng(SEED).standard_normal(TINY_SIZE)

@@ -20,6 +20,7 @@ from benchmarks.workloads import (
     layout_svg,
     memory_step,
     mlp,
+    mlp_products,
     tiny_ops,
     trace_overhead,
     training_loop,
@@ -32,8 +33,9 @@ EXIT_HARNESS_BROKE = 2
 def run_all(session: Session) -> list[report.Table]:
     """Every workload in order; timed ones interleaved, the rest in fresh processes."""
     settings = session.settings
-    session.progress("timing MLP step and tiny ops")
-    tables = run_interleaved(session, [mlp.workload(settings), tiny_ops.workload(settings)])
+    session.progress("timing MLP step, its products alone and tiny ops")
+    tables = run_interleaved(session, [mlp.workload(settings), mlp_products.workload(settings),
+                                       tiny_ops.workload(settings)])
     session.progress("trace observation")
     trace_table = trace_overhead.run(session)
     session.progress("deep chain (fresh processes)")

@@ -99,13 +99,21 @@ def _pools_text(pools: object) -> str:
     return "; ".join(parts) or "none loaded"
 
 
+def _torch_pool_text(info: dict) -> str:
+    if "torch_threads" not in info:
+        return ""
+    return f"{info.get('torch_blas', 'unknown')}: {info['torch_threads']} threads"
+
+
 def systems_table(session: Session) -> Table:
     """Each system's version and the thread pools its worker ended up with."""
     table = Table(
         "Systems",
         "Versions, and the thread pools each worker process reports through threadpoolctl "
-        "after the limit was set.",
-        ["system", "version", "thread pools (threadpoolctl)", "torch threads"],
+        "after the limit was set. PyTorch multiplies matrices with the BLAS built into it "
+        "(its last column), which threadpoolctl does not see: the pools it lists in PyTorch's "
+        "worker are NumPy's.",
+        ["system", "version", "thread pools (threadpoolctl)", "PyTorch's own BLAS: threads"],
     )
     for name in session.systems:
         hello = session.hellos.get(name)
@@ -120,7 +128,7 @@ def systems_table(session: Session) -> Table:
                 label,
                 info["version"],
                 _pools_text(info["pools"]),
-                str(info.get("torch_threads", "")),
+                _torch_pool_text(info),
             ]
         )
     return table

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import re
 import sys
 import time
 import traceback
@@ -70,8 +71,19 @@ def _thread_report(threads: int, system: System | None) -> dict[str, Any]:
     if system is not None:
         system.set_threads(threads)
     if "torch" in sys.modules:
-        report["torch_threads"] = sys.modules["torch"].get_num_threads()
+        torch = sys.modules["torch"]
+        report["torch_threads"] = torch.get_num_threads()
+        report["torch_blas"] = torch_blas(torch)
     return report
+
+
+def torch_blas(torch: Any) -> str:
+    """The BLAS PyTorch's own matrix products run on, from its build configuration (``mkl`` in
+    the x86 CPU wheels). It is linked into PyTorch, so threadpoolctl does not list it: the pools
+    it shows in a PyTorch worker are NumPy's."""
+    config = torch.__config__.show()
+    match = re.search(r"BLAS_INFO=(\w+)", config)
+    return match.group(1) if match else "unknown"
 
 
 def serve(connection: Connection, system_name: str | None, threads: int) -> None:

@@ -24,6 +24,7 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 SECTIONS = (
     "## Systems",
     "## 1. MLP training step",
+    "## 1b. MLP step: matrix products alone",
     "## 2. Tiny ops",
     "## 3. Deep chain",
     "## 4. Memory of one MLP step",

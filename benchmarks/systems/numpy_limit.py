@@ -88,6 +88,32 @@ class NumpyMlpStep:
         self._grads = []
 
 
+class NumpyProductsStep:
+    """The MLP step's matrix products alone, in the limit's layout (weights in x out)."""
+
+    def __init__(self, problem: MlpProblem, inputs: tuple[np.ndarray, ...],
+                 grads: tuple[np.ndarray, ...]) -> None:
+        self._layers = list(zip(problem.weights[::2], problem.weights[1::2], inputs, grads))
+        self._results: dict[str, np.ndarray] = {}
+
+    def run(self) -> None:
+        """Per layer ``h @ W + b`` (the bias added in place) and ``h.T @ g``; ``g @ W.T`` for
+        every layer but the first, whose input needs no gradient."""
+        results = {}
+        for i, (weight, bias, h, g) in enumerate(self._layers, start=1):
+            z = h @ weight
+            z += bias
+            results[f"z{i}"] = z
+            results[f"W{i}"] = h.T @ g
+            if i > 1:
+                results[f"dx{i}"] = g @ weight.T
+        self._results = results
+
+    def result(self) -> dict[str, np.ndarray]:
+        """Every product of the last run, by name."""
+        return self._results
+
+
 class NumpyTinyChain:
     """Elementwise chain; only tanh outputs are kept, since only tanh's backward needs them."""
 
@@ -181,6 +207,11 @@ class NumpyLimit:
         from benchmarks.systems.numpy_training import NumpyTrainingLoop
 
         return NumpyTrainingLoop(problem, optimizer, steps)
+
+    def mlp_products(self, problem: MlpProblem, inputs: tuple[np.ndarray, ...],
+                     grads: tuple[np.ndarray, ...]) -> NumpyProductsStep:
+        """See ``NumpyProductsStep``."""
+        return NumpyProductsStep(problem, inputs, grads)
 
     def tiny_chain(self, x0: np.ndarray, n_ops: int,
                    tensor_constants: bool = False) -> NumpyTinyChain:

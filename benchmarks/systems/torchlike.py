@@ -71,6 +71,38 @@ class TorchLikeMlpStep:
         self._optimizer.zero_grad(set_to_none=True)
 
 
+class TorchLikeProductsStep:
+    """The MLP step's matrix products alone, in ``nn.Linear``'s layout (weights out x in), on
+    tensors that record nothing: what the step's forward and ``AddmmBackward0`` multiply."""
+
+    def __init__(self, torch: ModuleType, problem: MlpProblem, inputs: tuple[np.ndarray, ...],
+                 grads: tuple[np.ndarray, ...]) -> None:
+        self._linear = torch.nn.functional.linear
+        self._layers = [
+            (torch.tensor(np.ascontiguousarray(weight.T)), torch.tensor(bias),
+             torch.tensor(h), torch.tensor(g))
+            for weight, bias, h, g in zip(problem.weights[::2], problem.weights[1::2],
+                                          inputs, grads)
+        ]
+        self._results: dict[str, Any] = {}
+
+    def run(self) -> None:
+        """Per layer ``linear(h, w, b)`` and ``g.T @ h`` (the weight's gradient, out x in);
+        ``g @ w`` for every layer but the first."""
+        results = {}
+        for i, (weight, bias, h, g) in enumerate(self._layers, start=1):
+            results[f"z{i}"] = self._linear(h, weight, bias)
+            results[f"W{i}"] = g.t() @ h
+            if i > 1:
+                results[f"dx{i}"] = g @ weight
+        self._results = results
+
+    def result(self) -> dict[str, np.ndarray]:
+        """Every product of the last run, weight gradients in the limit's in x out layout."""
+        return {name: _to_numpy(value.t() if name.startswith("W") else value)
+                for name, value in self._results.items()}
+
+
 class TorchLikeChain:
     """A chain of ops on one leaf, summed and back-propagated."""
 
@@ -125,6 +157,11 @@ class TorchLikeSystem:
     def mlp(self, problem: MlpProblem) -> TorchLikeMlpStep:
         """See ``TorchLikeMlpStep``."""
         return TorchLikeMlpStep(self._torch, problem)
+
+    def mlp_products(self, problem: MlpProblem, inputs: tuple[np.ndarray, ...],
+                     grads: tuple[np.ndarray, ...]) -> TorchLikeProductsStep:
+        """See ``TorchLikeProductsStep``."""
+        return TorchLikeProductsStep(self._torch, problem, inputs, grads)
 
     def training_loop(self, problem, optimizer: str, steps: int):
         """See ``benchmarks.systems.torchlike_training.TorchLikeTrainingLoop``."""
