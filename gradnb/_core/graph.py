@@ -290,6 +290,17 @@ class Node:
                 if t._version_counter[0] != entry[2]:
                     check_versions(self)
                 return (t._data,)
+        elif len(entries) == 2 and entries[0] is _NOTHING:
+            # ``x * c`` (``SAVE_SECOND``): nothing for ``x``, the factor for its gradient
+            entry = entries[1]
+            kind = entry[0]
+            if kind == _CONST:
+                return (None, entry[1])
+            if kind == _INPUT:
+                t = entry[1]
+                if t._version_counter[0] != entry[2]:
+                    check_versions(self)
+                return (None, t._data)
         out = []
         for entry in entries:
             kind = entry[0]

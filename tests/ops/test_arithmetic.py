@@ -113,3 +113,44 @@ def test_maximum_ties_split_gradient():
     b = gradnb.tensor([1.0, 3.0], requires_grad=True)
     gradnb.maximum(a, b).sum().backward()
     assert a.grad.tolist() == [0.5, 0.0] and b.grad.tolist() == [0.5, 1.0]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("x_dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("c_dtype", ["float16", "float32", "float64"])
+def test_zero_d_constants_match_pytorch_bit_for_bit(torch, x_dtype, c_dtype):
+    """``x * c + d`` with 0-d float constants (the fast path multiplies by the constant's own
+    array when the dtypes are the same, else by its value): PyTorch's dtype, values, gradient
+    and saved tensor, and its error once the constant is modified in place."""
+    if x_dtype == "float16" and c_dtype != "float16":
+        pytest.xfail("PyTorch multiplies a half tensor by a wider constant's value unrounded (in "
+                     "float32, its op math); NumPy rounds the constant to half first")
+    values = np.random.default_rng(0).uniform(-2, 2, 5).astype(x_dtype)
+    outs = []
+    for m in (gradnb, torch):
+        x = m.tensor(values, requires_grad=True)
+        c = m.tensor(np.array(0.7, c_dtype))
+        d = m.tensor(np.array(0.3, c_dtype))
+        y = x * c + d
+        saved = y.grad_fn.next_functions[0][0]._saved_other
+        assert (saved.shape, saved.dtype, float(saved)) == (c.shape, c.dtype, float(c))
+        y.sum().backward()
+        outs.append((str(y.dtype).split(".")[-1], y.detach().numpy().copy(), x.grad.numpy().copy()))
+        z = x * c
+        c.add_(1.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.sum().backward()
+    (gd, gy, gg), (td, ty, tg) = outs
+    assert gd == td
+    np.testing.assert_array_equal(gy, ty)
+    np.testing.assert_array_equal(gg, tg)
+
+
+def test_a_number_factor_refuses_a_second_backward():
+    """``x * 0.5`` keeps only its number, yet a second backward through it is refused like
+    any node that saved a value (PyTorch's behaviour)."""
+    x = gradnb.ones(3, requires_grad=True)
+    y = (x * 0.5).sum()
+    y.backward(retain_graph=False)
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
