@@ -17,6 +17,7 @@ w2    (1,)   6      6         6
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
@@ -95,16 +96,26 @@ class GradFlow:
         return f"{head}\n{text_table(HEADER, [r.cells() for r in self.rows])}"
 
     def plot_svg(self) -> str:
-        """Max and mean |grad| per parameter as bars on a log scale (inline SVG)."""
+        """Max and mean |grad| per parameter as bars on a log scale (inline SVG).
+
+        The bars are the table's numbers (four significant digits) and rise from the decade
+        below the smallest to the decade above the largest. So the picture is what the table
+        says, and the same on every machine: a gradient's last bits (which BLAS and CPU
+        computed it) and matplotlib's autoscaling of bars that start at 0 on a log axis both
+        move the drawn coordinates, and a stored notebook output with them."""
         rows = [r for r in self.rows if r.max_abs is not None]
         figure, axes = new_figure(max(4.0, 0.45 * len(rows) + 2.0), 3.0)
         positions = list(range(len(rows)))
-        axes.bar(positions, [max(r.max_abs, 1e-30) for r in rows], color="#4a90c8", alpha=0.45,
+        tops = [_shown(r.max_abs) for r in rows]
+        means = [_shown(r.mean_abs) for r in rows]
+        low, high = _decades(tops + means)
+        axes.bar(positions, [t - low for t in tops], bottom=low, color="#4a90c8", alpha=0.45,
                  label="max |g|")
-        axes.bar(positions, [max(r.mean_abs, 1e-30) for r in rows], color="#1f4e79",
+        axes.bar(positions, [m - low for m in means], bottom=low, color="#1f4e79",
                  label="mean |g|")
         axes.set_xticks(positions, [r.name for r in rows], rotation=60, ha="right")
         axes.set_yscale("log")
+        axes.set_ylim(low, high)
         axes.set_ylabel("|gradient|")
         axes.set_title("gradient flow")
         if rows:
@@ -137,6 +148,27 @@ class GradFlow:
 
     def __repr__(self) -> str:
         return self.text()
+
+
+# The smallest magnitude a bar shows: an all-zero gradient draws as a bar of this height.
+_FLOOR = 1e-30
+
+
+def _shown(value: float) -> float:
+    """``value`` as the table prints it (four significant digits), at least ``_FLOOR``."""
+    return max(float(format_number(value)), _FLOOR)
+
+
+def _decades(values: list[float]) -> tuple[float, float]:
+    """The powers of ten just below the smallest and just above the largest of ``values``
+    (one decade apart at least)."""
+    if not values:
+        return 0.1, 1.0
+    low = 10.0 ** math.floor(math.log10(min(values)))
+    high = 10.0 ** math.ceil(math.log10(max(values)))
+    if low == min(values):  # a bar exactly on a decade still shows
+        low /= 10.0
+    return low, max(high, low * 10.0)
 
 
 def _parameters(source) -> list[tuple[str, object]]:

@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import gradnb
@@ -13,6 +14,7 @@ from gradnb.autograd import trace as trace_module
 from gradnb.notebook import GradFlow, GradTable, GraphView, MemoryMeter
 from gradnb.notebook.backward_run import backward_problem, watched_backward
 from gradnb.notebook.backward_view import BackwardView
+from gradnb.notebook.grad_flow import _decades
 from gradnb.notebook.memory_meter import MemoryLog
 from gradnb.notebook.step_view import StepThrough
 from gradnb.notebook.tensor_html import tensor_html
@@ -243,6 +245,21 @@ def test_memory_meter_counts_exact_bytes_per_call():
     plot = meter.plot_svg()
     assert "bytes (log scale)" in plot and "call 1" in plot
     assert MemoryMeter(log).to_html() == html  # deterministic plot
+
+
+def test_grad_flow_draws_the_tables_numbers_on_decade_limits():
+    """The bars are the table's four-digit numbers, so gradients that differ only in their last
+    bits (another BLAS, another CPU) draw the same picture; the axis runs from the decade below
+    the smallest bar to the decade above the largest."""
+    grads = np.array([0.1234567, 0.02, 3.0], dtype=np.float32)
+    svgs = []
+    for nudge in (0, 1):
+        w = gradnb.zeros(3, requires_grad=True)
+        w.grad = gradnb.tensor(np.nextafter(grads, np.float32(1)) if nudge else grads)
+        svgs.append(GradFlow([("w", w)]).plot_svg())
+    assert svgs[0] == svgs[1]
+    assert _decades([0.02, 0.1235, 3.0]) == (0.01, 10.0)
+    assert _decades([1.0]) == (0.1, 1.0)
 
 
 def test_grad_flow_of_a_model_like_object():
