@@ -1,0 +1,79 @@
+"""float16 and bfloat16 against PyTorch, bit for bit: where gradnb already computes PyTorch's
+numbers, and the known gaps.
+
+PyTorch's CPU kernels compute a reduced-precision tensor in float32 ("op math") and round once:
+a Python scalar (or a 0-d tensor of another dtype) enters unrounded, and a composite formula
+(``softplus``, ``elu``, ``addcmul``) rounds only its result. NumPy rounds a scalar to the
+tensor's dtype first, and gradnb's composites round every intermediate step. A plain ufunc of
+one or two half tensors (``x + y``, ``exp``) rounds once in both, and so does adding a scalar,
+whose rounding first happens not to change a sum here. The cases marked ``gap`` differ from
+PyTorch in one last bit on 8-55% of the elements; they are expected failures, and a second
+test checks that each still differs, so the day one is fixed its mark has to go.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gradnb
+
+torch = pytest.importorskip("torch")
+
+S = 0.7
+VALUES = np.random.default_rng(0).uniform(-4, 4, 2000).astype(np.float32)
+
+# name -> (the call, on the module ``m`` and tensors ``x``, ``y`` of the dtype; known gap?)
+CASES = {
+    "x + y": (lambda m, x, y: x + y, False),
+    "x * y": (lambda m, x, y: x * y, False),
+    "x / y": (lambda m, x, y: x / y, False),
+    "x + s": (lambda m, x, y: x + S, False),
+    "x - s": (lambda m, x, y: x - S, False),
+    "s - x": (lambda m, x, y: S - x, False),
+    "exp": (lambda m, x, y: m.exp(x), False),
+    "tanh": (lambda m, x, y: m.tanh(x), False),
+    "|x| ** s": (lambda m, x, y: x.abs() ** S, False),
+    "clamp": (lambda m, x, y: m.clamp(x, -S, S), False),
+    "hardtanh": (lambda m, x, y: m.nn.functional.hardtanh(x, -S, S), False),
+    "x * s": (lambda m, x, y: x * S, True),
+    "s * x": (lambda m, x, y: S * x, True),
+    "x / s": (lambda m, x, y: x / S, True),
+    "s / x": (lambda m, x, y: S / x, True),
+    "x * 0-d float32": (lambda m, x, y: x * m.tensor(S), True),
+    "x.mul_(s)": (lambda m, x, y: x.clone().mul_(S), True),
+    "add(alpha=s)": (lambda m, x, y: m.add(x, y, alpha=S), True),
+    "addcmul": (lambda m, x, y: m.addcmul(x, x, y, value=S), True),
+    "lerp": (lambda m, x, y: m.lerp(x, y, S), True),
+    "leaky_relu": (lambda m, x, y: m.nn.functional.leaky_relu(x, S), True),
+    "elu": (lambda m, x, y: m.nn.functional.elu(x, S), True),
+    "softplus": (lambda m, x, y: m.nn.functional.softplus(x, beta=S), True),
+}
+
+
+def _result(m, dtype: str, call) -> np.ndarray:
+    x = m.tensor(VALUES).to(getattr(m, dtype))
+    y = m.tensor(VALUES[::-1].copy()).to(getattr(m, dtype))
+    return call(m, x, y).float().numpy()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_reduced_precision_matches_pytorch_bit_for_bit(name, dtype):
+    call, gap = CASES[name]
+    if gap:
+        pytest.xfail("PyTorch computes this in float32 op math with the scalar unrounded and "
+                     "rounds once; gradnb rounds the scalar (or each step) to the dtype")
+    ours, theirs = _result(gradnb, dtype, call), _result(torch, dtype, call)
+    np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", [n for n, (_, gap) in CASES.items() if gap])
+def test_the_known_gaps_are_still_gaps(name, dtype):
+    """Each ``gap`` case still differs: when one starts to match, move it to the matching ones."""
+    call, _ = CASES[name]
+    ours, theirs = _result(gradnb, dtype, call), _result(torch, dtype, call)
+    assert not np.array_equal(ours, theirs)
