@@ -18,7 +18,13 @@ from .._core.graph import SAVE_SECOND, Node
 from .._core.record import record, wrap
 from . import dual
 from ._args import check_kernel_dtype, reflected
-from ._common import Tensor, as_tensor_operand, binary_operands
+from ._common import (
+    Tensor,
+    as_tensor_operand,
+    binary_operands,
+    reduced_scalar_operand,
+    scalar_op_math,
+)
 from ._declare import record_underivable
 
 __all__ = [
@@ -204,17 +210,33 @@ class MulBackward0(Node):
         a, b = self.saved(g)
         # complex: PyTorch's g * conj(other); a Python float (``x * 0.9``), the commonest
         # factor, and a real array are their own conjugates: no call
-        conj = dual.conj
-        return (None if self._next0 is None else g * b if type(b) is float
-                or (type(b) is _ndarray and b.dtype.kind != "c") else g * conj(b),
-                None if self._next1 is None else g * conj(a))
+        if self._next0 is None:
+            ga = None
+        elif (type(b) is float and (type(g) is Tensor or g.dtype.itemsize != 2)
+              or type(b) is _ndarray and b.dtype.kind != "c"):
+            ga = g * b
+        else:  # a complex, a half-precision gradient, a saved tensor (``create_graph``)
+            ga = _by_number(g, dual.conj(b))
+        return ga, None if self._next1 is None else g * dual.conj(a)
+
+
+def _by_number(g, b, divide: bool = False):
+    """``g * b`` (``g / b``) in a rule: for a float16 or bfloat16 gradient array and a real
+    Python number ``b``, in PyTorch's op math (``_common.scalar_op_math``)."""
+    if type(b) in _REAL_NUMBERS and not isinstance(g, Tensor) and g.dtype.itemsize == 2:
+        # (a gradient is floating, so 2 bytes is float16 or bfloat16)
+        return scalar_op_math(np.true_divide if divide else np.multiply, g, b)
+    return g / b if divide else g * b
+
+
+_REAL_NUMBERS = (float, int, bool)
 
 
 def mul(input, other) -> Tensor:
     """Elementwise product with broadcasting."""
     if type(other) is float and type(input) is Tensor:  # ``x * 0.5``, the commonest: no call
         a = input._data
-        if a.dtype.kind == "f":
+        if a.dtype.char in "fd":  # (float16 goes on to the general path: PyTorch's op math)
             return record(MulBackward0, (input, None), a * other, save=_SAVE_OTHER,
                           operands=(a, other))
     if type(other) is Tensor and type(input) is Tensor:
@@ -222,14 +244,17 @@ def mul(input, other) -> Tensor:
         if b is not None:  # ``x * gradnb.tensor(0.9)``: saves the 0-d tensor, as PyTorch
             return record(MulBackward0, (input, other), input._data * b, save=_SAVE_OTHER)
     ta, tb, a, b = binary_operands(input, other)
+    # float16 and bfloat16 times a number or a 0-d tensor of another dtype: PyTorch's op math
+    scalar = reduced_scalar_operand(a, tb, b)
+    product = a * b if scalar is None else scalar_op_math(np.multiply, a, scalar)
     # (``type(b) is float`` first: a failed ``hasattr`` costs more than the multiplication)
     if tb is None and (type(b) is float or not hasattr(b, "shape") or isinstance(b, np.generic)):
         # The number is saved as a constant from ``operands`` (position 1 has no tensor).
-        return record(MulBackward0, (ta, None), a * b, save=_SAVE_OTHER, operands=(a, b))
+        return record(MulBackward0, (ta, None), product, save=_SAVE_OTHER, operands=(a, b))
     # Save only what the gradients need: d/da needs b, d/db needs a.
     save = (0 if tb is not None and tb._requires_grad else None,
             1 if ta is not None and ta._requires_grad else None)
-    return record(MulBackward0, (ta, tb), a * b, save=save, operands=(a, b))
+    return record(MulBackward0, (ta, tb), product, save=save, operands=(a, b))
 
 
 _ndarray = np.ndarray
@@ -255,7 +280,10 @@ def _zero_d_float(input, other):
     b_dtype = b.dtype
     if b_dtype is a.dtype:
         return b if b_dtype.kind == "f" else None
-    return b.item() if b_dtype.kind == "f" and a.dtype.kind == "f" else None
+    a_dtype = a.dtype
+    # (float16 with another dtype's constant: the general path, in PyTorch's op math)
+    return b.item() if b_dtype.kind == "f" and a_dtype.kind == "f" and a_dtype.itemsize != 2 \
+        else None
 
 
 class MulBackward1(Node):
@@ -267,13 +295,16 @@ class MulBackward1(Node):
     saves = ("other",)
 
     def backward(self, g):
-        return (g * dual.conj(self.other),)
+        return (_by_number(g, dual.conj(self.other)),)
 
 
 def mul_scalar(input: Tensor, other) -> Tensor:
     """``input * other`` recorded as PyTorch's ``mul.Scalar`` (MulBackward1)."""
     _, _, a, b = binary_operands(input, other)
-    return record(MulBackward1, (input,), a * b, attrs={"other": other})
+    scalar = reduced_scalar_operand(a, None, b)
+    return record(MulBackward1, (input,),
+                  a * b if scalar is None else scalar_op_math(np.multiply, a, scalar),
+                  attrs={"other": other})
 
 
 multiply = mul
@@ -289,7 +320,7 @@ class DivBackward0(Node):
 
     def backward(self, g):
         a, b = map(dual.conj, self.saved(g))  # complex: PyTorch's g / conj(other)
-        ga = g / b if self.needs(0) else None
+        ga = _by_number(g, b, divide=True) if self.needs(0) else None
         gb = -g * a / (b * b) if self.needs(1) else None
         return ga, gb
 
@@ -303,7 +334,10 @@ def div(input, other, *, rounding_mode=None) -> Tensor:
         ft = _dtype.get_default_dtype().np
         a, b = _true_division_operand(input, a, ft), _true_division_operand(other, b, ft)
     save = (0 if tb is not None and tb._requires_grad else None, 1)
-    return record(DivBackward0, (ta, tb), _quotient(a, b), save=save, operands=(a, b))
+    # float16 and bfloat16 by a number or a 0-d tensor of another dtype: PyTorch's op math
+    scalar = reduced_scalar_operand(a, tb, b)
+    quotient = _quotient(a, b) if scalar is None else scalar_op_math(np.true_divide, a, scalar)
+    return record(DivBackward0, (ta, tb), quotient, save=save, operands=(a, b))
 
 
 def _true_division_operand(value, promoted, ft):
@@ -341,7 +375,7 @@ class DivBackward1(Node):
     saves = ("other",)
 
     def backward(self, g):
-        return (g / dual.conj(self.other),)
+        return (_by_number(g, dual.conj(self.other), divide=True),)
 
 
 def div_scalar(input: Tensor, other) -> Tensor:
@@ -349,7 +383,9 @@ def div_scalar(input: Tensor, other) -> Tensor:
     _, _, a, b = binary_operands(input, other)
     if _is_integral(a) and _is_integral(b):
         a = a.astype(_dtype.get_default_dtype().np)
-    return record(DivBackward1, (input,), _quotient(a, b), attrs={"other": other})
+    scalar = reduced_scalar_operand(a, None, b)
+    quotient = _quotient(a, b) if scalar is None else scalar_op_math(np.true_divide, a, scalar)
+    return record(DivBackward1, (input,), quotient, attrs={"other": other})
 
 
 def _is_integral(x) -> bool:
@@ -591,7 +627,7 @@ def _int_power(a, b):
 
 
 class ReciprocalBackward0(Node):
-    rule = "self: -grad * result**2"
+    rule = "self: -grad * (result * result).conj()"
     why_nonfinite = "1/x at 0"
     __slots__ = ()
     saves = ("result",)
@@ -599,7 +635,7 @@ class ReciprocalBackward0(Node):
     def backward(self, g):
         (out,) = self.saved(g)
         out = dual.conj(out)  # complex: g * conj(-1 / z^2)
-        return (-g * out * out,)
+        return (-g * (out * out),)  # (PyTorch's order of the products: the same roundings)
 
 
 def reciprocal(input: Tensor) -> Tensor:

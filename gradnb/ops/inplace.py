@@ -378,7 +378,8 @@ def _fast_binary(ufunc_name: str, other, alpha=1):
     (return False) for anything the generic path must check."""
 
     def run(data) -> bool:
-        if data.dtype.kind != "f":
+        # (float16: the generic path computes a scalar in PyTorch's op math)
+        if data.dtype.kind != "f" or data.dtype.itemsize == 2:
             return False
         if isinstance(other, Tensor):
             b = other._data
