@@ -19,6 +19,7 @@ from ..._core.graph import Node
 from ..._core.record import record
 from ..._core.tensor import Tensor
 from ...ops import elementwise
+from ...ops._common import is_reduced_float, scalar_op_math
 from ...ops._refusals import refuse
 from ...ops.creation import rand
 from ...ops.inplace import apply_inplace
@@ -86,7 +87,10 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
         return in_place(leaky_relu, input, negative_slope)
     x = input._data
     refuse("leaky_relu", x)
-    out = get_array_module(x).where(x > 0, x, x * negative_slope)
+    # (float16, bfloat16: the slope times x in PyTorch's float32 op math, rounded once)
+    scaled = (scalar_op_math(np.multiply, x, negative_slope) if is_reduced_float(x.dtype)
+              else x * negative_slope)
+    out = get_array_module(x).where(x > 0, x, scaled)
     return _pointwise(LeakyReluBackward0, input, out, {"negative_slope": negative_slope})
 
 
