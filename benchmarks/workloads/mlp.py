@@ -30,21 +30,27 @@ def time_step(
     return block_times(step.run, iterations=iterations, budget_s=budget_s)
 
 
-def workload(settings: Settings) -> TimedWorkload:
-    """The MLP section, one variant per batch size."""
-    shape = "-".join(map(str, settings.layers))
-    variants = tuple(
+def batch_variants(settings: Settings, check, time, tolerance: float) -> tuple[Variant, ...]:
+    """One ms-per-step variant per MLP batch size, ``check`` and ``time`` called with the
+    layers and the batch (this section's and the products-alone section's)."""
+    return tuple(
         Variant(
             label=f"batch {batch}",
             unit="ms/step",
             seconds_to_unit=1e3,
-            check=check_step,
-            time=time_step,
+            check=check,
+            time=time,
             kwargs={"layers": settings.layers, "batch": batch},
-            tolerance=TOLERANCE,
+            tolerance=tolerance,
         )
         for batch in settings.mlp_batches
     )
+
+
+def workload(settings: Settings) -> TimedWorkload:
+    """The MLP section, one variant per batch size."""
+    shape = "-".join(map(str, settings.layers))
+    variants = batch_variants(settings, check_step, time_step, TOLERANCE)
     description = (
         f"One training step of a {shape} MLP (ReLU, stable softmax cross-entropy, SGD, "
         "float32): zero_grad, forward, backward, update. Same initial weights and batch for "

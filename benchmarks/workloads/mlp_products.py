@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 
 from benchmarks.data import mlp_problem, products_operands
-from benchmarks.rounds import TimedWorkload, Variant
+from benchmarks.rounds import TimedWorkload
 from benchmarks.settings import Settings
 from benchmarks.systems.base import System, Unsupported
 from benchmarks.timing import BlockTimes, block_times
+from benchmarks.workloads.mlp import batch_variants
 
 TOLERANCE = 1e-4  # float32 products with different BLAS blockings, as the MLP step's
 
@@ -49,18 +50,7 @@ def time_products(system: System, layers: tuple[int, ...], batch: int, iteration
 def workload(settings: Settings) -> TimedWorkload:
     """The products section, one variant per batch size (the MLP section's)."""
     shape = "-".join(map(str, settings.layers))
-    variants = tuple(
-        Variant(
-            label=f"batch {batch}",
-            unit="ms/step",
-            seconds_to_unit=1e3,
-            check=check_products,
-            time=time_products,
-            kwargs={"layers": settings.layers, "batch": batch},
-            tolerance=TOLERANCE,
-        )
-        for batch in settings.mlp_batches
-    )
+    variants = batch_variants(settings, check_products, time_products, TOLERANCE)
     n = len(settings.layers) - 1
     description = (
         f"The matrix products of one {shape} MLP step and nothing else: per layer the forward "

@@ -183,7 +183,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-# The shared output numbers of a one- and a two-input node (see ``Node``'s edges).
+# The shared output numbers of a node with no to three inputs (see ``Node``'s edges).
 _ZERO_NRS0, _ZERO_NRS1, _ZERO_NRS2, _ZERO_NRS3 = _ZERO_NRS
 
 

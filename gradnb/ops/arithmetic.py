@@ -244,9 +244,7 @@ def mul(input, other) -> Tensor:
         if b is not None:  # ``x * gradnb.tensor(0.9)``: saves the 0-d tensor, as PyTorch
             return record(MulBackward0, (input, other), input._data * b, save=_SAVE_OTHER)
     ta, tb, a, b = binary_operands(input, other)
-    # float16 and bfloat16 times a number or a 0-d tensor of another dtype: PyTorch's op math
-    scalar = reduced_scalar_operand(a, tb, b)
-    product = a * b if scalar is None else scalar_op_math(np.multiply, a, scalar)
+    product = _product(a, b, tb)
     # (``type(b) is float`` first: a failed ``hasattr`` costs more than the multiplication)
     if tb is None and (type(b) is float or not hasattr(b, "shape") or isinstance(b, np.generic)):
         # The number is saved as a constant from ``operands`` (position 1 has no tensor).
@@ -261,6 +259,14 @@ _ndarray = np.ndarray
 _SAVE_OTHER = SAVE_SECOND  # ``x * 2``: only the number, for d/dx
 
 
+def _product(a, b, tb=None):
+    """``a * b`` of promoted operands (``tb``: the second operand's tensor, None for a
+    number); float16 and bfloat16 times a number or a 0-d tensor of another dtype in
+    PyTorch's op math (``_common.scalar_op_math``)."""
+    scalar = reduced_scalar_operand(a, tb, b)
+    return a * b if scalar is None else scalar_op_math(np.multiply, a, scalar)
+
+
 def _zero_d_float(input, other):
     """What to multiply or add ``input``'s array by when ``other`` is a 0-d float tensor that
     needs no gradient and ``input`` a dimensioned float tensor, both NumPy arrays (the
@@ -268,10 +274,10 @@ def _zero_d_float(input, other):
     dtypes are the same (NumPy's one descriptor per built-in dtype: compared by identity, as
     ``==`` between two dtypes costs more than it saves), that is ``other``'s own 0-d array:
     the fastest operand NumPy takes (a third less time than a Python float on a small array).
-    Otherwise a Python float, which NumPy
-    casts to ``input``'s dtype (NEP 50: a weak scalar): the same numbers as PyTorch's cast,
-    without making the cast array or doing ``binary_operands``' promotion (a 0-d array of
-    another dtype would cost a casting loop, or widen the result)."""
+    Otherwise a Python float, which NumPy casts to ``input``'s dtype (NEP 50: a weak scalar):
+    the same numbers as PyTorch's cast, without making the cast array or doing
+    ``binary_operands``' promotion (a 0-d array of another dtype would cost a casting loop, or
+    widen the result)."""
     b = other._data
     a = input._data
     if b.ndim or other._requires_grad or not a.ndim or type(b) is not _ndarray \
@@ -301,10 +307,7 @@ class MulBackward1(Node):
 def mul_scalar(input: Tensor, other) -> Tensor:
     """``input * other`` recorded as PyTorch's ``mul.Scalar`` (MulBackward1)."""
     _, _, a, b = binary_operands(input, other)
-    scalar = reduced_scalar_operand(a, None, b)
-    return record(MulBackward1, (input,),
-                  a * b if scalar is None else scalar_op_math(np.multiply, a, scalar),
-                  attrs={"other": other})
+    return record(MulBackward1, (input,), _product(a, b), attrs={"other": other})
 
 
 multiply = mul
@@ -334,10 +337,7 @@ def div(input, other, *, rounding_mode=None) -> Tensor:
         ft = _dtype.get_default_dtype().np
         a, b = _true_division_operand(input, a, ft), _true_division_operand(other, b, ft)
     save = (0 if tb is not None and tb._requires_grad else None, 1)
-    # float16 and bfloat16 by a number or a 0-d tensor of another dtype: PyTorch's op math
-    scalar = reduced_scalar_operand(a, tb, b)
-    quotient = _quotient(a, b) if scalar is None else scalar_op_math(np.true_divide, a, scalar)
-    return record(DivBackward0, (ta, tb), quotient, save=save, operands=(a, b))
+    return record(DivBackward0, (ta, tb), _quotient(a, b, tb), save=save, operands=(a, b))
 
 
 def _true_division_operand(value, promoted, ft):
@@ -351,8 +351,13 @@ def _true_division_operand(value, promoted, ft):
     return promoted.astype(ft) if hasattr(promoted, "astype") else float(promoted)
 
 
-def _quotient(a, b):
-    """``a / b`` as PyTorch divides: a zero or infinite divisor gives inf and NaN silently."""
+def _quotient(a, b, tb=None):
+    """``a / b`` as PyTorch divides: a zero or infinite divisor gives inf and NaN silently;
+    float16 and bfloat16 by a number or a 0-d tensor ``tb`` of another dtype in PyTorch's op
+    math (``_common.scalar_op_math``)."""
+    scalar = reduced_scalar_operand(a, tb, b)
+    if scalar is not None:
+        return scalar_op_math(np.true_divide, a, scalar)
     # A finite number of size at least 1 cannot divide to a warning, and skipping
     # ``silent()`` there keeps the common ``x / 2`` cheap.
     if (type(b) is float or type(b) is int) and (b >= 1 or b <= -1) and b - b == 0:
@@ -383,9 +388,7 @@ def div_scalar(input: Tensor, other) -> Tensor:
     _, _, a, b = binary_operands(input, other)
     if _is_integral(a) and _is_integral(b):
         a = a.astype(_dtype.get_default_dtype().np)
-    scalar = reduced_scalar_operand(a, None, b)
-    quotient = _quotient(a, b) if scalar is None else scalar_op_math(np.true_divide, a, scalar)
-    return record(DivBackward1, (input,), quotient, attrs={"other": other})
+    return record(DivBackward1, (input,), _quotient(a, b), attrs={"other": other})
 
 
 def _is_integral(x) -> bool:

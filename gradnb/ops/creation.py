@@ -55,7 +55,6 @@ __all__ = [
 _make = Tensor._make
 
 
-
 def _check_range(start, end, step) -> None:
     """PyTorch's checks of ``arange``/``range`` bounds: a nonzero step, finite bounds, and a
     step that goes from ``start`` towards ``end``."""
@@ -65,6 +64,7 @@ def _check_range(start, end, step) -> None:
         raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+
 
 def _resolve(dtype, device, fname: str = "tensor"):
     check_dtype_arg(fname, dtype)
