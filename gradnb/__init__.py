@@ -137,7 +137,7 @@ newaxis = None  # ``x[:, gradnb.newaxis]``, as NumPy's
 
 # PyTorch's namespace (gradnb.nn.Linear, gradnb.optim.SGD, gradnb.save, ...) without paying for
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
-_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft",
+_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft", "__config__",
                  "special", "func", "masked", "backends", "jit", "accelerator", "amp", "cpu",
                  "random", "testing", "distributions"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse",

@@ -22,13 +22,17 @@ def _module_name(path: Path) -> str:
 
 
 def _modules() -> dict[str, Path]:
-    return {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    """Every module: the Python files, and the C extensions by their sources (which import no
+    gradnb module: the Python side hands them what they use)."""
+    return {_module_name(p): p for pattern in ("*.py", "*.c") for p in PACKAGE.rglob(pattern)}
 
 
 def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     """The gradnb modules ``name`` imports (``from pkg import mod`` counts as ``pkg.mod``)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
+    if path.suffix == ".c":
+        return found
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]

@@ -147,7 +147,12 @@ class TorchLikeSystem:
         if version is None:
             with contextlib.suppress(importlib.metadata.PackageNotFoundError):
                 version = importlib.metadata.version(self._torch.__name__)
-        return str(version or "unknown")
+        version = str(version or "unknown")
+        if self.numpy_based:  # gradnb: and whether its hot paths run compiled here
+            config = importlib.import_module(f"{self._torch.__name__}.__config__")
+            parts = config.compiled_parts()
+            version += f" (compiled: {', '.join(parts)})" if parts else " (Python only)"
+        return version
 
     def set_threads(self, threads: int) -> None:
         """``set_num_threads`` where the module has it (PyTorch's intra-op pool)."""

@@ -18,6 +18,8 @@ backward reads, tells observers (the event seam), and returns the output tensor:
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from . import events
@@ -25,7 +27,19 @@ from .events import observers as _observers
 from .grad_mode import grad_off_threads as _grad_off_threads
 from .grad_mode import inference_threads as _inference_threads
 from .grad_mode import state as _grad_state
-from .graph import _CONST, _NOTHING, _ZERO_NRS, SAVE_SECOND, _sequence, accumulator, link
+from .graph import (
+    _CONST,
+    _INPUT,
+    _NOTHING,
+    _OUTPUT,
+    _ZERO_NRS,
+    SAVE_SECOND,
+    Node,
+    Output,
+    _sequence,
+    accumulator,
+    link,
+)
 from .graph import _save_input as save_input
 from .graph import save as keep_saved
 from .graph import switches as _switches
@@ -186,6 +200,24 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
         events.emit("op_recorded", node, tuple(t for t in outputs if t is not None)
                     if type(outputs) is tuple else (outputs,))
     return outputs
+
+
+_compiled = None
+if not os.environ.get("GRADNB_PURE_PYTHON"):  # (set: run the Python code alone, as tests do)
+    try:  # ``record``'s common case, compiled (optional: the function above does it all)
+        from . import _record as _compiled
+    except ImportError:  # pragma: no cover - an install without a C compiler
+        pass
+
+if _compiled is not None:
+    # The compiled ``record`` does the steps above for one or two tensor inputs and one output
+    # array, with nothing watching; it hands every other call to the Python function.
+    _compiled.configure(Tensor, Node, _ndarray, Output, _grad_off_threads, _inference_threads,
+                        _grad_state, _switches, _observers, _sequence, _ZERO_NRS, SAVE_SECOND,
+                        _NOTHING, (_INPUT, _OUTPUT, _CONST), refresh, accumulator, keep_saved,
+                        save_input, record)
+    _python_record = record
+    record = _compiled.record
 
 
 def would_record(operands) -> bool:

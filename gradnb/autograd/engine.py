@@ -16,11 +16,17 @@ Two promises beyond the math:
   ``.grad`` writes are applied only after the whole pass succeeded.
 - Memory: without ``retain_graph`` each node releases its saved tensors right after its backward
   ran, so activations go back to the allocator during the pass, and the pass reports the bytes.
+
+The per-node loops of phases 2 and 3 also exist compiled (``_loop.c``, an optional C extension,
+statement for statement the Python below): a pass that no hook, captured input, node observer or
+anomaly mode intercepts, first order, runs them; every other pass, and an install without a C
+compiler, runs the Python ones. The derivative rules stay Python either way.
 """
 
 from __future__ import annotations
 
 import heapq
+import os
 import sys
 
 import numpy as np
@@ -42,6 +48,13 @@ from .._core.graph import (
 from .._core.tensor import Tensor
 from . import memory
 from .anomaly import check_nan, report_failure
+
+_loop = None
+if not os.environ.get("GRADNB_PURE_PYTHON"):  # (set: run the Python loops alone, as tests do)
+    try:  # the per-node loops, compiled (optional: the Python loops below do the same)
+        from . import _loop
+    except ImportError:  # pragma: no cover - an install without a C compiler
+        pass
 
 __all__ = ["backward", "grad"]
 
@@ -199,13 +212,41 @@ def _discover(root_nodes, targets):
     # (``switches.user_code``), and the look at each node is skipped.
     user_code = switches.anomaly is not None
     look = not user_code and switches.user_code
-    # ``deps`` doubles as the visited set: a node is in it once reached.
-    deps: dict = dict.fromkeys(root_nodes, 0)
-    stack = list(root_nodes)
     parents: dict | None = {} if targets is not None else None
     # Only a node recorded before the last in-place write or freeing pass can have a freed or
     # modified saved tensor (``graph.last_change``): those are checked once all are found.
-    changed_since = last_change[0]
+    walk = _walk if _loop is None else _loop.discover  # (the same walk, compiled)
+    deps, older, found = walk(root_nodes, last_change[0], look, parents)
+    user_code = user_code or found
+    check_graph_versions(older)  # nothing freed, nothing modified in place since recorded
+    if targets is None:
+        return deps, None, user_code
+    seen = deps
+    deps = {}
+    needed = set()
+    frontier = [node for node, _ in targets if node in seen]
+    while frontier:
+        node = frontier.pop()
+        if node in needed:
+            continue
+        needed.add(node)
+        frontier.extend(parents.get(node, ()))
+    for node in needed:
+        for nxt in node._next:
+            if nxt is not None and nxt in needed:
+                deps[nxt] = deps.get(nxt, 0) + 1
+    return deps, needed, user_code
+
+
+def _walk(root_nodes, changed_since, look, parents):
+    """``_discover``'s walk: ``(deps, older, user_code)``, the edges into each reachable node,
+    the nodes recorded before ``changed_since``, and whether a node can run user code (looked
+    for while ``look``); ``parents`` (a dict, or None) gets each node's consumers. The compiled
+    ``_loop.discover`` does the same steps."""
+    user_code = False
+    # ``deps`` doubles as the visited set: a node is in it once reached.
+    deps: dict = dict.fromkeys(root_nodes, 0)
+    stack = list(root_nodes)
     older = [node for node in root_nodes if node._seq < changed_since]
     while stack:
         node = stack.pop()
@@ -232,24 +273,7 @@ def _discover(root_nodes, targets):
                     older.append(nxt)
             else:
                 deps[nxt] = count + 1
-    check_graph_versions(older)  # nothing freed, nothing modified in place since recorded
-    if targets is None:
-        return deps, None, user_code
-    seen = deps
-    deps = {}
-    needed = set()
-    frontier = [node for node, _ in targets if node in seen]
-    while frontier:
-        node = frontier.pop()
-        if node in needed:
-            continue
-        needed.add(node)
-        frontier.extend(parents.get(node, ()))
-    for node in needed:
-        for nxt in node._next:
-            if nxt is not None and nxt in needed:
-                deps[nxt] = deps.get(nxt, 0) + 1
-    return deps, needed, user_code
+    return deps, older, user_code
 
 
 def _runs_user_code(node) -> bool:
@@ -379,6 +403,17 @@ def _execute(run: _Pass) -> None:
     # Derivative rules meet inf and NaN as PyTorch's kernels do, silently: no NumPy warnings.
     quiet = silent()
     quiet.__enter__()
+    if _loop is not None and not intercept and not watch_nodes and not tensor_mode \
+            and anomaly is None:
+        # The common pass, nothing intercepting: the same loop, compiled (``_loop.c``).
+        counter = [0]
+        try:
+            _loop.execute(ready, deps, needed, buffers, tracker, accumulate, observed, counter)
+        finally:
+            run.executed += counter[0]
+            quiet.__exit__(None, None, None)
+            _grad_state.enabled = prev_mode
+        return
     try:
         while True:
             if follow is not None and (not ready or follow._seq > -ready[0][0]):
@@ -708,3 +743,8 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
 
 _tensor_backward.__name__ = "backward"
 TENSOR_METHODS = {"backward": _tensor_backward}
+
+
+if _loop is not None:
+    _loop.configure(_ZERO_NRS, AccumulateGrad, heapq.heappush, heapq.heappop, _accumulate, _fit,
+                    _one_hot, _backward_on_tensors, _runs_user_code, Tensor)

@@ -1,0 +1,615 @@
+/* ``record``'s common case, compiled.
+ *
+ * Every op ends in ``gradnb._core.record.record``: decide whether to record, link a node to the
+ * inputs' producers, wrap the output array in a tensor, keep what the node's backward reads.
+ * On the tiny tensors of a chain of elementwise ops that bookkeeping cost more than the op's
+ * NumPy call. This module does the same steps for the case nearly every op is in (one or two
+ * tensor inputs, one output array that is not a view, no in-place rebase, no custom Function
+ * context, no anomaly mode, no observer, no inference tensors, no saved-tensor hooks), with the
+ * same objects, statement for statement (each block names the Python it stands for). For
+ * anything else, and before any side effect, it calls the Python ``record``: there is one
+ * algorithm, and this module is an optional extension (without a C compiler the Python function
+ * is ``record``).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+/* Set once by ``configure``. */
+static PyTypeObject *TensorType, *NodeType, *ndarray_type;
+static PyObject *OutputType;
+static PyObject *grad_off_threads, *inference_threads, *grad_state, *switches, *observers;
+static PyObject *sequence;                  /* graph._sequence (itertools.count) */
+static PyObject *ZERO_NRS1, *ZERO_NRS2, *SAVE_SECOND, *NOTHING, *KIND_INPUT, *KIND_OUTPUT,
+    *KIND_CONST;
+static PyObject *refresh_fn, *accumulator_fn, *keep_saved_fn, *save_input_fn, *python_record;
+
+/* Offsets of the slots both classes declare in ``__slots__``. */
+static Py_ssize_t t_data, t_requires_grad, t_grad_fn, t_output_nr, t_version_counter;
+static Py_ssize_t n_next0, n_next1, n_next_nr, n_seq, n_shape, n_dtype, n_saved;
+
+static PyObject *s_save, *s_attrs, *s_operands, *s_into, *s_ctx, *s_is_view, *s_enabled,
+    *s_anomaly, *s_saved_tensor_hooks, *s_grad_fn_version, *s_save_spec, *s_prepare, *s_shape,
+    *s_dtype, *s_inference, *s_index, *zero;
+
+/* The last node's output shape and the last ``x * number`` saved pair, shared with the next
+ * node when equal: a chain of ops on one shape, multiplying by one number, then adds no object
+ * per op for the cyclic garbage collector to count and walk (both hold only numbers). */
+static PyObject *last_shape, *last_number, *last_number_saved;
+
+#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+
+/* Set a slot of a fresh object (empty until now): takes a new reference to ``v``. */
+static inline void
+set_slot(PyObject *obj, Py_ssize_t off, PyObject *v)
+{
+    PyObject *old = SLOT(obj, off);
+    SLOT(obj, off) = Py_NewRef(v);
+    Py_XDECREF(old);
+}
+
+/* A slot's value (borrowed); NULL with AttributeError when it was never set. */
+static inline PyObject *
+get_slot(PyObject *obj, Py_ssize_t off, const char *name)
+{
+    PyObject *v = SLOT(obj, off);
+    if (v == NULL)
+        PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '%s'",
+                     Py_TYPE(obj)->tp_name, name);
+    return v;
+}
+
+static inline int
+truth(PyObject *v)
+{
+    return v == Py_True ? 1 : v == Py_False || v == Py_None ? 0 : PyObject_IsTrue(v);
+}
+
+/* ---- the Python ``record``, for everything this module leaves to it ----------------------- */
+static PyObject *
+slow(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    return PyObject_Vectorcall(python_record, args, nargs, kwnames);
+}
+
+/* ``Tensor._make(data, requires_grad, grad_fn)`` (no inference tensor: checked before). */
+static PyObject *
+make_tensor(PyObject *data, PyObject *requires_grad, PyObject *grad_fn)
+{
+    PyObject *t = TensorType->tp_alloc(TensorType, 0);
+    if (t == NULL)
+        return NULL;
+    PyObject *version = PyList_New(1);
+    if (version == NULL) {
+        Py_DECREF(t);
+        return NULL;
+    }
+    PyList_SET_ITEM(version, 0, Py_NewRef(zero));
+    /* A version counter only ever holds an int, so it can take part in no reference cycle:
+     * the cyclic garbage collector need not walk it (one object less per op for every
+     * collection to visit, on a live graph). */
+    PyObject_GC_UnTrack(version);
+    set_slot(t, t_data, data);
+    set_slot(t, t_requires_grad, requires_grad);
+    set_slot(t, t_grad_fn, grad_fn);
+    set_slot(t, t_output_nr, zero);
+    SLOT(t, t_version_counter) = version;
+    return t;
+}
+
+/* ``if t._grad_fn_version is not None and t._grad_fn_version != t._version_counter[0]:
+ * refresh(t)`` -- a view whose base was written in place since its grad_fn was made. */
+static int
+refresh_if_stale(PyObject *t)
+{
+    PyObject *seen = PyObject_GetAttr(t, s_grad_fn_version);
+    if (seen == NULL)
+        return -1;
+    int rc = 0;
+    if (seen != Py_None) {
+        PyObject *vc = get_slot(t, t_version_counter, "_version_counter");
+        PyObject *now = vc ? PySequence_GetItem(vc, 0) : NULL;
+        int stale = now ? PyObject_RichCompareBool(seen, now, Py_NE) : -1;
+        Py_XDECREF(now);
+        if (stale > 0) {
+            PyObject *r = PyObject_CallOneArg(refresh_fn, t);
+            stale = r ? 0 : -1;
+            Py_XDECREF(r);
+        }
+        rc = stale;
+    }
+    Py_DECREF(seen);
+    return rc;
+}
+
+/* The producer of input ``t`` and its output number: ``t._grad_fn`` (``accumulator(t)`` for
+ * a leaf) and ``t._output_nr`` (0 for a leaf). New reference in ``*fn``, borrowed ``*nr``. */
+static int
+producer(PyObject *t, PyObject **fn, PyObject **nr)
+{
+    PyObject *f = get_slot(t, t_grad_fn, "_grad_fn");
+    if (f == NULL)
+        return -1;
+    if (f == Py_None) {
+        *fn = PyObject_CallOneArg(accumulator_fn, t);
+        *nr = zero;
+        return *fn ? 0 : -1;
+    }
+    *nr = get_slot(t, t_output_nr, "_output_nr");
+    if (*nr == NULL)
+        return -1;
+    *fn = Py_NewRef(f);
+    return 0;
+}
+
+/* ``graph._save_input(t)`` where it is a plain tuple ``(_INPUT, t, t._version_counter[0])``
+ * (no saved-tensor hooks, not an inference tensor): 1 with ``*entry`` set; 0 when the Python
+ * function must make it (it packs, or raises); -1 on error. */
+static int
+input_entry(PyObject *t, PyObject **entry)
+{
+    PyObject *hooks = PyObject_GetAttr(switches, s_saved_tensor_hooks);
+    int packing = hooks ? truth(hooks) : -1;
+    Py_XDECREF(hooks);
+    if (packing)
+        return packing < 0 ? -1 : 0;
+    PyObject *inf = PyObject_GetAttr(t, s_inference);
+    int refused = inf ? truth(inf) : -1;
+    Py_XDECREF(inf);
+    if (refused)
+        return refused < 0 ? -1 : 0;
+    PyObject *vc = get_slot(t, t_version_counter, "_version_counter");
+    PyObject *v = vc ? PySequence_GetItem(vc, 0) : NULL;
+    if (v == NULL)
+        return -1;
+    *entry = PyTuple_Pack(3, KIND_INPUT, t, v);
+    Py_DECREF(v);
+    return *entry ? 1 : -1;
+}
+
+/* ``graph.save``'s entries for a plain spec, or 1 when the spec needs the Python function
+ * (saved-tensor hooks, an inference tensor to refuse, an item kind not handled here). */
+static int
+build_entries(PyObject *spec, PyObject *inputs, PyObject *out, PyObject *operands,
+              PyObject **result)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(spec);
+    PyObject *entries = PyTuple_New(n);
+    if (entries == NULL)
+        return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyTuple_GET_ITEM(spec, i), *entry = NULL;
+        if (PyLong_CheckExact(item)) {  /* an input position */
+            Py_ssize_t k = PyLong_AsSsize_t(item);
+            if (k < 0 || k >= PyTuple_GET_SIZE(inputs))
+                goto python;
+            PyObject *t = PyTuple_GET_ITEM(inputs, k);
+            if (t == Py_None) {  /* (_CONST, operands[item]) */
+                PyObject *v = operands == NULL || operands == Py_None ? NULL
+                                                                      : PySequence_GetItem(operands, k);
+                if (v == NULL)
+                    goto python_clear;
+                entry = PyTuple_Pack(2, KIND_CONST, v);
+                Py_DECREF(v);
+            }
+            else {  /* (_INPUT, t, t._version_counter[0]) */
+                int plain = input_entry(t, &entry);
+                if (plain <= 0) {
+                    if (plain < 0) {
+                        Py_DECREF(entries);
+                        return -1;
+                    }
+                    goto python;
+                }
+            }
+        }
+        else if (item == Py_None) {
+            entry = Py_NewRef(NOTHING);
+        }
+        else if ((PyObject *)Py_TYPE(item) == OutputType) {
+            /* (_OUTPUT, t._data, t._version_counter, t._version_counter[0], t._output_nr) */
+            PyObject *index = PyObject_GetAttr(item, s_index);
+            int first = index ? PyObject_RichCompareBool(index, zero, Py_EQ) : -1;
+            Py_XDECREF(index);
+            if (first != 1)
+                goto python_clear;
+            PyObject *vc = SLOT(out, t_version_counter);
+            PyObject *v = PySequence_GetItem(vc, 0);
+            if (v == NULL)
+                goto python_clear;
+            entry = PyTuple_Pack(5, KIND_OUTPUT, SLOT(out, t_data), vc, v, zero);
+            Py_DECREF(v);
+        }
+        else if (PyTuple_CheckExact(item)) {
+            entry = Py_NewRef(item);
+        }
+        else {
+            goto python;
+        }
+        if (entry == NULL) {
+            Py_DECREF(entries);
+            return -1;
+        }
+        PyTuple_SET_ITEM(entries, i, entry);
+    }
+    *result = entries;
+    return 0;
+python_clear:
+    PyErr_Clear();
+python:
+    Py_DECREF(entries);
+    return 1;
+}
+
+/* What the node keeps: ``record``'s ``save`` handling. */
+static int
+keep_saved(PyObject *cls, PyObject *node, PyObject *save, PyObject *inputs, PyObject *out,
+           PyObject *operands)
+{
+    PyObject *spec;
+    if (save == NULL || save == Py_None) {  /* spec = cls._save_spec (prepared if need be) */
+        spec = PyObject_GetAttr(cls, s_save_spec);
+        if (spec == NULL)
+            return -1;
+        if (!PyTuple_CheckExact(spec)) {
+            PyObject *prepare = PyObject_GetAttr(spec, s_prepare);
+            Py_DECREF(spec);
+            if (prepare == NULL)
+                return -1;
+            spec = PyObject_CallFunctionObjArgs(prepare, node, inputs, NULL);
+            Py_DECREF(prepare);
+            if (spec == NULL)
+                return -1;
+        }
+    }
+    else if (PyTuple_CheckExact(save)) {
+        spec = Py_NewRef(save);
+    }
+    else {
+        spec = PyObject_CallNoArgs(save);
+        if (spec == NULL)
+            return -1;
+    }
+    int any = PyObject_IsTrue(spec);
+    PyObject *saved = NULL;
+    if (any < 0)
+        goto done;
+    if (!any) {
+        saved = PyTuple_New(0);
+    }
+    else if (spec == SAVE_SECOND) {
+        PyObject *second = PySequence_GetItem(inputs, 1);
+        if (second == NULL) {
+            any = -1;
+            goto done;
+        }
+        PyObject *entry;
+        if (second == Py_None) {  /* ``x * 0.5``: (_NOTHING, (_CONST, operands[1])) */
+            PyObject *v = PySequence_GetItem(operands, 1);
+            if (v != NULL && v == last_number) {
+                Py_DECREF(v);
+                Py_DECREF(second);
+                saved = Py_NewRef(last_number_saved);
+                goto have_saved;
+            }
+            entry = v ? PyTuple_Pack(2, KIND_CONST, v) : NULL;
+            if (entry && (PyFloat_CheckExact(v) || PyLong_CheckExact(v))) {
+                saved = PyTuple_Pack(2, NOTHING, entry);
+                if (saved) {
+                    Py_XSETREF(last_number, Py_NewRef(v));
+                    Py_XSETREF(last_number_saved, Py_NewRef(saved));
+                }
+                Py_DECREF(v);
+                Py_DECREF(entry);
+                Py_DECREF(second);
+                goto have_saved;
+            }
+            Py_XDECREF(v);
+        }
+        else {  /* ``x * c`` of a constant tensor: (_NOTHING, save_input(inputs[1])) */
+            entry = NULL;
+            int plain = input_entry(second, &entry);
+            if (plain < 0) {
+                Py_DECREF(second);
+                any = -1;
+                goto done;
+            }
+            if (!plain)
+                entry = PyObject_CallOneArg(save_input_fn, second);
+        }
+        Py_DECREF(second);
+        saved = entry ? PyTuple_Pack(2, NOTHING, entry) : NULL;
+        Py_XDECREF(entry);
+    }
+    else {
+        int python = 1;
+        PyObject *hooks = PyObject_GetAttr(switches, s_saved_tensor_hooks);
+        int packing = hooks ? PyObject_IsTrue(hooks) : -1;
+        Py_XDECREF(hooks);
+        if (packing < 0) {
+            any = -1;
+            goto done;
+        }
+        if (!packing && PyTuple_CheckExact(spec)) {
+            python = build_entries(spec, inputs, out, operands, &saved);
+            if (python < 0) {
+                any = -1;
+                goto done;
+            }
+        }
+        if (python) {  /* graph.save(node, spec, inputs, outputs, operands) */
+            PyObject *r = PyObject_CallFunctionObjArgs(keep_saved_fn, node, spec, inputs, out,
+                                                       operands ? operands : Py_None, NULL);
+            any = r ? 0 : -1;
+            Py_XDECREF(r);
+            goto done;
+        }
+    }
+have_saved:
+    if (saved == NULL) {
+        any = -1;
+        goto done;
+    }
+    set_slot(node, n_saved, saved);
+    Py_DECREF(saved);
+    any = 0;
+done:
+    Py_DECREF(spec);
+    return any < 0 ? -1 : 0;
+}
+
+/* record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None, ctx=None) */
+static PyObject *
+record(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (nargs != 3)
+        return slow(args, nargs, kwnames);
+    PyObject *cls = args[0], *inputs = args[1], *data = args[2];
+    PyObject *save = NULL, *attrs = NULL, *operands = NULL;
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i), *value = args[nargs + i];
+        if (name == s_save)
+            save = value;
+        else if (name == s_operands)
+            operands = value;
+        else if (name == s_attrs)
+            attrs = value;
+        else if ((name == s_into || name == s_ctx) && value == Py_None)
+            ;
+        else  /* into=, ctx=, or a name spelled by a caller's own string */
+            return slow(args, nargs, kwnames);
+    }
+    if (Py_TYPE(data) != ndarray_type || !PyTuple_CheckExact(inputs)
+            || PyTuple_GET_SIZE(inputs) < 1 || PyTuple_GET_SIZE(inputs) > 2
+            || !PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, NodeType))
+        return slow(args, nargs, kwnames);
+    Py_ssize_t n = PyTuple_GET_SIZE(inputs);
+    PyObject *a = PyTuple_GET_ITEM(inputs, 0), *b = n == 2 ? PyTuple_GET_ITEM(inputs, 1) : NULL;
+    if ((a == Py_None && n == 1) || (a != Py_None && !PyObject_TypeCheck(a, TensorType))
+            || (b != NULL && b != Py_None && !PyObject_TypeCheck(b, TensorType)))
+        return slow(args, nargs, kwnames);
+    /* (inference tensors are made by the Python function) */
+    PyObject *count = PyList_GET_ITEM(inference_threads, 0);
+    if (count != zero && truth(count))
+        return slow(args, nargs, kwnames);
+    PyObject *is_view = PyObject_GetAttr(cls, s_is_view);
+    if (is_view == NULL)
+        return NULL;
+    int view = truth(is_view);
+    Py_DECREF(is_view);
+    if (view)
+        return view < 0 ? NULL : slow(args, nargs, kwnames);
+
+    /* on = grad mode on and an input requires grad */
+    int on = 1;
+    count = PyList_GET_ITEM(grad_off_threads, 0);
+    if (count != zero && truth(count)) {
+        PyObject *enabled = PyObject_GetAttr(grad_state, s_enabled);
+        if (enabled == NULL)
+            return NULL;
+        on = truth(enabled);
+        Py_DECREF(enabled);
+        if (on < 0)
+            return NULL;
+    }
+    int ra = 0, rb = 0;
+    if (on) {
+        if (a != Py_None && (ra = truth(get_slot(a, t_requires_grad, "_requires_grad"))) < 0)
+            return NULL;
+        if (b != NULL && b != Py_None
+                && (rb = truth(get_slot(b, t_requires_grad, "_requires_grad"))) < 0)
+            return NULL;
+        on = ra || rb;
+    }
+    if (!on)  /* the common case without a graph: ``_make(data)`` */
+        return make_tensor(data, Py_False, Py_None);
+    PyObject *anomaly = PyObject_GetAttr(switches, s_anomaly);
+    if (anomaly == NULL)
+        return NULL;
+    Py_DECREF(anomaly);
+    if (anomaly != Py_None || PyList_GET_SIZE(observers))
+        return slow(args, nargs, kwnames);
+
+    /* Bring stale views up to date, then link the node to each input's producer. */
+    if ((a != Py_None && refresh_if_stale(a) < 0)
+            || (b != NULL && b != Py_None && refresh_if_stale(b) < 0))
+        return NULL;
+    PyObject *node = ((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 0);
+    if (node == NULL)
+        return NULL;
+    PyObject *out = NULL, *fa = NULL, *fb = NULL, *nra = zero, *nrb = zero, *nrs = NULL;
+    if (ra && producer(a, &fa, &nra) < 0)
+        goto fail;
+    if (rb && producer(b, &fb, &nrb) < 0)
+        goto fail;
+    int nonzero_a = truth(nra), nonzero_b = truth(nrb);
+    if (nonzero_a < 0 || nonzero_b < 0)
+        goto fail;
+    if (n == 2) {  /* (ra, rb) if ra or rb else _ZERO_NRS2 */
+        nrs = nonzero_a || nonzero_b ? PyTuple_Pack(2, nra, nrb) : Py_NewRef(ZERO_NRS2);
+        set_slot(node, n_next1, fb ? fb : Py_None);
+    }
+    else {
+        nrs = nonzero_a ? PyTuple_Pack(1, nra) : Py_NewRef(ZERO_NRS1);
+    }
+    if (nrs == NULL)
+        goto fail;
+    set_slot(node, n_next0, fa ? fa : Py_None);
+    SLOT(node, n_next_nr) = nrs;
+    PyObject *seq = PyIter_Next(sequence);  /* node._seq = next(_sequence) */
+    if (seq == NULL)
+        goto fail;
+    SLOT(node, n_seq) = seq;
+    if (attrs != NULL && attrs != Py_None) {  /* setattr(node, name, value) for each */
+        PyObject *key, *value;
+        Py_ssize_t pos = 0;
+        if (!PyDict_Check(attrs)) {
+            PyErr_SetString(PyExc_TypeError, "record(): attrs must be a dict");
+            goto fail;
+        }
+        while (PyDict_Next(attrs, &pos, &key, &value))
+            if (PyObject_SetAttr(node, key, value) < 0)
+                goto fail;
+    }
+    /* The output tensor; the node keeps its shape and dtype. */
+    PyObject *shape = PyObject_GetAttr(data, s_shape);
+    if (shape == NULL)
+        goto fail;
+    if (last_shape != NULL && shape != last_shape) {
+        int same = PyObject_RichCompareBool(shape, last_shape, Py_EQ);
+        if (same < 0) {
+            Py_DECREF(shape);
+            goto fail;
+        }
+        if (same)
+            Py_SETREF(shape, Py_NewRef(last_shape));
+    }
+    if (shape != last_shape)
+        Py_XSETREF(last_shape, Py_NewRef(shape));
+    SLOT(node, n_shape) = shape;
+    PyObject *dtype = PyObject_GetAttr(data, s_dtype);
+    if (dtype == NULL)
+        goto fail;
+    SLOT(node, n_dtype) = dtype;
+    out = make_tensor(data, Py_True, node);
+    if (out == NULL || keep_saved(cls, node, save, inputs, out, operands) < 0)
+        goto fail;
+    Py_XDECREF(fa);
+    Py_XDECREF(fb);
+    Py_DECREF(node);
+    return out;
+fail:
+    Py_XDECREF(fa);
+    Py_XDECREF(fb);
+    Py_XDECREF(out);
+    Py_DECREF(node);
+    return NULL;
+}
+
+/* The offset of slot ``name`` of ``type`` (a member descriptor in its ``__dict__``). */
+static int
+slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *out)
+{
+    PyObject *d = PyDict_GetItemString(type->tp_dict, name);
+    if (d == NULL || !PyObject_TypeCheck(d, &PyMemberDescr_Type)
+            || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, name);
+        return -1;
+    }
+    *out = ((PyMemberDescrObject *)d)->d_member->offset;
+    return 0;
+}
+
+/* configure(Tensor, Node, ndarray, Output, grad_off_threads, inference_threads, grad_state,
+ *           switches, observers, sequence, zero_nrs, SAVE_SECOND, NOTHING, kinds,
+ *           refresh, accumulator, keep_saved, save_input, python_record) */
+static PyObject *
+configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 19) {
+        PyErr_SetString(PyExc_TypeError, "configure() takes 19 arguments");
+        return NULL;
+    }
+    for (int i = 0; i < 3; i++)
+        if (!PyType_Check(args[i])) {
+            PyErr_SetString(PyExc_TypeError, "configure(): Tensor, Node, ndarray: types");
+            return NULL;
+        }
+    PyObject *zero_nrs = args[10], *kinds = args[13];
+    if (!PyList_Check(args[4]) || !PyList_Check(args[5]) || !PyList_Check(args[8])
+            || !PyTuple_Check(zero_nrs) || PyTuple_GET_SIZE(zero_nrs) < 3
+            || !PyTuple_Check(kinds) || PyTuple_GET_SIZE(kinds) != 3) {
+        PyErr_SetString(PyExc_TypeError, "configure(): unexpected arguments");
+        return NULL;
+    }
+    PyTypeObject *tensor = (PyTypeObject *)args[0], *node = (PyTypeObject *)args[1];
+    if (slot_offset(tensor, "_data", &t_data) < 0
+            || slot_offset(tensor, "_requires_grad", &t_requires_grad) < 0
+            || slot_offset(tensor, "_grad_fn", &t_grad_fn) < 0
+            || slot_offset(tensor, "_output_nr", &t_output_nr) < 0
+            || slot_offset(tensor, "_version_counter", &t_version_counter) < 0
+            || slot_offset(node, "_next0", &n_next0) < 0
+            || slot_offset(node, "_next1", &n_next1) < 0
+            || slot_offset(node, "_next_nr", &n_next_nr) < 0
+            || slot_offset(node, "_seq", &n_seq) < 0
+            || slot_offset(node, "_shape", &n_shape) < 0
+            || slot_offset(node, "_dtype", &n_dtype) < 0
+            || slot_offset(node, "_saved", &n_saved) < 0)
+        return NULL;
+    PyObject **types[] = {(PyObject **)&TensorType, (PyObject **)&NodeType,
+                          (PyObject **)&ndarray_type, &OutputType};
+    for (int i = 0; i < 4; i++)
+        Py_XSETREF(*types[i], Py_NewRef(args[i]));
+    PyObject **objs[] = {&grad_off_threads, &inference_threads, &grad_state, &switches,
+                         &observers, &sequence};
+    for (int i = 0; i < 6; i++)
+        Py_XSETREF(*objs[i], Py_NewRef(args[4 + i]));
+    Py_XSETREF(ZERO_NRS1, Py_NewRef(PyTuple_GET_ITEM(zero_nrs, 1)));
+    Py_XSETREF(ZERO_NRS2, Py_NewRef(PyTuple_GET_ITEM(zero_nrs, 2)));
+    Py_XSETREF(SAVE_SECOND, Py_NewRef(args[11]));
+    Py_XSETREF(NOTHING, Py_NewRef(args[12]));
+    Py_XSETREF(KIND_INPUT, Py_NewRef(PyTuple_GET_ITEM(kinds, 0)));
+    Py_XSETREF(KIND_OUTPUT, Py_NewRef(PyTuple_GET_ITEM(kinds, 1)));
+    Py_XSETREF(KIND_CONST, Py_NewRef(PyTuple_GET_ITEM(kinds, 2)));
+    PyObject **fns[] = {&refresh_fn, &accumulator_fn, &keep_saved_fn, &save_input_fn,
+                        &python_record};
+    for (int i = 0; i < 5; i++)
+        Py_XSETREF(*fns[i], Py_NewRef(args[14 + i]));
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
+     "Hand the compiled record the objects it reads, makes and calls."},
+    {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL | METH_KEYWORDS,
+     "record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None, ctx=None)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "_record", "record's common case, compiled.", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__record(void)
+{
+    struct { PyObject **slot; const char *name; } names[] = {
+        {&s_save, "save"}, {&s_attrs, "attrs"}, {&s_operands, "operands"}, {&s_into, "into"},
+        {&s_ctx, "ctx"}, {&s_is_view, "is_view"}, {&s_enabled, "enabled"},
+        {&s_anomaly, "anomaly"}, {&s_saved_tensor_hooks, "saved_tensor_hooks"},
+        {&s_grad_fn_version, "_grad_fn_version"}, {&s_save_spec, "_save_spec"},
+        {&s_prepare, "prepare"}, {&s_shape, "shape"}, {&s_dtype, "dtype"},
+        {&s_inference, "_inference"}, {&s_index, "index"},
+    };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        *names[i].slot = PyUnicode_InternFromString(names[i].name);
+        if (*names[i].slot == NULL)
+            return NULL;
+    }
+    zero = PyLong_FromLong(0);
+    if (zero == NULL)
+        return NULL;
+    return PyModule_Create(&moduledef);
+}

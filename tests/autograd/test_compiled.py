@@ -1,0 +1,145 @@
+"""The compiled hot paths (``gradnb/_core/_record.c``, ``gradnb/autograd/_loop.c``) and the
+Python code beside them are one algorithm.
+
+The rest of the suite runs with the compiled parts wherever the install built them. Here the
+engine's own tests run again in a child process with ``GRADNB_PURE_PYTHON=1``, so the Python
+``record`` and the Python loops (what an install without a C compiler runs) pass the same
+checks; and a few graphs are run both ways in one process and compared result for result.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gradnb
+from gradnb._core import record as record_module
+from gradnb.autograd import engine
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# The tests that exercise recording and the backward loops hardest: the engine, memory
+# accounting, saved tensors, hooks, in-place writes and views, training.
+PURE_PYTHON_SUITE = [
+    "tests/autograd",
+    "--ignore=tests/autograd/test_functional.py",  # (OpInfo oracle sweeps: minutes, no engine)
+    "--ignore=tests/autograd/test_forward_ad.py",
+    "--ignore=tests/autograd/test_compiled.py",
+    "tests/test_training.py",
+    "tests/ops/test_inplace.py",
+    "tests/ops/test_inplace_forms.py",
+    "tests/ops/test_arithmetic.py",
+    "tests/ops/test_zero_d_constants.py",
+    "tests/ops/test_second_order_edges.py",
+    "tests/notebook/test_explain.py",
+]
+
+
+def _compiler_available() -> bool:
+    return any(shutil.which(cc) for cc in ("cc", "gcc", "clang"))
+
+
+@pytest.mark.skipif(bool(os.environ.get("GRADNB_PURE_PYTHON")),
+                    reason="GRADNB_PURE_PYTHON is set: the compiled parts are off on purpose")
+def test_the_compiled_parts_are_in_use_where_a_compiler_built_them():
+    if not _compiler_available():
+        pytest.skip("no C compiler: the install runs gradnb's Python code alone")
+    assert record_module._compiled is not None, "gradnb._core._record was not built"
+    assert engine._loop is not None, "gradnb.autograd._loop was not built"
+    assert record_module.record is record_module._compiled.record
+
+
+def test_the_python_code_passes_the_engine_tests_alone():
+    env = dict(os.environ, GRADNB_PURE_PYTHON="1")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
+         *PURE_PYTHON_SUITE],
+        check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout
+
+
+@pytest.fixture
+def pure_python(monkeypatch):
+    """Run the Python ``record`` and loops in this process (the compiled ones hand back to
+    the Python ``record`` for anything unusual: that function is ``_compiled``'s fallback)."""
+    def switch(on: bool):
+        if on:
+            python_record = record_module.record
+            if record_module._compiled is not None:
+                python_record = record_module.__dict__["_python_record"]
+            _patch_record(monkeypatch, python_record)
+            monkeypatch.setattr(engine, "_loop", None)
+            assert gradnb.ops.arithmetic.record is python_record
+        else:
+            monkeypatch.undo()
+    return switch
+
+
+def _patch_record(monkeypatch, fn):
+    """Point every module that imported ``record`` at ``fn``."""
+    compiled = record_module.record
+    for module in list(sys.modules.values()):
+        if module is not None and getattr(module, "__name__", "").startswith("gradnb") \
+                and getattr(module, "record", None) is compiled:
+            monkeypatch.setattr(module, "record", fn)
+
+
+def _program(rng):
+    """A graph with every edge kind the loops treat apart: chains, fan-out and fan-in,
+    broadcasting (the gradient is fitted), a cast, several outputs, a leaf used twice, a view,
+    a saved input, a saved output, constants as numbers and as 0-d tensors."""
+    x = gradnb.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    w = gradnb.tensor(rng.standard_normal(4), requires_grad=True)
+    s = gradnb.tensor(rng.standard_normal(()), dtype=gradnb.float32, requires_grad=True)
+    c = gradnb.tensor(0.5)
+    h = x * w + 0.25            # broadcast: w's gradient is summed down
+    h = h.tanh() * c - x        # fan-in, x used twice
+    a, b = h.split(2, dim=0)    # several outputs, views
+    y = (a.exp().sum() + (b * b).sum()) * s   # float32 * float64 scalar
+    z = (h.t() @ h).sigmoid().mean()
+    return (x, w, s), y + z
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_python_and_compiled_give_the_same_gradients_and_report(seed, pure_python):
+    if record_module._compiled is None and engine._loop is None:
+        pytest.skip("the compiled parts are not built here")
+    results = []
+    for python in (False, True):
+        pure_python(python)
+        leaves, out = _program(np.random.default_rng(seed))
+        out.backward()
+        report = gradnb.autograd.memory.last_backward()
+        results.append(([leaf.grad.numpy().copy() for leaf in leaves], report.nodes_executed,
+                        report.freed_bytes, report.released_bytes,
+                        out.grad_fn.name()))
+    (grads_c, *rest_c), (grads_p, *rest_p) = results
+    for compiled, python in zip(grads_c, grads_p):
+        np.testing.assert_array_equal(compiled, python)
+    assert rest_c == rest_p  # nodes run, bytes freed and still held, the root's node
+
+
+def test_a_rule_that_raises_leaves_the_pass_as_python_does(pure_python):
+    """An error inside a rule propagates out of the compiled loop unchanged, and grad mode is
+    back on afterwards."""
+    x = gradnb.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * 2.0).sum()
+    y.backward(retain_graph=False)
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+    assert gradnb.is_grad_enabled()
+
+
+def test_config_show_says_which_hot_paths_run_compiled():
+    text = gradnb.__config__.show()
+    assert text.startswith(f"gradnb {gradnb.__version__}\n")
+    parts = gradnb.__config__.compiled_parts()
+    expected = ", ".join(parts) if parts else "none ("
+    assert f"Compiled hot paths: {expected}" in text
