@@ -248,7 +248,9 @@ keep_saved(PyObject *cls, PyObject *node, PyObject *save, PyObject *inputs, PyOb
 {
     PyObject *spec;
     if (save == NULL || save == Py_None) {  /* spec = cls._save_spec (prepared if need be) */
-        spec = PyObject_GetAttr(cls, s_save_spec);
+        spec = _PyType_Lookup((PyTypeObject *)cls, s_save_spec);  /* (a class attribute) */
+        spec = spec != NULL && Py_TYPE(spec)->tp_descr_get == NULL
+            ? Py_NewRef(spec) : PyObject_GetAttr(cls, s_save_spec);
         if (spec == NULL)
             return -1;
         if (!PyTuple_CheckExact(spec)) {
@@ -393,13 +395,10 @@ record(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
     PyObject *count = PyList_GET_ITEM(inference_threads, 0);
     if (count != zero && truth(count))
         return slow(args, nargs, kwnames);
-    PyObject *is_view = PyObject_GetAttr(cls, s_is_view);
-    if (is_view == NULL)
-        return NULL;
-    int view = truth(is_view);
-    Py_DECREF(is_view);
-    if (view)
-        return view < 0 ? NULL : slow(args, nargs, kwnames);
+    /* cls.is_view, from the class's attribute cache (a plain class attribute) */
+    PyObject *is_view = _PyType_Lookup((PyTypeObject *)cls, s_is_view);
+    if (is_view == NULL || Py_TYPE(is_view)->tp_descr_get != NULL || truth(is_view))
+        return slow(args, nargs, kwnames);
 
     /* on = grad mode on and an input requires grad */
     int on = 1;

@@ -14,6 +14,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 
 /* Set once by ``configure``: the engine's objects the loops call or compare against. */
 static PyObject *ZERO_NRS0, *ZERO_NRS1, *ZERO_NRS2, *ZERO_NRS3;
@@ -26,10 +27,46 @@ static PyObject *on_tensors_fn;            /* engine._backward_on_tensors */
 static PyObject *runs_user_code_fn;        /* engine._runs_user_code */
 static PyObject *TensorClass;
 
-static PyObject *s_seq, *s_next0, *s_next1, *s_next2, *s_next_nr, *s_next, *s_fit_grads,
-    *s_num_outputs, *s_shape_, *s_dtype_, *s_shape, *s_dtype, *s_saved, *s_release, *s_add,
+static PyObject *s_next, *s_fit_grads, *s_num_outputs, *s_shape, *s_dtype, *s_release, *s_add,
     *s_variable, *s_on_tensors, *s_backward, *s_hooks, *s_pre_hooks, *s_tensor_hooks,
     *s_runs_user_code;
+
+/* The slots every node has (``Node.__slots__``), read at their offsets in a node's memory:
+ * CPython's generic attribute lookup costs more than the rest of a node's bookkeeping here. */
+static PyTypeObject *NodeType;
+enum { SEQ, NEXT0, NEXT1, NEXT2, NEXT_NR, SAVED, SHAPE, DTYPE, N_SLOTS };
+static const char *slot_names[N_SLOTS] = {"_seq", "_next0", "_next1", "_next2", "_next_nr",
+                                          "_saved", "_shape", "_dtype"};
+static Py_ssize_t slot_offsets[N_SLOTS];
+static PyObject *slot_strings[N_SLOTS];
+
+/* ``node.<slot>`` (a new reference), or NULL with AttributeError where it was never set. */
+static PyObject *
+node_slot(PyObject *node, int which)
+{
+    if (PyObject_TypeCheck(node, NodeType)) {
+        PyObject *v = *(PyObject **)((char *)node + slot_offsets[which]);
+        if (v != NULL)
+            return Py_NewRef(v);
+    }
+    return PyObject_GetAttr(node, slot_strings[which]);  /* (raises as Python would) */
+}
+
+/* A node class's flag (``fit_grads``, ``on_tensors``): a class attribute no instance sets, read
+ * from the type's attribute cache. 1, 0, or -1 on error. */
+static int
+class_flag(PyObject *node, PyObject *name)
+{
+    PyObject *v = _PyType_Lookup(Py_TYPE(node), name);
+    if (v != NULL && Py_TYPE(v)->tp_descr_get == NULL)
+        return PyObject_IsTrue(v);
+    v = PyObject_GetAttr(node, name);
+    if (v == NULL)
+        return -1;
+    int flag = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return flag;
+}
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -37,7 +74,7 @@ static PyObject *s_seq, *s_next0, *s_next1, *s_next2, *s_next_nr, *s_next, *s_fi
 static int
 seq_of(PyObject *node, long long *out)
 {
-    PyObject *v = PyObject_GetAttr(node, s_seq);
+    PyObject *v = node_slot(node, SEQ);
     if (v == NULL)
         return -1;
     *out = PyLong_AsLongLong(v);
@@ -87,9 +124,8 @@ edges_read(PyObject *node, PyObject *nrs, Edges *e)
         e->n = PyTuple_GET_SIZE(e->rest);
         return 0;
     }
-    PyObject *names[3] = {s_next0, s_next1, s_next2};
     for (int i = 0; i < n; i++) {
-        e->small[i] = PyObject_GetAttr(node, names[i]);
+        e->small[i] = node_slot(node, NEXT0 + i);
         if (e->small[i] == NULL) {
             edges_clear(e);
             return -1;
@@ -185,7 +221,7 @@ discover(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 look = !user_code;
             }
         }
-        nrs = PyObject_GetAttr(node, s_next_nr);
+        nrs = node_slot(node, NEXT_NR);
         if (nrs == NULL || edges_read(node, nrs, &e) < 0)
             goto fail;
         for (Py_ssize_t i = 0; i < e.n; i++) {
@@ -328,11 +364,7 @@ needs_fit(PyObject *g, PyObject *shape, PyObject *dtype)
 static PyObject *
 run_rule(PyObject *node, PyObject *grads)
 {
-    PyObject *on = PyObject_GetAttr(node, s_on_tensors);
-    if (on == NULL)
-        return NULL;
-    int on_tensors = PyObject_IsTrue(on);
-    Py_DECREF(on);
+    int on_tensors = class_flag(node, s_on_tensors);
     if (on_tensors < 0)
         return NULL;
     if (on_tensors)  /* results = _backward_on_tensors(node, grads) */
@@ -354,7 +386,7 @@ run_rule(PyObject *node, PyObject *grads)
 static int
 release_saved(PyObject *node, PyObject *tracker)
 {
-    PyObject *saved = PyObject_GetAttr(node, s_saved);
+    PyObject *saved = node_slot(node, SAVED);
     if (saved == NULL)
         return -1;
     int has = PyObject_IsTrue(saved);
@@ -462,8 +494,8 @@ send(PyObject *nxt, PyObject *g, PyObject *nrs, Py_ssize_t i, int fit, PyObject 
             goto fail_g;
         int single = n_outputs == 1;
         if (fit) {
-            PyObject *shape = PyObject_GetAttr(nxt, s_shape_);
-            PyObject *dtype = shape ? PyObject_GetAttr(nxt, s_dtype_) : NULL;
+            PyObject *shape = node_slot(nxt, SHAPE);
+            PyObject *dtype = shape ? node_slot(nxt, DTYPE) : NULL;
             if (dtype && !single) {  /* one shape and dtype per output */
                 PyObject *s1 = PyObject_GetItem(shape, nr), *d1 = PyObject_GetItem(dtype, nr);
                 Py_SETREF(shape, s1);
@@ -635,7 +667,7 @@ execute(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             Py_CLEAR(grads);
             continue;
         }
-        nrs = PyObject_GetAttr(node, s_next_nr);
+        nrs = node_slot(node, NEXT_NR);
         if (nrs == NULL)
             goto fail;
         if (grads == Py_None) {  /* results = (None,) * len(node._next_nr) */
@@ -650,11 +682,7 @@ execute(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (tracker != NULL && release_saved(node, tracker) < 0)
             goto fail;
         /* Send: each input's gradient to the node that made that input. */
-        PyObject *fit_obj = PyObject_GetAttr(node, s_fit_grads);
-        if (fit_obj == NULL)
-            goto fail;
-        int fit = PyObject_IsTrue(fit_obj);
-        Py_DECREF(fit_obj);
+        int fit = class_flag(node, s_fit_grads);
         if (fit < 0 || edges_read(node, nrs, &e) < 0)
             goto fail;
         for (Py_ssize_t i = 0; i < e.n; i++) {
@@ -717,14 +745,25 @@ done:
 }
 
 /* configure(zero_nrs, AccumulateGrad, heappush, heappop, accumulate, fit, one_hot,
- *           backward_on_tensors, runs_user_code, Tensor) */
+ *           backward_on_tensors, runs_user_code, Tensor, Node) */
 static PyObject *
 configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 10) {
-        PyErr_SetString(PyExc_TypeError, "configure() takes 10 arguments");
+    if (nargs != 11 || !PyType_Check(args[10])) {
+        PyErr_SetString(PyExc_TypeError, "configure() takes 10 objects and the Node class");
         return NULL;
     }
+    PyTypeObject *node = (PyTypeObject *)args[10];
+    for (int i = 0; i < N_SLOTS; i++) {  /* each slot's offset, from its member descriptor */
+        PyObject *d = PyDict_GetItemString(node->tp_dict, slot_names[i]);
+        if (d == NULL || !PyObject_TypeCheck(d, &PyMemberDescr_Type)
+                || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+            PyErr_Format(PyExc_TypeError, "Node.%s is not a slot", slot_names[i]);
+            return NULL;
+        }
+        slot_offsets[i] = ((PyMemberDescrObject *)d)->d_member->offset;
+    }
+    Py_XSETREF(NodeType, (PyTypeObject *)Py_NewRef(node));
     PyObject *zero_nrs = args[0];
     if (!PyTuple_Check(zero_nrs) || PyTuple_GET_SIZE(zero_nrs) < 4) {
         PyErr_SetString(PyExc_TypeError, "configure(): zero_nrs must be a tuple of 4");
@@ -758,10 +797,8 @@ PyMODINIT_FUNC
 PyInit__loop(void)
 {
     struct { PyObject **slot; const char *name; } names[] = {
-        {&s_seq, "_seq"}, {&s_next0, "_next0"}, {&s_next1, "_next1"}, {&s_next2, "_next2"},
-        {&s_next_nr, "_next_nr"}, {&s_next, "_next"}, {&s_fit_grads, "fit_grads"},
-        {&s_num_outputs, "num_outputs"}, {&s_shape_, "_shape"}, {&s_dtype_, "_dtype"},
-        {&s_shape, "shape"}, {&s_dtype, "dtype"}, {&s_saved, "_saved"},
+        {&s_next, "_next"}, {&s_fit_grads, "fit_grads"}, {&s_num_outputs, "num_outputs"},
+        {&s_shape, "shape"}, {&s_dtype, "dtype"},
         {&s_release, "release"}, {&s_add, "add"}, {&s_variable, "variable"},
         {&s_on_tensors, "on_tensors"}, {&s_backward, "backward"}, {&s_hooks, "_hooks"},
         {&s_pre_hooks, "_pre_hooks"}, {&s_tensor_hooks, "_tensor_hooks"},
@@ -770,6 +807,11 @@ PyInit__loop(void)
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         *names[i].slot = PyUnicode_InternFromString(names[i].name);
         if (*names[i].slot == NULL)
+            return NULL;
+    }
+    for (int i = 0; i < N_SLOTS; i++) {
+        slot_strings[i] = PyUnicode_InternFromString(slot_names[i]);
+        if (slot_strings[i] == NULL)
             return NULL;
     }
     return PyModule_Create(&moduledef);

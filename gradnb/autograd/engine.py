@@ -38,6 +38,7 @@ from .._core.grad_mode import state as _grad_state
 from .._core.graph import (
     _ZERO_NRS,
     AccumulateGrad,
+    Node,
     accumulator,
     bump_version,
     check_graph_versions,
@@ -747,4 +748,4 @@ TENSOR_METHODS = {"backward": _tensor_backward}
 
 if _loop is not None:
     _loop.configure(_ZERO_NRS, AccumulateGrad, heapq.heappush, heapq.heappop, _accumulate, _fit,
-                    _one_hot, _backward_on_tensors, _runs_user_code, Tensor)
+                    _one_hot, _backward_on_tensors, _runs_user_code, Tensor, Node)
