@@ -65,6 +65,44 @@ truth(PyObject *v)
     return v == Py_True ? 1 : v == Py_False || v == Py_None ? 0 : PyObject_IsTrue(v);
 }
 
+/* The same for ``x * c`` of a constant tensor ``c``: the last pair ``(_NOTHING, (_INPUT, c,
+ * version))`` is shared while its node lives and still holds it, and ``c`` has not been written
+ * since. The cache owns nothing of it (a weak reference to that node, the pair borrowed from
+ * it), so it keeps no tensor alive a moment longer than the graph does. */
+static PyObject *pair_holder;  /* weakref to the node holding ``pair`` */
+static PyObject *pair;         /* borrowed from that node */
+
+static PyObject *
+shared_tensor_pair(PyObject *t)
+{
+    if (pair_holder == NULL)
+        return NULL;
+    PyObject *holder = PyWeakref_GetObject(pair_holder);
+    if (holder == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    if (holder == Py_None || SLOT(holder, n_saved) != pair)
+        return NULL;
+    /* (the node may hold another tuple at the same address by now: check what it says) */
+    if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2
+            || PyTuple_GET_ITEM(pair, 0) != NOTHING)
+        return NULL;
+    PyObject *entry = PyTuple_GET_ITEM(pair, 1);
+    if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 3
+            || PyTuple_GET_ITEM(entry, 0) != KIND_INPUT || PyTuple_GET_ITEM(entry, 1) != t)
+        return NULL;
+    PyObject *vc = SLOT(t, t_version_counter);
+    if (vc == NULL || !PyList_Check(vc) || PyList_GET_SIZE(vc) < 1)
+        return NULL;
+    int same = PyObject_RichCompareBool(PyList_GET_ITEM(vc, 0), PyTuple_GET_ITEM(entry, 2), Py_EQ);
+    if (same <= 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+    return Py_NewRef(pair);
+}
+
 /* ---- the Python ``record``, for everything this module leaves to it ----------------------- */
 static PyObject *
 slow(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -316,8 +354,25 @@ keep_saved(PyObject *cls, PyObject *node, PyObject *save, PyObject *inputs, PyOb
                 any = -1;
                 goto done;
             }
-            if (!plain)
-                entry = PyObject_CallOneArg(save_input_fn, second);
+            if (plain) {
+                saved = shared_tensor_pair(second);
+                if (saved == NULL) {
+                    saved = PyTuple_Pack(2, NOTHING, entry);
+                    PyObject *ref = saved ? PyWeakref_NewRef(node, NULL) : NULL;
+                    if (ref == NULL) {
+                        Py_XDECREF(saved);
+                        saved = NULL;
+                    }
+                    else {
+                        Py_XSETREF(pair_holder, ref);
+                        pair = saved;
+                    }
+                }
+                Py_DECREF(entry);
+                Py_DECREF(second);
+                goto have_saved;
+            }
+            entry = PyObject_CallOneArg(save_input_fn, second);
         }
         Py_DECREF(second);
         saved = entry ? PyTuple_Pack(2, NOTHING, entry) : NULL;

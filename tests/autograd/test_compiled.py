@@ -143,3 +143,44 @@ def test_config_show_says_which_hot_paths_run_compiled():
     parts = gradnb.__config__.compiled_parts()
     expected = ", ".join(parts) if parts else "none ("
     assert f"Compiled hot paths: {expected}" in text
+
+
+def test_a_constant_tensor_saved_by_many_nodes_is_checked_and_freed_per_node():
+    """``x * c`` down a chain: the nodes may share what they saved of ``c`` (the compiled
+    ``record`` does), yet each node checks ``c``'s version as of its own recording, the saved
+    value reads back as ``c``, and nothing keeps ``c`` alive once the graph is gone."""
+    import gc
+    import weakref
+
+    x = gradnb.tensor([1.0, 2.0], requires_grad=True)
+    c = gradnb.tensor(0.5)
+    y1 = x * c
+    y2 = y1 * c
+    assert y1.grad_fn._saved_other is c and y2.grad_fn._saved_other is c
+    c.add_(1.0)  # both nodes saved c at version 0
+    y3 = y2 * c   # saved at version 1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y3.sum().backward()
+    z = x * c * c  # after the write: saved at version 1, backward runs
+    z.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2.25, 2.25])
+    ref = weakref.ref(c)
+    del y1, y2, y3, z, c
+    gc.collect()
+    assert ref() is None
+
+
+def test_saved_tensor_hooks_pack_a_shared_constant_once_per_node():
+    packed = []
+
+    def pack(t):
+        packed.append(t)
+        return t
+
+    x = gradnb.tensor([1.0, 2.0], requires_grad=True)
+    c = gradnb.tensor(0.5)
+    with gradnb.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        y = x * c * c * c
+    assert sum(t is c for t in packed) == 3
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.125, 0.125])
