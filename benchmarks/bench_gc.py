@@ -12,10 +12,12 @@ after), by type. gradnb's graphs have no reference cycles, so the collector neve
 anything from them; it still walks every tracked object each time a collection of the oldest
 generation runs, and those come more often the more tracked objects a graph adds (a full
 collection runs once the objects that survived younger ones exceed 25% of the old ones).
-A node keeps its edges in slots, not in a tuple of nodes, so a Python-float chain adds one
-tracked object per op, the node (a 0-d tensor constant adds the tuple that saves it). PyTorch
-keeps its graph in C++: its forward adds no tracked objects. A script, not a test: timings
-are noisy.
+A node keeps its edges in slots, not in a tuple of nodes, so a chain adds one tracked object
+per op, the node: the compiled ``record`` (``gradnb/_core/_record.c``) leaves version counters
+untracked (they hold an int) and lets consecutive nodes share their output shape and what they
+saved of a repeated constant, a Python float or a 0-d tensor (under ``GRADNB_PURE_PYTHON=1`` a
+0-d tensor constant adds the two tuples that save it). PyTorch keeps its graph in C++: its
+forward adds no tracked objects. A script, not a test: timings are noisy.
 """
 
 from __future__ import annotations

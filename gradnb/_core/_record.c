@@ -30,7 +30,7 @@ static Py_ssize_t n_next0, n_next1, n_next_nr, n_seq, n_shape, n_dtype, n_saved;
 
 static PyObject *s_save, *s_attrs, *s_operands, *s_into, *s_ctx, *s_is_view, *s_enabled,
     *s_anomaly, *s_saved_tensor_hooks, *s_grad_fn_version, *s_save_spec, *s_prepare, *s_shape,
-    *s_dtype, *s_inference, *s_index, *zero;
+    *s_dtype, *s_inference, *s_index, *zero, *one;
 
 /* The last node's output shape and the last ``x * number`` saved pair, shared with the next
  * node when equal: a chain of ops on one shape, multiplying by one number, then adds no object
@@ -101,6 +101,17 @@ shared_tensor_pair(PyObject *t)
         return NULL;
     }
     return Py_NewRef(pair);
+}
+
+/* Whether input ``t`` (a tensor, None, or NULL for no second input) requires grad: 1 or 0,
+ * -1 with AttributeError for a tensor whose slot was never set. */
+static int
+requires_grad(PyObject *t)
+{
+    if (t == NULL || t == Py_None)
+        return 0;
+    PyObject *v = get_slot(t, t_requires_grad, "_requires_grad");
+    return v == NULL ? -1 : truth(v);
 }
 
 /* ---- the Python ``record``, for everything this module leaves to it ----------------------- */
@@ -220,7 +231,7 @@ build_entries(PyObject *spec, PyObject *inputs, PyObject *out, PyObject *operand
         if (PyLong_CheckExact(item)) {  /* an input position */
             Py_ssize_t k = PyLong_AsSsize_t(item);
             if (k < 0 || k >= PyTuple_GET_SIZE(inputs))
-                goto python;
+                goto python_clear;  /* (an OverflowError, or a position Python will refuse) */
             PyObject *t = PyTuple_GET_ITEM(inputs, k);
             if (t == Py_None) {  /* (_CONST, operands[item]) */
                 PyObject *v = operands == NULL || operands == Py_None ? NULL
@@ -325,7 +336,7 @@ keep_saved(PyObject *cls, PyObject *node, PyObject *save, PyObject *inputs, PyOb
         }
         PyObject *entry;
         if (second == Py_None) {  /* ``x * 0.5``: (_NOTHING, (_CONST, operands[1])) */
-            PyObject *v = PySequence_GetItem(operands, 1);
+            PyObject *v = PyObject_GetItem(operands ? operands : Py_None, one);
             if (v != NULL && v == last_number) {
                 Py_DECREF(v);
                 Py_DECREF(second);
@@ -437,7 +448,8 @@ record(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
         else  /* into=, ctx=, or a name spelled by a caller's own string */
             return slow(args, nargs, kwnames);
     }
-    if (Py_TYPE(data) != ndarray_type || !PyTuple_CheckExact(inputs)
+    if ((attrs != NULL && attrs != Py_None && !PyDict_CheckExact(attrs))
+            || Py_TYPE(data) != ndarray_type || !PyTuple_CheckExact(inputs)
             || PyTuple_GET_SIZE(inputs) < 1 || PyTuple_GET_SIZE(inputs) > 2
             || !PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, NodeType))
         return slow(args, nargs, kwnames);
@@ -469,10 +481,7 @@ record(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
     }
     int ra = 0, rb = 0;
     if (on) {
-        if (a != Py_None && (ra = truth(get_slot(a, t_requires_grad, "_requires_grad"))) < 0)
-            return NULL;
-        if (b != NULL && b != Py_None
-                && (rb = truth(get_slot(b, t_requires_grad, "_requires_grad"))) < 0)
+        if ((ra = requires_grad(a)) < 0 || (rb = requires_grad(b)) < 0)
             return NULL;
         on = ra || rb;
     }
@@ -485,9 +494,15 @@ record(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
     if (anomaly != Py_None || PyList_GET_SIZE(observers))
         return slow(args, nargs, kwnames);
 
-    /* Bring stale views up to date, then link the node to each input's producer. */
+    /* Bring stale views up to date (which can make a view require grad), then link the node
+     * to each input's producer: one input is linked as it is, two by whether each requires
+     * grad now. */
     if ((a != Py_None && refresh_if_stale(a) < 0)
             || (b != NULL && b != Py_None && refresh_if_stale(b) < 0))
+        return NULL;
+    if (n == 1)
+        ra = 1;
+    else if ((ra = requires_grad(a)) < 0 || (rb = requires_grad(b)) < 0)
         return NULL;
     PyObject *node = ((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 0);
     if (node == NULL)
@@ -510,18 +525,14 @@ record(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
     if (nrs == NULL)
         goto fail;
     set_slot(node, n_next0, fa ? fa : Py_None);
-    SLOT(node, n_next_nr) = nrs;
+    Py_XSETREF(SLOT(node, n_next_nr), nrs);
     PyObject *seq = PyIter_Next(sequence);  /* node._seq = next(_sequence) */
     if (seq == NULL)
         goto fail;
-    SLOT(node, n_seq) = seq;
+    Py_XSETREF(SLOT(node, n_seq), seq);
     if (attrs != NULL && attrs != Py_None) {  /* setattr(node, name, value) for each */
         PyObject *key, *value;
         Py_ssize_t pos = 0;
-        if (!PyDict_Check(attrs)) {
-            PyErr_SetString(PyExc_TypeError, "record(): attrs must be a dict");
-            goto fail;
-        }
         while (PyDict_Next(attrs, &pos, &key, &value))
             if (PyObject_SetAttr(node, key, value) < 0)
                 goto fail;
@@ -541,11 +552,11 @@ record(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
     }
     if (shape != last_shape)
         Py_XSETREF(last_shape, Py_NewRef(shape));
-    SLOT(node, n_shape) = shape;
+    Py_XSETREF(SLOT(node, n_shape), shape);  /* (``attrs`` may have set any slot) */
     PyObject *dtype = PyObject_GetAttr(data, s_dtype);
     if (dtype == NULL)
         goto fail;
-    SLOT(node, n_dtype) = dtype;
+    Py_XSETREF(SLOT(node, n_dtype), dtype);
     out = make_tensor(data, Py_True, node);
     if (out == NULL || keep_saved(cls, node, save, inputs, out, operands) < 0)
         goto fail;
@@ -663,7 +674,8 @@ PyInit__record(void)
             return NULL;
     }
     zero = PyLong_FromLong(0);
-    if (zero == NULL)
+    one = PyLong_FromLong(1);
+    if (zero == NULL || one == NULL)
         return NULL;
     return PyModule_Create(&moduledef);
 }

@@ -26,6 +26,7 @@ static PyObject *one_hot_fn;               /* engine._one_hot */
 static PyObject *on_tensors_fn;            /* engine._backward_on_tensors */
 static PyObject *runs_user_code_fn;        /* engine._runs_user_code */
 static PyObject *TensorClass;
+static PyObject *one;                      /* the int 1 */
 
 static PyObject *s_next, *s_fit_grads, *s_num_outputs, *s_shape, *s_dtype, *s_release, *s_add,
     *s_variable, *s_on_tensors, *s_backward, *s_hooks, *s_pre_hooks, *s_tensor_hooks,
@@ -52,8 +53,8 @@ node_slot(PyObject *node, int which)
     return PyObject_GetAttr(node, slot_strings[which]);  /* (raises as Python would) */
 }
 
-/* A node class's flag (``fit_grads``, ``on_tensors``): a class attribute no instance sets, read
- * from the type's attribute cache. 1, 0, or -1 on error. */
+/* A node class's flag (``fit_grads``, ``on_tensors``), read off the class as the Python loop
+ * does (``kind.fit_grads``), from the type's attribute cache. 1, 0, or -1 on error. */
 static int
 class_flag(PyObject *node, PyObject *name)
 {
@@ -488,18 +489,19 @@ send(PyObject *nxt, PyObject *g, PyObject *nrs, Py_ssize_t i, int fit, PyObject 
         PyObject *nr = PyTuple_Check(nrs) ? Py_NewRef(PyTuple_GET_ITEM(nrs, i))
                                           : PySequence_GetItem(nrs, i);
         PyObject *num = nr ? PyObject_GetAttr(nxt, s_num_outputs) : NULL;
-        long n_outputs = num ? PyLong_AsLong(num) : -1;
+        int single = num ? PyObject_RichCompareBool(num, one, Py_EQ) : -1;
         Py_XDECREF(num);
-        if (n_outputs == -1 && (num == NULL || PyErr_Occurred()))
+        if (single < 0)
             goto fail_g;
-        int single = n_outputs == 1;
         if (fit) {
             PyObject *shape = node_slot(nxt, SHAPE);
             PyObject *dtype = shape ? node_slot(nxt, DTYPE) : NULL;
             if (dtype && !single) {  /* one shape and dtype per output */
-                PyObject *s1 = PyObject_GetItem(shape, nr), *d1 = PyObject_GetItem(dtype, nr);
-                Py_SETREF(shape, s1);
-                Py_SETREF(dtype, d1);
+                Py_SETREF(shape, PyObject_GetItem(shape, nr));
+                if (shape == NULL)
+                    Py_CLEAR(dtype);
+                else
+                    Py_SETREF(dtype, PyObject_GetItem(dtype, nr));
             }
             int need = shape && dtype ? needs_fit(g, shape, dtype) : -1;
             if (need > 0) {  /* g = _fit(g, shape, dtype, False) */
@@ -681,6 +683,9 @@ execute(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             goto fail;
         if (tracker != NULL && release_saved(node, tracker) < 0)
             goto fail;
+        Py_SETREF(nrs, node_slot(node, NEXT_NR));  /* (read after the rule, as Python does) */
+        if (nrs == NULL)
+            goto fail;
         /* Send: each input's gradient to the node that made that input. */
         int fit = class_flag(node, s_fit_grads);
         if (fit < 0 || edges_read(node, nrs, &e) < 0)
@@ -696,8 +701,15 @@ execute(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 if (!in)
                     continue;
             }
-            PyObject *g = PyTuple_Check(results) && i < PyTuple_GET_SIZE(results)
-                ? Py_NewRef(PyTuple_GET_ITEM(results, i)) : PySequence_GetItem(results, i);
+            PyObject *g;  /* results[i] */
+            if (PyTuple_CheckExact(results) && i < PyTuple_GET_SIZE(results)) {
+                g = Py_NewRef(PyTuple_GET_ITEM(results, i));
+            }
+            else {
+                PyObject *index = PyLong_FromSsize_t(i);
+                g = index ? PyObject_GetItem(results, index) : NULL;
+                Py_XDECREF(index);
+            }
             if (g == NULL)
                 goto fail;
             int rc = send(nxt, g, nrs, i, fit, deps, buffers, ready, &follow, &follow_grads);
@@ -723,12 +735,15 @@ done:
     Py_XDECREF(follow);
     Py_XDECREF(follow_grads);
     {
-        PyObject *count = PyLong_FromLong(executed);
-        if (count == NULL)
-            return NULL;
         PyObject *type = NULL, *value = NULL, *tb = NULL;
         if (err)
             PyErr_Fetch(&type, &value, &tb);
+        PyObject *count = PyLong_FromLong(executed);
+        if (count == NULL) {
+            if (err)
+                PyErr_Restore(type, value, tb);
+            return NULL;
+        }
         int rc = -1;
         if (PyList_Check(counter))
             rc = PyList_SetItem(counter, 0, count);  /* (steals ``count``) */
@@ -809,6 +824,9 @@ PyInit__loop(void)
         if (*names[i].slot == NULL)
             return NULL;
     }
+    one = PyLong_FromLong(1);
+    if (one == NULL)
+        return NULL;
     for (int i = 0; i < N_SLOTS; i++) {
         slot_strings[i] = PyUnicode_InternFromString(slot_names[i]);
         if (slot_strings[i] == NULL)

@@ -439,7 +439,8 @@ def _execute(run: _Pass) -> None:
                     grads = _run_node_prehooks(node, grads, tensor_mode, Tensor)
                 if targets is not None:
                     run.capture(node, grads)
-            if type(node) is AccumulateGrad:
+            kind = type(node)  # (its class flags are read off the class, as ``_loop.c`` does)
+            if kind is AccumulateGrad:
                 if accumulate and grads is not None and grads[0] is not None \
                         and targets is None:
                     # Inline, not a helper: ``_owned`` counts the references to ``g``.
@@ -458,7 +459,7 @@ def _execute(run: _Pass) -> None:
                 results = (None,) * len(node._next_nr)
             else:
                 try:
-                    if node.on_tensors and not tensor_mode:
+                    if kind.on_tensors and not tensor_mode:
                         results = _backward_on_tensors(node, grads)
                     elif len(grads) == 1:  # (most nodes: a call without unpacking a list)
                         results = node.backward(grads[0])
@@ -481,7 +482,7 @@ def _execute(run: _Pass) -> None:
                     tracker.add(node, released)
             # Send: each input's gradient into the buffer of the node that made that input,
             # fitted (summed down from a broadcast, cast) to the output that node recorded.
-            fit, nrs = node.fit_grads, node._next_nr
+            fit, nrs = kind.fit_grads, node._next_nr
             i = -1
             for nxt in ((node._next0,) if nrs is zero_nrs1 else (node._next0, node._next1)
                         if nrs is zero_nrs2 else (node._next0, node._next1, node._next2)

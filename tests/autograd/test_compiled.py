@@ -184,3 +184,65 @@ def test_saved_tensor_hooks_pack_a_shared_constant_once_per_node():
     assert sum(t is c for t in packed) == 3
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [0.125, 0.125])
+
+
+def test_record_links_a_view_refreshed_by_an_in_place_write_to_its_base(pure_python):
+    """A view made under ``no_grad``, whose base is then written in place, is brought up to
+    date by ``record`` before linking (the refresh can make it require grad): the compiled and
+    the Python ``record`` link it alike."""
+    from gradnb._core.graph import Node
+
+    class Two(Node):
+        __slots__ = ()
+
+        def backward(self, g):
+            return g, g
+
+    linked = []
+    for python in (False, True):
+        pure_python(python)
+        x = gradnb.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+        with gradnb.no_grad():
+            v = y[0:2]
+        y.mul_(3)
+        b = gradnb.tensor([1.0, 1.0], requires_grad=True)
+        z = record_module.record(Two, (v, b), v._data + b._data)
+        z.sum().backward()
+        linked.append((z.grad_fn.next_functions[0][0].name(), x.grad.numpy().tolist()))
+    assert linked[0] == linked[1] == ("AsStridedBackward0", [6.0, 6.0, 0.0])
+
+
+def test_record_answers_odd_calls_as_the_python_function_does(pure_python):
+    """What ``record``'s compiled case does not handle, it hands over or refuses exactly as the
+    Python function: a tensor whose state was never set, ``attrs`` that is a mapping but not a
+    dict, a number's save spec without the operands it reads."""
+    import types
+
+    from gradnb._core.graph import SAVE_SECOND
+    from gradnb._core.tensor import Tensor
+    from gradnb.ops.arithmetic import AddBackward0, MulBackward0
+
+    answers = []
+    for python in (False, True):
+        pure_python(python)
+        record = record_module.record
+        bare = object.__new__(Tensor)
+        bare._data, bare._grad_fn, bare._output_nr, bare._version_counter = \
+            np.ones(2), None, 0, [0]
+        x = gradnb.tensor([1.0, 2.0], requires_grad=True)
+        seen = []
+        try:
+            record(AddBackward0, (bare, x), np.ones(2))
+        except AttributeError as error:
+            seen.append(("unset", str(error)))
+        out = record(AddBackward0, (x, None), x._data + 1,
+                     attrs=types.MappingProxyType({"alpha": 1}))
+        seen.append(("mapping", out.grad_fn.name(), out.grad_fn.alpha))
+        try:
+            record(MulBackward0, (x, None), x._data * 2, save=SAVE_SECOND)
+        except TypeError as error:
+            seen.append(("no operands", str(error)))
+        answers.append(seen)
+    assert answers[0] == answers[1]
+    assert [entry[0] for entry in answers[0]] == ["unset", "mapping", "no operands"]
