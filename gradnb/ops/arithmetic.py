@@ -280,16 +280,15 @@ def _zero_d_float(input, other):
     widen the result)."""
     b = other._data
     a = input._data
-    if b.ndim or other._requires_grad or not a.ndim or type(b) is not _ndarray \
-            or type(a) is not _ndarray:
+    if type(b) is not _ndarray or type(a) is not _ndarray or b.ndim or other._requires_grad:
         return None
-    b_dtype = b.dtype
-    if b_dtype is a.dtype:
-        return b if b_dtype.kind == "f" else None
-    a_dtype = a.dtype
+    b_dtype, a_dtype = b.dtype, a.dtype
+    if b_dtype.kind != "f" or not a.ndim:
+        return None
+    if b_dtype is a_dtype:
+        return b
     # (float16 with another dtype's constant: the general path, in PyTorch's op math)
-    return b.item() if b_dtype.kind == "f" and a_dtype.kind == "f" and a_dtype.itemsize != 2 \
-        else None
+    return b.item() if a_dtype.kind == "f" and a_dtype.itemsize != 2 else None
 
 
 class MulBackward1(Node):
