@@ -14,6 +14,10 @@ backward reads, tells observers (the event seam), and returns the output tensor:
 
     def exp(input):
         return record(ExpBackward0, (input,), np.exp(input._data))
+
+Where the install built it, ``record`` is the compiled ``_record.c``: the same steps for the case
+nearly every op is in, handing every other call to the Python function below (kept as
+``_python_record``).
 """
 
 from __future__ import annotations
@@ -202,6 +206,7 @@ def record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None
     return outputs
 
 
+_python_record = record
 _compiled = None
 if not os.environ.get("GRADNB_PURE_PYTHON"):  # (set: run the Python code alone, as tests do)
     try:  # ``record``'s common case, compiled (optional: the function above does it all)
@@ -216,7 +221,6 @@ if _compiled is not None:
                         _grad_state, _switches, _observers, _sequence, _ZERO_NRS, SAVE_SECOND,
                         _NOTHING, (_INPUT, _OUTPUT, _CONST), refresh, accumulator, keep_saved,
                         save_input, record)
-    _python_record = record
     record = _compiled.record
 
 

@@ -71,9 +71,7 @@ def pure_python(monkeypatch):
     the Python ``record`` for anything unusual: that function is ``_compiled``'s fallback)."""
     def switch(on: bool):
         if on:
-            python_record = record_module.record
-            if record_module._compiled is not None:
-                python_record = record_module.__dict__["_python_record"]
+            python_record = record_module._python_record
             _patch_record(monkeypatch, python_record)
             monkeypatch.setattr(engine, "_loop", None)
             assert gradnb.ops.arithmetic.record is python_record
