@@ -406,8 +406,8 @@ class Node:
 
     def release(self):
         """Drop the saved values; return the arrays that were held (caller does accounting).
-        Runs once per node in every backward: the one-entry case (most nodes) and the
-        numbers-only case (``x * 2`` keeps its 2) are unrolled."""
+        Runs once per node in every backward: the one-entry case (most nodes) and ``x * c``'s
+        (``x * 2`` keeps its 2, ``x * c`` its constant tensor) are unrolled."""
         entries = self._saved
         self._saved = _RELEASED
         if len(entries) == 1:
@@ -416,9 +416,12 @@ class Node:
                 return (entry[1],)
             if entry[0] == _INPUT:
                 return (entry[1]._data,)
-        elif len(entries) == 2 and entries[0] is _NOTHING and entries[1][0] == _CONST \
-                and entries[1][1].__class__ in _NO_BUFFER:
-            return ()
+        elif len(entries) == 2 and entries[0] is _NOTHING:  # ``x * c``: the factor alone
+            entry = entries[1]
+            if entry[0] == _CONST and entry[1].__class__ in _NO_BUFFER:
+                return ()
+            if entry[0] == _INPUT:
+                return (entry[1]._data,)
         return _arrays_of(entries)
 
     def retarget_output(self, old_array, t) -> None:
