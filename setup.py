@@ -8,7 +8,10 @@ pyproject.toml.
 
 from setuptools import Extension, setup
 
+SLOTS = ["gradnb/_core/_slots.h"]  # (both read slots at their offsets)
+
 setup(ext_modules=[
-    Extension("gradnb._core._record", ["gradnb/_core/_record.c"], optional=True),
-    Extension("gradnb.autograd._loop", ["gradnb/autograd/_loop.c"], optional=True),
+    Extension("gradnb._core._record", ["gradnb/_core/_record.c"], depends=SLOTS, optional=True),
+    Extension("gradnb.autograd._loop", ["gradnb/autograd/_loop.c"], depends=SLOTS,
+              optional=True),
 ])

@@ -137,9 +137,9 @@ newaxis = None  # ``x[:, gradnb.newaxis]``, as NumPy's
 
 # PyTorch's namespace (gradnb.nn.Linear, gradnb.optim.SGD, gradnb.save, ...) without paying for
 # it at import: these load on first access (PEP 562), so ``import gradnb`` stays light.
-_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft", "__config__",
+_LAZY_MODULES = {"nn", "optim", "utils", "cuda", "sparse", "serialization", "linalg", "fft",
                  "special", "func", "masked", "backends", "jit", "accelerator", "amp", "cpu",
-                 "random", "testing", "distributions"}
+                 "random", "testing", "distributions", "__config__"}
 _LAZY_NAMES = {"save": "serialization", "load": "serialization", "sparse_coo_tensor": "sparse",
                "vmap": "func",
                **{name: "amp.autocast_mode" for name in (

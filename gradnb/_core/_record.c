@@ -13,7 +13,8 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <structmember.h>
+
+#include "_slots.h"
 
 /* Set once by ``configure``. */
 static PyTypeObject *TensorType, *NodeType, *ndarray_type;
@@ -36,34 +37,6 @@ static PyObject *s_save, *s_attrs, *s_operands, *s_into, *s_ctx, *s_is_view, *s_
  * node when equal: a chain of ops on one shape, multiplying by one number, then adds no object
  * per op for the cyclic garbage collector to count and walk (both hold only numbers). */
 static PyObject *last_shape, *last_number, *last_number_saved;
-
-#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
-
-/* Set a slot of a fresh object (empty until now): takes a new reference to ``v``. */
-static inline void
-set_slot(PyObject *obj, Py_ssize_t off, PyObject *v)
-{
-    PyObject *old = SLOT(obj, off);
-    SLOT(obj, off) = Py_NewRef(v);
-    Py_XDECREF(old);
-}
-
-/* A slot's value (borrowed); NULL with AttributeError when it was never set. */
-static inline PyObject *
-get_slot(PyObject *obj, Py_ssize_t off, const char *name)
-{
-    PyObject *v = SLOT(obj, off);
-    if (v == NULL)
-        PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '%s'",
-                     Py_TYPE(obj)->tp_name, name);
-    return v;
-}
-
-static inline int
-truth(PyObject *v)
-{
-    return v == Py_True ? 1 : v == Py_False || v == Py_None ? 0 : PyObject_IsTrue(v);
-}
 
 /* The same for ``x * c`` of a constant tensor ``c``: the last pair ``(_NOTHING, (_INPUT, c,
  * version))`` is shared while its node lives and still holds it, and ``c`` has not been written
@@ -101,6 +74,32 @@ shared_tensor_pair(PyObject *t)
         return NULL;
     }
     return Py_NewRef(pair);
+}
+
+/* Set a slot: takes a new reference to ``v``, releases what the slot held. */
+static inline void
+set_slot(PyObject *obj, Py_ssize_t off, PyObject *v)
+{
+    PyObject *old = SLOT(obj, off);
+    SLOT(obj, off) = Py_NewRef(v);
+    Py_XDECREF(old);
+}
+
+/* A slot's value (borrowed); NULL with AttributeError when it was never set. */
+static inline PyObject *
+get_slot(PyObject *obj, Py_ssize_t off, const char *name)
+{
+    PyObject *v = SLOT(obj, off);
+    if (v == NULL)
+        PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '%s'",
+                     Py_TYPE(obj)->tp_name, name);
+    return v;
+}
+
+static inline int
+truth(PyObject *v)
+{
+    return v == Py_True ? 1 : v == Py_False || v == Py_None ? 0 : PyObject_IsTrue(v);
 }
 
 /* Whether input ``t`` (a tensor, None, or NULL for no second input) requires grad: 1 or 0,
@@ -191,33 +190,42 @@ producer(PyObject *t, PyObject **fn, PyObject **nr)
     return 0;
 }
 
-/* ``graph._save_input(t)`` where it is a plain tuple ``(_INPUT, t, t._version_counter[0])``
- * (no saved-tensor hooks, not an inference tensor): 1 with ``*entry`` set; 0 when the Python
- * function must make it (it packs, or raises); -1 on error. */
+/* Whether saving goes through saved-tensor hooks now (``switches.saved_tensor_hooks``): then
+ * the Python ``graph.save`` packs each value. 1, 0, or -1 on error. */
 static int
-input_entry(PyObject *t, PyObject **entry)
+saving_packs(void)
 {
     PyObject *hooks = PyObject_GetAttr(switches, s_saved_tensor_hooks);
     int packing = hooks ? truth(hooks) : -1;
     Py_XDECREF(hooks);
-    if (packing)
-        return packing < 0 ? -1 : 0;
+    return packing;
+}
+
+/* Whether ``t`` is an inference tensor, which ``graph.save`` refuses to save. 1, 0, -1. */
+static int
+inference_tensor(PyObject *t)
+{
     PyObject *inf = PyObject_GetAttr(t, s_inference);
     int refused = inf ? truth(inf) : -1;
     Py_XDECREF(inf);
-    if (refused)
-        return refused < 0 ? -1 : 0;
+    return refused;
+}
+
+/* ``(_INPUT, t, t._version_counter[0])``: ``graph._save_input(t)`` without hooks. */
+static PyObject *
+input_entry(PyObject *t)
+{
     PyObject *vc = get_slot(t, t_version_counter, "_version_counter");
     PyObject *v = vc ? PySequence_GetItem(vc, 0) : NULL;
     if (v == NULL)
-        return -1;
-    *entry = PyTuple_Pack(3, KIND_INPUT, t, v);
+        return NULL;
+    PyObject *entry = PyTuple_Pack(3, KIND_INPUT, t, v);
     Py_DECREF(v);
-    return *entry ? 1 : -1;
+    return entry;
 }
 
-/* ``graph.save``'s entries for a plain spec, or 1 when the spec needs the Python function
- * (saved-tensor hooks, an inference tensor to refuse, an item kind not handled here). */
+/* ``graph.save``'s entries for a plain spec, with no saved-tensor hooks, or 1 when the spec
+ * needs the Python function (an inference tensor to refuse, an item kind not handled here). */
 static int
 build_entries(PyObject *spec, PyObject *inputs, PyObject *out, PyObject *operands,
               PyObject **result)
@@ -241,15 +249,16 @@ build_entries(PyObject *spec, PyObject *inputs, PyObject *out, PyObject *operand
                 entry = PyTuple_Pack(2, KIND_CONST, v);
                 Py_DECREF(v);
             }
-            else {  /* (_INPUT, t, t._version_counter[0]) */
-                int plain = input_entry(t, &entry);
-                if (plain <= 0) {
-                    if (plain < 0) {
+            else {  /* (_INPUT, t, t._version_counter[0]); an inference tensor: refused */
+                int refused = inference_tensor(t);
+                if (refused) {
+                    if (refused < 0) {
                         Py_DECREF(entries);
                         return -1;
                     }
                     goto python;
                 }
+                entry = input_entry(t);
             }
         }
         else if (item == Py_None) {
@@ -290,6 +299,63 @@ python:
     return 1;
 }
 
+/* ``x * 0.5``'s saved value, ``(_NOTHING, (_CONST, operands[1]))``: shared with the last
+ * node that saved the same number object. */
+static PyObject *
+number_pair(PyObject *operands)
+{
+    PyObject *v = PyObject_GetItem(operands ? operands : Py_None, one);
+    if (v == NULL)
+        return NULL;
+    if (v == last_number) {
+        Py_DECREF(v);
+        return Py_NewRef(last_number_saved);
+    }
+    PyObject *entry = PyTuple_Pack(2, KIND_CONST, v);
+    PyObject *saved = entry ? PyTuple_Pack(2, NOTHING, entry) : NULL;
+    Py_XDECREF(entry);
+    if (saved != NULL && (PyFloat_CheckExact(v) || PyLong_CheckExact(v))) {
+        Py_XSETREF(last_number, Py_NewRef(v));
+        Py_XSETREF(last_number_saved, Py_NewRef(saved));
+    }
+    Py_DECREF(v);
+    return saved;
+}
+
+/* ``x * c``'s saved value for a constant tensor ``t``, ``(_NOTHING, save_input(t))``: shared
+ * with the last node that saved ``t`` at its current version, while that node holds it. With
+ * saved-tensor hooks, or for an inference tensor, ``graph._save_input`` makes the entry. */
+static PyObject *
+tensor_pair(PyObject *node, PyObject *t)
+{
+    int python = saving_packs();
+    if (python == 0)
+        python = inference_tensor(t);
+    if (python < 0)
+        return NULL;
+    PyObject *saved, *entry;
+    if (python) {
+        entry = PyObject_CallOneArg(save_input_fn, t);
+        saved = entry ? PyTuple_Pack(2, NOTHING, entry) : NULL;
+        Py_XDECREF(entry);
+        return saved;
+    }
+    saved = shared_tensor_pair(t);
+    if (saved != NULL)
+        return saved;
+    entry = input_entry(t);
+    saved = entry ? PyTuple_Pack(2, NOTHING, entry) : NULL;
+    Py_XDECREF(entry);
+    PyObject *ref = saved ? PyWeakref_NewRef(node, NULL) : NULL;
+    if (ref == NULL) {
+        Py_XDECREF(saved);
+        return NULL;
+    }
+    Py_XSETREF(pair_holder, ref);
+    pair = saved;
+    return saved;
+}
+
 /* What the node keeps: ``record``'s ``save`` handling. */
 static int
 keep_saved(PyObject *cls, PyObject *node, PyObject *save, PyObject *inputs, PyObject *out,
@@ -328,72 +394,15 @@ keep_saved(PyObject *cls, PyObject *node, PyObject *save, PyObject *inputs, PyOb
     if (!any) {
         saved = PyTuple_New(0);
     }
-    else if (spec == SAVE_SECOND) {
+    else if (spec == SAVE_SECOND) {  /* (_NOTHING, what the second input's entry is) */
         PyObject *second = PySequence_GetItem(inputs, 1);
-        if (second == NULL) {
-            any = -1;
-            goto done;
-        }
-        PyObject *entry;
-        if (second == Py_None) {  /* ``x * 0.5``: (_NOTHING, (_CONST, operands[1])) */
-            PyObject *v = PyObject_GetItem(operands ? operands : Py_None, one);
-            if (v != NULL && v == last_number) {
-                Py_DECREF(v);
-                Py_DECREF(second);
-                saved = Py_NewRef(last_number_saved);
-                goto have_saved;
-            }
-            entry = v ? PyTuple_Pack(2, KIND_CONST, v) : NULL;
-            if (entry && (PyFloat_CheckExact(v) || PyLong_CheckExact(v))) {
-                saved = PyTuple_Pack(2, NOTHING, entry);
-                if (saved) {
-                    Py_XSETREF(last_number, Py_NewRef(v));
-                    Py_XSETREF(last_number_saved, Py_NewRef(saved));
-                }
-                Py_DECREF(v);
-                Py_DECREF(entry);
-                Py_DECREF(second);
-                goto have_saved;
-            }
-            Py_XDECREF(v);
-        }
-        else {  /* ``x * c`` of a constant tensor: (_NOTHING, save_input(inputs[1])) */
-            entry = NULL;
-            int plain = input_entry(second, &entry);
-            if (plain < 0) {
-                Py_DECREF(second);
-                any = -1;
-                goto done;
-            }
-            if (plain) {
-                saved = shared_tensor_pair(second);
-                if (saved == NULL) {
-                    saved = PyTuple_Pack(2, NOTHING, entry);
-                    PyObject *ref = saved ? PyWeakref_NewRef(node, NULL) : NULL;
-                    if (ref == NULL) {
-                        Py_XDECREF(saved);
-                        saved = NULL;
-                    }
-                    else {
-                        Py_XSETREF(pair_holder, ref);
-                        pair = saved;
-                    }
-                }
-                Py_DECREF(entry);
-                Py_DECREF(second);
-                goto have_saved;
-            }
-            entry = PyObject_CallOneArg(save_input_fn, second);
-        }
-        Py_DECREF(second);
-        saved = entry ? PyTuple_Pack(2, NOTHING, entry) : NULL;
-        Py_XDECREF(entry);
+        saved = second == NULL ? NULL
+            : second == Py_None ? number_pair(operands) : tensor_pair(node, second);
+        Py_XDECREF(second);
     }
     else {
         int python = 1;
-        PyObject *hooks = PyObject_GetAttr(switches, s_saved_tensor_hooks);
-        int packing = hooks ? PyObject_IsTrue(hooks) : -1;
-        Py_XDECREF(hooks);
+        int packing = saving_packs();
         if (packing < 0) {
             any = -1;
             goto done;
@@ -413,7 +422,6 @@ keep_saved(PyObject *cls, PyObject *node, PyObject *save, PyObject *inputs, PyOb
             goto done;
         }
     }
-have_saved:
     if (saved == NULL) {
         any = -1;
         goto done;
@@ -570,20 +578,6 @@ fail:
     Py_XDECREF(out);
     Py_DECREF(node);
     return NULL;
-}
-
-/* The offset of slot ``name`` of ``type`` (a member descriptor in its ``__dict__``). */
-static int
-slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *out)
-{
-    PyObject *d = PyDict_GetItemString(type->tp_dict, name);
-    if (d == NULL || !PyObject_TypeCheck(d, &PyMemberDescr_Type)
-            || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
-        PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, name);
-        return -1;
-    }
-    *out = ((PyMemberDescrObject *)d)->d_member->offset;
-    return 0;
 }
 
 /* configure(Tensor, Node, ndarray, Output, grad_off_threads, inference_threads, grad_state,

@@ -14,7 +14,8 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <structmember.h>
+
+#include "../_core/_slots.h"
 
 /* Set once by ``configure``: the engine's objects the loops call or compare against. */
 static PyObject *ZERO_NRS0, *ZERO_NRS1, *ZERO_NRS2, *ZERO_NRS3;
@@ -26,7 +27,7 @@ static PyObject *one_hot_fn;               /* engine._one_hot */
 static PyObject *on_tensors_fn;            /* engine._backward_on_tensors */
 static PyObject *runs_user_code_fn;        /* engine._runs_user_code */
 static PyObject *TensorClass;
-static PyObject *one;                      /* the int 1 */
+static PyObject *zero, *one;               /* the ints 0 and 1 */
 
 static PyObject *s_next, *s_fit_grads, *s_num_outputs, *s_shape, *s_dtype, *s_release, *s_add,
     *s_variable, *s_on_tensors, *s_backward, *s_hooks, *s_pre_hooks, *s_tensor_hooks,
@@ -46,7 +47,7 @@ static PyObject *
 node_slot(PyObject *node, int which)
 {
     if (PyObject_TypeCheck(node, NodeType)) {
-        PyObject *v = *(PyObject **)((char *)node + slot_offsets[which]);
+        PyObject *v = SLOT(node, slot_offsets[which]);
         if (v != NULL)
             return Py_NewRef(v);
     }
@@ -71,7 +72,7 @@ class_flag(PyObject *node, PyObject *name)
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-/* ``obj.<name>`` as a C long long (the sequence numbers). -1 with an error set on failure. */
+/* ``node._seq`` as a C long long. -1 with an error set on failure. */
 static int
 seq_of(PyObject *node, long long *out)
 {
@@ -167,7 +168,7 @@ discover(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (parents == Py_None)
         parents = NULL;
     int user_code = 0;
-    PyObject *deps = NULL, *stack = NULL, *older = NULL, *zero = NULL, *one = NULL;
+    PyObject *deps = NULL, *stack = NULL, *older = NULL;
     PyObject *node = NULL, *nrs = NULL;
     Edges e = {{NULL, NULL, NULL}, NULL, 0};
 
@@ -175,12 +176,10 @@ discover(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "discover(): root_nodes must be a list");
         return NULL;
     }
-    zero = PyLong_FromLong(0);
-    one = PyLong_FromLong(1);
     deps = PyDict_New();
     older = PyList_New(0);
     stack = PyList_GetSlice(roots, 0, PyList_GET_SIZE(roots));
-    if (!zero || !one || !deps || !older || !stack)
+    if (!deps || !older || !stack)
         goto fail;
     /* deps = dict.fromkeys(root_nodes, 0); older = [roots recorded before changed_since] */
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(roots); i++) {
@@ -274,8 +273,6 @@ discover(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_CLEAR(node);
     }
     Py_DECREF(stack);
-    Py_DECREF(zero);
-    Py_DECREF(one);
     return Py_BuildValue("(NNO)", deps, older, user_code ? Py_True : Py_False);
 
 fail:
@@ -285,8 +282,6 @@ fail:
     Py_XDECREF(stack);
     Py_XDECREF(deps);
     Py_XDECREF(older);
-    Py_XDECREF(zero);
-    Py_XDECREF(one);
     return NULL;
 }
 
@@ -769,15 +764,9 @@ configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyTypeObject *node = (PyTypeObject *)args[10];
-    for (int i = 0; i < N_SLOTS; i++) {  /* each slot's offset, from its member descriptor */
-        PyObject *d = PyDict_GetItemString(node->tp_dict, slot_names[i]);
-        if (d == NULL || !PyObject_TypeCheck(d, &PyMemberDescr_Type)
-                || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
-            PyErr_Format(PyExc_TypeError, "Node.%s is not a slot", slot_names[i]);
+    for (int i = 0; i < N_SLOTS; i++)
+        if (slot_offset(node, slot_names[i], &slot_offsets[i]) < 0)
             return NULL;
-        }
-        slot_offsets[i] = ((PyMemberDescrObject *)d)->d_member->offset;
-    }
     Py_XSETREF(NodeType, (PyTypeObject *)Py_NewRef(node));
     PyObject *zero_nrs = args[0];
     if (!PyTuple_Check(zero_nrs) || PyTuple_GET_SIZE(zero_nrs) < 4) {
@@ -824,8 +813,9 @@ PyInit__loop(void)
         if (*names[i].slot == NULL)
             return NULL;
     }
+    zero = PyLong_FromLong(0);
     one = PyLong_FromLong(1);
-    if (one == NULL)
+    if (zero == NULL || one == NULL)
         return NULL;
     for (int i = 0; i < N_SLOTS; i++) {
         slot_strings[i] = PyUnicode_InternFromString(slot_names[i]);
