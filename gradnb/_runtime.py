@@ -23,6 +23,7 @@ import numpy as np
 
 from ._core import dtype as _dtype
 from ._core.warn_once import is_warn_always_enabled, set_warn_always
+from .ops import _blas
 
 __all__ = [
     "are_deterministic_algorithms_enabled",
@@ -68,6 +69,7 @@ def set_num_threads(int: int) -> None:
 
     threadpool_limits(limits=int, user_api="blas")
     _settings.num_threads = int
+    _blas.threads_changed(int)
 
 
 def get_num_threads() -> int:

@@ -157,6 +157,27 @@ def test_linear_layout_script_times_both_products_and_names_the_rules_pick() -> 
     assert picks[("1024-1024", 64)] == "plain"
 
 
+
+def test_weight_grad_layout_script_times_both_ways_and_names_the_rules_pick() -> None:
+    """``bench_weight_grad_layout.py`` checks the blocks give the one call's numbers bit for bit,
+    times both and prints which one the rule picks (two threads here; OpenBLAS's rule)."""
+    result = subprocess.run(
+        [sys.executable, str(REPOSITORY / "benchmarks" / "bench_weight_grad_layout.py"),
+         "--rounds", "1", "--calls", "1", "--threads", "2"],
+        check=False, capture_output=True, text=True, cwd=REPOSITORY, timeout=120,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert result.returncode == 0, result.stderr
+    rows = result.stdout.splitlines()[1:]
+    assert len(rows) == 54
+    picks = {(r.split()[0], r.split()[2], int(r.split()[3])): r.split()[-1] for r in rows}
+    assert set(picks.values()) <= {"call", "blocks"}  # ("one call" ends in "call")
+    assert picks[("128", "784", 16)] == "call"
+    assert picks[("512", "784", 256)] == "call"
+    from gradnb.ops._blas import _blas_state
+    if _blas_state()[0]:  # NumPy's BLAS is OpenBLAS: the rule is on at two threads
+        assert picks[("512", "784", 16)] == "blocks"
+
+
 def _threads_now() -> dict[str, int]:
     """Every thread pool's size in this process: threadpoolctl's, and PyTorch's own."""
     threadpoolctl = pytest.importorskip("threadpoolctl")

@@ -20,6 +20,7 @@ from .._core.record import record, wrap
 from . import dual
 from . import shape as sh
 from ._args import reflected, scalar_type_name
+from ._blas import transposed_product
 from ._common import Tensor, binary_operands
 
 _ndarray = np.ndarray
@@ -38,9 +39,31 @@ class MmBackward0(Node):
 
     def backward(self, g):
         b, a = self.saved(g)
+        if type(g) is _ndarray and g.dtype.kind == "f":  # first order, real: the arrays' products
+            return (g @ b.T if self._next0 is not None else None,
+                    _mat2_gradient(g, a, self.mat2_sym_sizes, self.mat2_sym_strides, 1)
+                    if self._next1 is not None else None)
         ga = dual.matmul(g, dual.mT(dual.conj(b))) if self.needs(0) else None
-        gb = dual.matmul(dual.mT(dual.conj(a)), g) if self.needs(1) else None
-        return ga, gb
+        if not self.needs(1):
+            return ga, None
+        if _column_major(self.mat2_sym_sizes, self.mat2_sym_strides, 1):
+            return ga, dual.mT(dual.matmul(dual.mT(g), dual.conj(a)))
+        return ga, dual.matmul(dual.mT(dual.conj(a)), g)
+
+
+def _column_major(sizes, strides, unit) -> bool:
+    """PyTorch's test in ``mm_mat2_backward``: was ``mat2`` laid out column by column, as
+    ``weight.t()`` is (strides in ``unit``s: 1 for elements, the item size for bytes)?"""
+    return strides[0] == unit and strides[1] == sizes[0] * unit
+
+
+def _mat2_gradient(g, m1, sizes, strides, unit):
+    """``m1^T @ g`` in ``mat2``'s own layout, as PyTorch's ``mm_mat2_backward`` gives it: for a
+    column-major ``mat2`` (``weight.t()``) as ``(g^T @ m1)^T``, so that after TBackward0 the
+    weight's gradient is C-contiguous like the weight and becomes ``.grad`` uncopied."""
+    if _column_major(sizes, strides, unit):
+        return transposed_product(g, m1).T
+    return transposed_product(m1, g)
 
 
 class AddmmBackward0(Node):
@@ -85,7 +108,8 @@ class AddmmBackward0(Node):
             return (
                 self._grad_bias(g) if self._next0 is not None else None,
                 g @ m2.T if self._next1 is not None else None,
-                (g.T @ m1).T if self._next2 is not None else None,
+                _mat2_gradient(g, m1, self.mat2_sym_sizes, self.mat2_sym_strides,
+                               self._dtype.itemsize) if self._next2 is not None else None,
             )
         if alpha != 1:
             alpha = alpha.conjugate()
@@ -96,16 +120,17 @@ class AddmmBackward0(Node):
             g1 = dual.matmul(g, dual.mT(dual.conj(m2)))
             g1 = g1 if alpha == 1 else g1 * alpha
         if self.needs(2):
-            g2 = dual.mT(dual.matmul(dual.mT(g), dual.conj(m1)))
+            if _column_major(self.mat2_sym_sizes, self.mat2_sym_strides, self._dtype.itemsize):
+                g2 = dual.mT(dual.matmul(dual.mT(g), dual.conj(m1)))
+            else:
+                g2 = dual.matmul(dual.mT(dual.conj(m1)), g)
             g2 = g2 if alpha == 1 else g2 * alpha
         return gs, g1, g2
 
     def _grad_bias(self, g):
         # nn.Linear's bias is a vector: summing the rows here skips the engine's general
         # unbroadcast (which works out the axes first), a measurable share of a small-batch
-        # step. The same sum over the same axis, so the same numbers. ``mat2``'s gradient is
-        # computed as (g.T @ mat1).T: ``mat2`` is usually ``weight.t()``, so after TBackward0
-        # the weight's gradient is C-contiguous like the weight and becomes ``.grad`` uncopied.
+        # step. The same sum over the same axis, so the same numbers.
         if len(self.input_metadata(0)[0]) == 1:
             return dual.sum(g, 0)
         return g
@@ -201,7 +226,8 @@ def matmul(input, other) -> Tensor:
     da, db = a.ndim, b.ndim
     if da == 2 and db == 2:  # the fast path: one product, one node
         try:
-            out = a @ b
+            # a column-major left factor, as in ``g.t() @ h``: a weight gradient's product
+            out = transposed_product(a.T, b) if a.strides[0] < a.strides[1] else a @ b
         except ValueError:
             raise RuntimeError(_shape_error(a, b)) from None
         if out.dtype is not a.dtype:  # ml_dtypes' bfloat16 product comes back float32
