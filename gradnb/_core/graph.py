@@ -639,12 +639,17 @@ switches = _Switches()
 
 
 # -- linking a node into the graph ------------------------------------------------------------------
-def accumulator(leaf) -> AccumulateGrad:
+def accumulator(leaf) -> AccumulateGrad | None:
     """The leaf's AccumulateGrad node. The leaf holds it weakly, so the graph owns it and a leaf
     that outlives its graph does not keep the node alive; within one graph it is shared."""
     ref = leaf._accumulator
     node = ref() if ref is not None else None
     if node is None:
+        base = leaf._base
+        if leaf._creation is not None and base is not None and base._requires_grad:
+            # A view made with grad mode off requires grad through its base alone: as in
+            # PyTorch, it has no AccumulateGrad, and gradients reaching it go no further.
+            return None
         node = AccumulateGrad(leaf)
         leaf._accumulator = weakref.ref(node)
     return node

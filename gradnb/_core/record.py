@@ -48,7 +48,7 @@ from .graph import _save_input as save_input
 from .graph import save as keep_saved
 from .graph import switches as _switches
 from .tensor import Tensor
-from .views import refresh, share_memory
+from .views import refresh, share_memory, view_creation
 
 __all__ = ["record", "would_record", "wrap"]
 
@@ -246,11 +246,26 @@ def _view(data, source, node):
         t._version_counter = source._version_counter
         t._base = source if source._base is None else source._base
         t._grad_fn_version = source._version_counter[0]
-    else:
-        t._version_counter = [0]
+        if source._inference:  # a view of an inference tensor is one (of a normal one, not)
+            t._inference = True
+        if _grad_off_threads[0] and not _grad_state.enabled or source._creation is not None:
+            _made_view(t, source, node is not None, False)
+        return t
+    t._version_counter = [0]
     if _inference_threads[0] and _grad_state.inference:
         t._inference = True
     return t
+
+
+def _made_view(t, source, recorded: bool, multi_output: bool) -> None:
+    """PyTorch's ``CreationMeta`` for the view ``t`` of ``source`` (see views.py). A view made
+    with grad mode off of a tensor that requires grad requires grad too, through its base: it
+    has no history, and gradients reaching it go no further (``graph.accumulator``)."""
+    creation = view_creation(source, multi_output)
+    if creation is not None:
+        t._creation = creation
+    if not recorded and not _grad_state.enabled and source._requires_grad:
+        t._requires_grad = True
 
 
 def _outputs(cls, inputs, data, node):
@@ -261,6 +276,8 @@ def _outputs(cls, inputs, data, node):
             node._dtype = t._data.dtype
         if cls.is_view:
             share_memory(t, inputs[0])
+            if t._base is not None:
+                _made_view(t, inputs[0], node is not None, False)
         return t
     # Several outputs of one node (split, unbind): each is a view of the input.
     if node is not None:
@@ -275,6 +292,7 @@ def _outputs(cls, inputs, data, node):
             t._version_counter = source._version_counter
             t._base = base
             t._grad_fn_version = source._version_counter[0]
+            _made_view(t, source, node is not None, True)
         tensors.append(t)
     if node is not None:
         _describe_outputs(node, tensors)

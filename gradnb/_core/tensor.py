@@ -76,6 +76,9 @@ class Tensor:
     # (or a sibling view) is written in place afterwards, the counter moves on and the view's
     # grad_fn is regenerated before its next use (views.refresh). None: not tracked.
     _grad_fn_version = None
+    # For a view PyTorch will not write in place or regenerate: how it was made ("no_grad",
+    # "inference", "multi_output"; see views.py). None: any other tensor.
+    _creation = None
     _grad = None
     _hooks = None
     _post_hooks = None

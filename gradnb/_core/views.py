@@ -5,6 +5,19 @@ the base or a sibling view is written in place, the view's recorded history is o
 in PyTorch, its ``grad_fn`` is regenerated as ``AsStridedBackward0`` of the base's current
 history, the next time anyone looks at it (an op using the view, ``backward``, or reading
 ``view.grad_fn``).
+
+Some views cannot be given a history that way, and PyTorch refuses to write them in place or to
+regenerate them (its ``CreationMeta``, kept here as ``Tensor._creation``):
+
+- ``"no_grad"``: made with grad mode off. Its history would be ambiguous: the write happened with
+  grad mode on, the view without. Such a view of a tensor that requires grad requires grad too,
+  with no history of its own (a leaf that gradients do not reach).
+- ``"inference"``: made in inference mode, of a normal tensor.
+- ``"multi_output"``: one of several views one op returns (``split``, ``unbind``), whose node
+  cannot stand for a write into one of them.
+
+A view of such a view keeps its meta (a view made with grad mode off takes ``"no_grad"``, unless
+its source's is ``"inference"``, the strictest).
 """
 
 from __future__ import annotations
@@ -13,16 +26,19 @@ import numpy as np
 
 from . import events
 from .backend import get_array_module
+from .grad_mode import state as _grad_state
 from .graph import Node, link
 
 __all__ = [
     "AsStridedBackward0",
     "base_key",
     "positions_in_base",
+    "rebase_refusal",
     "rebase_view",
     "refresh",
     "share_memory",
     "shares_memory",
+    "view_creation",
 ]
 
 
@@ -73,12 +89,67 @@ def shares_memory(a, b) -> bool:
 def refresh(t) -> None:
     """Regenerate the grad_fn of a view whose base (or a sibling view) was written in place
     since the view's grad_fn was set. Without this, the view would still point at the history
-    from before the write and its gradient would be silently wrong."""
-    t._grad_fn_version = t._version_counter[0]
+    from before the write and its gradient would be silently wrong. A view PyTorch cannot
+    regenerate (see the module's docstring) is refused, changing nothing."""
     base = t._base
+    if t._creation is not None and (t._grad_fn is not None
+                                    or (base is not None and base._requires_grad)):
+        raise RuntimeError(rebase_refusal(t, indirect=True))
+    t._grad_fn_version = t._version_counter[0]
     if base is None or base._grad_fn is None:
         return  # a view of a leaf (or of a tensor without history) needs no new node
     rebase_view(t, base, positions_in_base(t._data, base._data))
+
+
+def view_creation(source, multi_output: bool = False):
+    """PyTorch's ``CreationMeta`` of a view of ``source`` made now (None: its ``DEFAULT``): the
+    mode's, else ``"multi_output"`` for one of several views, else ``source``'s own."""
+    if _grad_state.inference:
+        new = "inference"
+    elif not _grad_state.enabled:
+        new = "no_grad"
+    elif multi_output:
+        new = "multi_output"
+    else:
+        return source._creation
+    return "inference" if source._creation == "inference" else new
+
+
+_REFUSAL_ADVICE = {
+    "no_grad": " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+               "clarify your code by moving both the view and the inplace either both inside the "
+               "no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+               "you want the inplace to be tracked).",
+    "inference": " Given that this use case is ambiguous and error-prone, it is forbidden. You "
+                 "can clarify your code by moving both the view and the inplace either both "
+                 "inside the inference_mode block (if you don't want the inplace to be tracked) "
+                 "or both outside (if you want the inplace to be tracked).",
+    "multi_output": " This view is the output of a function that returns multiple views. Such "
+                    "functions do not allow the output views to be modified inplace. You should "
+                    "replace the inplace operation by an out-of-place one.",
+}
+
+
+def rebase_refusal(t, indirect: bool) -> str:
+    """PyTorch's words (``handle_view_on_rebase``) refusing an in-place write into the view ``t``
+    (``indirect``: into its base or a sibling view, found when ``t`` is next used)."""
+    creation = t._creation
+    node = t._grad_fn
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    # PyTorch names the view's op by its node's name less "Backward" and a 0 after it: "Output 0
+    # of Split" (SplitBackward0), "of Squeeze1" (SqueezeBackward1).
+    op = None if node is None else type(node).__name__.replace("Backward0", "").replace(
+        "Backward", "")
+    if creation in ("no_grad", "inference") or node is None:
+        prefix = ("A view was created in" if node is None else
+                  f"Output {t._output_nr} of {op} is a view of a view which was created in")
+        message = (f"{prefix} inference mode and {modified} modified inplace in normal mode."
+                   if creation == "inference" else
+                   f"{prefix} no_grad mode and {modified} modified inplace with grad mode "
+                   "enabled.")
+    else:
+        message = f"Output {t._output_nr} of {op} is a view and {modified} modified inplace."
+    return message + _REFUSAL_ADVICE[creation]
 
 
 def rebase_view(view, base, positions) -> None:

@@ -29,7 +29,7 @@ from .._core.backend import CPU, device_of, get_array_module, silent, to_device
 from .._core.graph import Node, bump_version
 from .._core.record import record, would_record
 from .._core.views import _address as address_of
-from .._core.views import base_key, positions_in_base, rebase_view
+from .._core.views import base_key, positions_in_base, rebase_refusal, rebase_view
 from . import arithmetic, elementwise, pointwise
 from ._args import converted_number, cpp_type_name, scalar_type_name, type_name
 from ._common import (
@@ -132,11 +132,16 @@ INFERENCE_INPLACE_MESSAGE = (
 )
 
 
-def check_writable(t: Tensor, leaf_message: str = LEAF_MESSAGE) -> None:
-    """Refuse in-place writes autograd cannot follow (PyTorch's errors); changes nothing."""
+def check_writable(t: Tensor, leaf_message: str = LEAF_MESSAGE, others=()) -> None:
+    """Refuse in-place writes autograd cannot follow (PyTorch's errors); changes nothing.
+    ``others``: the op's other operands (a recorded write into a view PyTorch will not rebase is
+    refused even where ``t`` itself does not require grad)."""
     if t._inference and not grad_state.inference:
         raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
     if grad_state.enabled:
+        if t._creation is not None and (t._requires_grad or any(
+                isinstance(o, Tensor) and o._requires_grad for o in others)):
+            raise RuntimeError(rebase_refusal(t, indirect=False))
         if t._requires_grad and t.grad_fn is None:
             raise RuntimeError(leaf_message)
         base = _differentiable_base(t)
@@ -208,7 +213,7 @@ def apply_inplace(t: Tensor, compute, others=(), fast=None, *, reads=None,
     ``reads``: the tensors whose memory PyTorch checks against ``t``'s (``others`` by default):
     none may share part of it, nor, with ``refuse_full_overlap`` (the index ops), all of it.
     """
-    check_writable(t)
+    check_writable(t, others=others)
     data = t._data
     for other in others if reads is None else reads:
         if isinstance(other, Tensor) and type(other._data) is type(data) and (
@@ -269,7 +274,7 @@ def write_region(t: Tensor, key, value) -> None:
     items, is_tuple = _items(key, xp)
     basic = _is_basic(items)
     view_write = any(k is None or (isinstance(k, int) and not isinstance(k, bool)) for k in items)
-    check_writable(t, VIEW_OF_LEAF_MESSAGE if view_write else LEAF_MESSAGE)
+    check_writable(t, VIEW_OF_LEAF_MESSAGE if view_write else LEAF_MESSAGE, (value,))
     data_key = write_key(t._data, items if is_tuple else items[0])
     region_shape = (t._data[data_key].shape if basic or t._data.ndim == 0
                     else tuple(data_key[0].shape))

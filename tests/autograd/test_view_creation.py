@@ -1,0 +1,262 @@
+"""Views PyTorch will not write in place or regenerate (its ``CreationMeta``), as PyTorch.
+
+A view made with grad mode off (``no_grad``, inference mode) of a tensor that requires grad
+requires grad too, with no history of its own: gradients reaching it go no further. Writing it in
+place with grad mode on is refused, and so is using it once its base (or a sibling view) was
+written in place; the same for one of several views of one op (``split``, ``unbind``). Each
+case runs in both libraries and must end the same way: the same values, or the same error type
+and message (with ``gradnb`` for ``torch``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import gradnb
+
+
+def _view_nograd(lib, base_requires_grad=True, *, size=3):
+    a = lib.randn(size, requires_grad=base_requires_grad)
+    base = a * 1 if base_requires_grad else a
+    with lib.no_grad():
+        view = base[:2]
+    return a, base, view
+
+
+def _stale_grad_fn(lib):
+    _, base, view = _view_nograd(lib)
+    base.mul_(2)
+    return view.grad_fn
+
+
+def _stale_use(lib):
+    _, base, view = _view_nograd(lib)
+    base.mul_(2)
+    (view * 3).sum().backward()
+
+
+def _stale_use_under_no_grad(lib):
+    _, base, view = _view_nograd(lib)
+    base.mul_(2)
+    with lib.no_grad():
+        return (view * 2).requires_grad
+
+
+def _stale_requires_grad(lib):
+    _, base, view = _view_nograd(lib)
+    base.add_(1)
+    return view.requires_grad  # (reads no grad_fn: no refusal)
+
+
+def _written_in_place(lib):
+    _, _, view = _view_nograd(lib)
+    view.mul_(2)
+
+
+def _written_in_place_under_no_grad(lib):
+    _, _, view = _view_nograd(lib)
+    with lib.no_grad():
+        view.mul_(2)
+    return view.grad_fn
+
+
+def _both_under_no_grad(lib):
+    a = lib.randn(3, requires_grad=True)
+    base = a.clone()
+    with lib.no_grad():
+        view = base[:2]
+        base.mul_(2)
+    return view.grad_fn
+
+
+def _flags(lib):
+    _, _, view = _view_nograd(lib)
+    return view.requires_grad, view.is_leaf, view.grad_fn is None, view.detach().requires_grad
+
+
+def _gradient_goes_nowhere(lib):
+    a = lib.randn(3, requires_grad=True)
+    with lib.no_grad():
+        view = a[:2]
+    y = view * 3
+    edges = [fn for fn, _ in y.grad_fn.next_functions]
+    y.sum().backward()
+    return view.grad, a.grad, edges
+
+
+def _of_a_plain_tensor_written_by_a_recorded_op(lib):
+    _, _, view = _view_nograd(lib, base_requires_grad=False)
+    view.mul_(lib.randn(2, requires_grad=True))
+
+
+def _of_a_plain_tensor_written_plainly(lib):
+    _, _, view = _view_nograd(lib, base_requires_grad=False)
+    view.mul_(2)
+    return view.requires_grad
+
+
+def _of_a_plain_tensor_stale(lib):
+    _, base, view = _view_nograd(lib, base_requires_grad=False)
+    base.add_(1)
+    return view.grad_fn
+
+
+def _copied_into(lib):
+    _, _, view = _view_nograd(lib, base_requires_grad=False)
+    view.copy_(lib.randn(2, requires_grad=True))
+
+
+def _written_by_index(lib):
+    _, _, view = _view_nograd(lib, base_requires_grad=False)
+    value = lib.randn(2, requires_grad=True)
+    view[0] = value[0]
+
+
+def _view_of_it_stale(lib):
+    _, base, view = _view_nograd(lib)
+    inner = view[:1]
+    base.add_(1)
+    return inner.grad_fn
+
+
+def _squeezed_stale(lib):
+    a = lib.randn(1, 4, requires_grad=True)
+    base = a * 1
+    with lib.no_grad():
+        view = base[:1]
+    inner = view.squeeze(0)  # SqueezeBackward1: named "Squeeze1"
+    base.add_(1)
+    return inner.grad_fn
+
+
+def _inference_view_flags(lib):
+    base = lib.randn(3, requires_grad=True) * 1
+    with lib.inference_mode():
+        view = base[:2]
+    return view.requires_grad, view.is_inference()
+
+
+def _inference_view_written(lib):
+    base = lib.randn(3, requires_grad=True) * 1
+    with lib.inference_mode():
+        view = base[:2]
+    view.mul_(2)
+
+
+def _inference_view_stale(lib):
+    base = lib.randn(3, requires_grad=True) * 1
+    with lib.inference_mode():
+        view = base[:2]
+    base.add_(1)
+    return view.grad_fn
+
+
+def _split_under_no_grad(lib):
+    base = lib.randn(4, requires_grad=True) * 1
+    with lib.no_grad():
+        first, _ = base.split(2)
+    return first.requires_grad
+
+
+def _split_under_no_grad_written(lib):
+    base = lib.randn(4, requires_grad=True) * 1
+    with lib.no_grad():
+        first, _ = base.split(2)
+    first.mul_(2)
+
+
+def _split_piece_written(lib):
+    first, _ = (lib.randn(4, requires_grad=True) * 1).split(2)
+    first.mul_(2)
+
+
+def _split_piece_stale(lib):
+    base = lib.randn(4, requires_grad=True) * 1
+    first, _ = base.split(2)
+    base.add_(1)
+    return first.grad_fn
+
+
+def _unbind_piece_stale(lib):
+    base = lib.randn(3, 2, requires_grad=True) * 1
+    pieces = base.unbind(0)
+    base.add_(1)
+    return pieces[2].grad_fn
+
+
+def _unbind_of_a_no_grad_view_stale(lib):
+    base = lib.randn(4, 4, requires_grad=True) * 1
+    with lib.no_grad():
+        view = base[:2]
+    piece = view.unbind(0)[1]
+    base.add_(1)
+    return piece.grad_fn
+
+
+def _optimizer_step_under_a_view(lib):
+    param = lib.nn.Parameter(lib.randn(3))
+    with lib.no_grad():
+        view = param[:2]
+    optimizer = lib.optim.SGD([param], lr=0.1)
+    (param * param).sum().backward()
+    optimizer.step()
+    with lib.no_grad():
+        return bool(((view * 1) == param[:2]).all())
+
+
+def _differentiated_view(lib):
+    _, _, view = _view_nograd(lib)
+    return lib.autograd.grad((view * 2).sum(), view)
+
+
+CASES = [
+    _stale_grad_fn, _stale_use, _stale_use_under_no_grad, _stale_requires_grad,
+    _written_in_place, _written_in_place_under_no_grad, _both_under_no_grad, _flags,
+    _gradient_goes_nowhere, _of_a_plain_tensor_written_by_a_recorded_op,
+    _of_a_plain_tensor_written_plainly, _of_a_plain_tensor_stale, _copied_into, _written_by_index,
+    _view_of_it_stale, _squeezed_stale, _inference_view_flags, _inference_view_written,
+    _inference_view_stale, _split_under_no_grad, _split_under_no_grad_written,
+    _split_piece_written, _split_piece_stale, _unbind_piece_stale,
+    _unbind_of_a_no_grad_view_stale, _optimizer_step_under_a_view, _differentiated_view,
+]
+
+
+def _outcome(lib, case):
+    lib.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            value = case(lib)
+        except Exception as error:  # noqa: BLE001 - the outcome compared is the error itself
+            return type(error).__name__, str(error).replace("torch.", "gradnb.")
+    if isinstance(value, list):  # graph edges: compare what they are, not the objects
+        value = [None if fn is None else fn.name() for fn in value]
+    elif isinstance(value, tuple):
+        value = tuple(None if v is None else v for v in value)
+    elif value is not None and hasattr(value, "name"):
+        value = value.name()
+    return "ok", repr(value)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda f: f.__name__.strip("_"))
+def test_as_pytorch(torch, case):
+    assert _outcome(gradnb, case) == _outcome(torch, case)
+
+
+def test_a_refused_write_changes_nothing():
+    _, _, view = _view_nograd(gradnb)
+    before, version = view.detach().numpy().copy(), view._version
+    with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and is being "):
+        view.mul_(2)
+    assert (view.detach().numpy() == before).all() and view._version == version
+
+
+def test_a_refused_stale_view_keeps_refusing_and_links_nothing():
+    _, base, view = _view_nograd(gradnb)
+    base.mul_(2)
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="its base or another view of its base has been"):
+            view * 3  # (recording reads the stale view's grad_fn)
+    assert view._grad_fn is None
