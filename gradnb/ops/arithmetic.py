@@ -26,6 +26,7 @@ from ._common import (
     scalar_op_math,
 )
 from ._declare import record_underivable
+from .op_math import fused_multiply_add, half_precision, to_op_math
 
 __all__ = [
     "add",
@@ -42,6 +43,9 @@ __all__ = [
     "subtract",
     "true_divide",
 ]
+
+
+_float32 = np.float32
 
 
 class AddBackward0(Node):
@@ -83,6 +87,12 @@ def _scaled(a, b, alpha, sign):
                            "number.")
     if kind != "b" and isinstance(alpha, bool):
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if half_precision(a, b) and not isinstance(alpha, complex):
+        # PyTorch's kernel: alpha in the tensors' dtype, ``a + alpha * b`` one fused step in
+        # float32 (op_math.py)
+        scaled_alpha = _float32(np.asarray(sign * alpha, dtype=a.dtype))
+        with silent():
+            return fused_multiply_add(to_op_math(b), scaled_alpha, to_op_math(a)).astype(a.dtype)
     with silent():
         out = a + alpha * b if sign > 0 else a - alpha * b
     return out.astype(bool) if kind == "b" else out  # bool + alpha * bool stays bool

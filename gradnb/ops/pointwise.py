@@ -25,6 +25,7 @@ from ._common import Tensor, as_tensor_operand, binary_operands
 from ._declare import node, record_underivable, unary
 from ._refusals import refuse
 from .complex import SgnBackward0, complex_sgn
+from .op_math import fused_multiply_add, half_precision, to_op_math
 
 __all__ = [
     "acosh", "addcdiv", "addcmul", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
@@ -251,8 +252,15 @@ class LerpBackward1(Node):
 
 
 def _lerp_array(a, b, w):
-    """PyTorch's two-sided formula: exact at both ends (weight 0 gives a, 1 gives b)."""
+    """PyTorch's two-sided formula: exact at both ends (weight 0 gives a, 1 gives b). Half
+    precision in float32 op math, each side one fused step (op_math.py)."""
     with np.errstate(all="ignore"):
+        if half_precision(a, b) and (not hasattr(w, "dtype") or half_precision(a, w)):
+            x, y = to_op_math(a), to_op_math(b)
+            w = to_op_math(w) if hasattr(w, "dtype") else np.float32(w)
+            diff = y - x
+            return np.where(np.abs(w) < 0.5, fused_multiply_add(w, diff, x),
+                            fused_multiply_add(-diff, 1 - w, y)).astype(a.dtype)
         return np.where(np.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
 
 
@@ -453,7 +461,12 @@ class AddcdivBackward0(Node):
 def addcmul(input, tensor1, tensor2, *, value=1) -> Tensor:
     """``input + value * tensor1 * tensor2``."""
     a, b, c = input._data, tensor1._data, tensor2._data
-    out = a + value * b * c
+    if half_precision(a, b, c) and not isinstance(value, complex):
+        # PyTorch's kernel: ``value * t1`` in float32, then ``* t2 + self`` one fused step
+        out = fused_multiply_add(np.float32(value) * to_op_math(b), to_op_math(c),
+                                 to_op_math(a)).astype(a.dtype)
+    else:
+        out = a + value * b * c
     return record(AddcmulBackward0, (input, tensor1, tensor2), out, attrs={"value": value})
 
 
@@ -469,7 +482,11 @@ def addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor:
                            "value * tensor1 / tensor2), for all dtypes.")
     a, b, c = input._data, tensor1._data, tensor2._data
     with np.errstate(all="ignore"):  # division by 0 gives inf and NaN silently, as in PyTorch
-        out = a + value * b / c
+        if half_precision(a, b, c) and not isinstance(value, complex):  # float32 op math
+            out = (to_op_math(a) + np.float32(value) * to_op_math(b) / to_op_math(c)).astype(
+                a.dtype)
+        else:
+            out = a + value * b / c
     return record(AddcdivBackward0, (input, tensor1, tensor2), out, attrs={"value": value})
 
 

@@ -23,6 +23,7 @@ from ...ops._common import is_reduced_float, scalar_op_math
 from ...ops._refusals import refuse
 from ...ops.creation import rand
 from ...ops.inplace import apply_inplace
+from ...ops.op_math import half_precision, to_op_math
 from ...ops.shape import cat
 from .activation import softmax
 
@@ -135,8 +136,12 @@ def _elu(input: Tensor, alpha: float, scale: float, input_scale: float):
     x = input._data
     refuse("elu", x)
     xp = get_array_module(x)
+    dtype = x.dtype
+    if half_precision(x):  # PyTorch's float32 op math, rounded once (ops/op_math.py)
+        x = to_op_math(x)
     with np.errstate(all="ignore"):
-        return xp.where(x > 0, x * scale, xp.expm1(x * input_scale) * (alpha * scale))
+        return xp.where(x > 0, x * scale, xp.expm1(x * input_scale) * (alpha * scale)).astype(
+            dtype, copy=False)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -187,11 +192,14 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     x = input._data
     refuse("softplus", x)
     xp = get_array_module(x)
+    dtype = x.dtype
+    if half_precision(x):  # PyTorch's float32 op math, rounded once (ops/op_math.py)
+        x = to_op_math(x)
     scaled = x * beta
     with np.errstate(all="ignore"):
         smooth = xp.log1p(xp.exp(xp.minimum(scaled, threshold))) / beta
-    return _pointwise(SoftplusBackward0, input, xp.where(scaled > threshold, x, smooth),
-                      {"beta": beta, "threshold": threshold})
+    out = xp.where(scaled > threshold, x, smooth).astype(dtype, copy=False)
+    return _pointwise(SoftplusBackward0, input, out, {"beta": beta, "threshold": threshold})
 
 
 class MishBackward0(Node):
