@@ -146,6 +146,9 @@ class Tensor:
         if requires_grad and self._inference and not _grad_state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
+        if not requires_grad and self._creation is not None and self._base is not None \
+                and self._base._requires_grad:
+            return self  # a view made with grad mode off requires grad through its base
         self._requires_grad = bool(requires_grad)
         return self
 

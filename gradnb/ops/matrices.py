@@ -74,6 +74,7 @@ class DiagonalBackward0(_OnDiagonal):
     __slots__ = ("shape",)
     saved_attrs: ClassVar[dict] = {**_OnDiagonal.saved_attrs, "self_sym_sizes": "shape"}
     on_tensors = True
+    is_view = True
 
     def backward(self, g):
         base = zeros(self.shape, dtype=g.dtype, device=g.device)
@@ -86,7 +87,12 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     d1, d2 = _wrap(dim1, nd), _wrap(dim2, nd)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    out = get_array_module(input._data).diagonal(input._data, offset, d1, d2).copy()
+    data = input._data
+    out = get_array_module(data).diagonal(data, offset, d1, d2)
+    if getattr(data.flags, "writeable", False):
+        # A view, as PyTorch's: ``x.diagonal().zero_()`` writes ``x``. (NumPy hands its
+        # diagonal out read-only for an old compatibility plan; the memory is ``x``'s.)
+        out.flags.writeable = True
     return record(DiagonalBackward0, (input,), out,
                   attrs={"offset": offset, "dims": (d1, d2), "dim1": dim1, "dim2": dim2,
                          "shape": tuple(input.shape)})

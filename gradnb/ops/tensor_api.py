@@ -14,8 +14,10 @@ import numpy as np
 from .._core import dtype as _dtype
 from .._core.backend import cuda_is_available, get_array_module
 from .._core.grad_mode import no_grad
+from .._core.grad_mode import state as _grad_state
 from .._core.graph import bump_version, element_strides
 from .._core.views import _address as address_of
+from .._core.views import rebase_refusal
 from . import shape as sh
 from ._common import Tensor, wrap
 from .creation import full, randint, tensor, zeros
@@ -179,6 +181,8 @@ def _inplace_view(view):
     """An in-place form of a view op: ``self`` takes the view's data and (when recording) its
     graph position, as PyTorch rewrites a tensor's metadata and grad_fn in place."""
     def method(self, *args, **kwargs):
+        if _grad_state.enabled and self._creation is not None and self._requires_grad:
+            raise RuntimeError(rebase_refusal(self, indirect=False))  # (PyTorch checks it first)
         if self.is_leaf and self.requires_grad:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
