@@ -14,12 +14,14 @@ import warnings
 from typing import ClassVar
 
 from .._core.backend import get_array_module
+from .._core.dtype import dtype as _dtype_class
 from .._core.dtype import tensor_type_string
 from .._core.graph import Node
 from .._core.record import record, wrap
 from .._core.tensor import Size, _wrap_dim
 from .._core.views import shares_memory
 from . import dual
+from ._args import scalar_type_name
 from ._common import Tensor, check_same_device, result_type
 from ._out import accepts_out
 from .creation import clone, zeros
@@ -161,8 +163,16 @@ def unsafe_view(input: Tensor, shape) -> Tensor:
                   attrs={"in_shape": data.shape})
 
 
-def view(input: Tensor, *shape) -> Tensor:
-    """``reshape`` that refuses to copy, with PyTorch's error when it would have to."""
+def view(input: Tensor, *shape, dtype=None) -> Tensor:
+    """``reshape`` that refuses to copy, with PyTorch's error when it would have to;
+    ``view(dtype)`` reads the same bytes as another dtype (``_view_as_dtype``)."""
+    if dtype is None and len(shape) == 1 and isinstance(shape[0], _dtype_class):
+        (dtype,) = shape
+    elif dtype is not None and shape:
+        raise TypeError("view() received an invalid combination of arguments: a shape and a "
+                        "dtype")
+    if dtype is not None:
+        return _view_as_dtype(input, dtype)
     data = input._data
     shape = infer_shape(shape, data.size)
     out = data.reshape(shape)
@@ -172,6 +182,38 @@ def view(input: Tensor, *shape) -> Tensor:
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         )
     return record(ViewBackward0, (input,), out, attrs={"in_shape": data.shape})
+
+
+def _view_as_dtype(input: Tensor, dtype) -> Tensor:
+    """The same memory read as ``dtype``. Elements of another size scale the last dimension,
+    which must then be contiguous (PyTorch's checks and words). As in PyTorch the result is no
+    autograd view: it records nothing and does not require grad, but it shares the memory and
+    version counter, so a write through either is seen by both."""
+    if not isinstance(dtype, _dtype_class):
+        raise TypeError(f"view(): argument 'dtype' must be gradnb.dtype, not "
+                        f"{type(dtype).__name__}")
+    data = input._data
+    new = dtype.np
+    old_size, new_size = data.dtype.itemsize, new.itemsize
+    if old_size != new_size:
+        names = (f"{scalar_type_name(data.dtype)} as {scalar_type_name(new)} (different element "
+                 "sizes)")
+        if data.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 to view {names}")
+        stride = input.stride(-1)
+        if stride != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {names}, but got {stride}")
+        if new_size > old_size:
+            ratio = new_size // old_size
+            if data.shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} to view {names}, "
+                                   f"but got {data.shape[-1]}")
+            offset = input.storage_offset()
+            if offset % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} to view "
+                                   f"{names}, but got {offset}")
+    out = data.view(new) if data.ndim else data.reshape(1).view(new).reshape(())
+    return Tensor._make(out, False, None, 0, input._version_counter)
 
 
 class PermuteBackward0(Node):
