@@ -316,6 +316,7 @@ class UnfoldBackward0(Node):
     rule = "self: unfold_backward_symint(grad, self_sym_sizes, dimension, size, step)"
 
     __slots__ = ("axis", "dimension", "in_shape", "size", "step")
+    is_view = True
     fit_grads = False  # the rule returns the input's shape itself
     saved_attrs: ClassVar[dict] = {"dimension": "dimension_shown", "self_sym_sizes": "in_shape",
                                    "size": "size", "step": "step"}
@@ -330,10 +331,30 @@ class UnfoldBackward0(Node):
         return (dual.reshape(flat, self.in_shape),)
 
 
+def _strided_view(windows, data):
+    """``windows`` (a strided view of ``data`` that ``as_strided`` made) as a view whose
+    ``.base`` is the array owning ``data``'s memory, as NumPy's own views are: what gradnb's
+    version counters, storages and memory reports follow. None where that array cannot lend its
+    buffer (another array library, an exotic owner): the caller copies."""
+    if type(data) is not np.ndarray:
+        return None
+    root = data
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    offset = (data.__array_interface__["data"][0] - root.__array_interface__["data"][0])
+    try:
+        view = np.ndarray(windows.shape, data.dtype, buffer=root, offset=offset,
+                          strides=windows.strides)
+    except (TypeError, ValueError, BufferError):
+        return None
+    if not data.flags.writeable:
+        view.flags.writeable = False
+    return view
+
+
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
-    """All windows of ``size`` elements, ``step`` apart, along ``dimension`` (a new last dim).
-    PyTorch returns a view; gradnb a copy (a NumPy strided view is no view its version counter
-    could follow, so an in-place write to it would go unseen)."""
+    """All windows of ``size`` elements, ``step`` apart, along ``dimension`` (a new last dim):
+    a view, as PyTorch's (a write through it reaches ``input``)."""
     data = input._data
     d = _wrap_dim(dimension, max(data.ndim, 1))
     length = data.shape[d] if data.ndim else 1
@@ -342,7 +363,9 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
                            f"{size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    return record(UnfoldBackward0, (input,), _windows(data, d, size, step).copy(),
+    windows = _windows(data, d, size, step)
+    view = _strided_view(windows, data)
+    return record(UnfoldBackward0, (input,), windows.copy() if view is None else view,
                   attrs={"axis": d, "dimension": dimension, "in_shape": data.shape,
                          "size": size, "step": step})
 
