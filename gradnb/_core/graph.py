@@ -645,8 +645,7 @@ def accumulator(leaf) -> AccumulateGrad | None:
     ref = leaf._accumulator
     node = ref() if ref is not None else None
     if node is None:
-        base = leaf._base
-        if leaf._creation is not None and base is not None and base._requires_grad:
+        if leaf._grad_through_base:
             # A view made with grad mode off requires grad through its base alone: as in
             # PyTorch, it has no AccumulateGrad, and gradients reaching it go no further.
             return None

@@ -264,8 +264,10 @@ def _made_view(t, source, recorded: bool, multi_output: bool) -> None:
     creation = view_creation(source, multi_output)
     if creation is not None:
         t._creation = creation
-    if not recorded and not _grad_state.enabled and source._requires_grad:
-        t._requires_grad = True
+    if not recorded and not _grad_state.enabled:
+        t._grad_through_base = True
+        if source._requires_grad:
+            t._requires_grad = True
 
 
 def _outputs(cls, inputs, data, node):
@@ -292,6 +294,8 @@ def _outputs(cls, inputs, data, node):
             t._version_counter = source._version_counter
             t._base = base
             t._grad_fn_version = source._version_counter[0]
+            if t._inference and not source._inference:  # a view of a normal tensor is normal
+                t._inference = False
             _made_view(t, source, node is not None, True)
         tensors.append(t)
     if node is not None:

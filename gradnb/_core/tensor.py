@@ -79,6 +79,13 @@ class Tensor:
     # For a view PyTorch will not write in place or regenerate: how it was made ("no_grad",
     # "inference", "multi_output"; see views.py). None: any other tensor.
     _creation = None
+    # A view made with grad mode off requires grad through its base alone, whatever its own flag
+    # was (PyTorch's DifferentiableViewMeta): read dynamically by ``requires_grad``, and it gets
+    # no AccumulateGrad (graph.accumulator).
+    _grad_through_base = False
+    # For ``view(dtype)``, no autograd view but the same storage: the tensor whose storage it is
+    # (``storage_offset`` counts from it).
+    _storage_of = None
     _grad = None
     _hooks = None
     _post_hooks = None
@@ -117,7 +124,10 @@ class Tensor:
     # -- autograd state -----------------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
-        """Whether gradients are computed for this tensor."""
+        """Whether gradients are computed for this tensor (for a view made with grad mode off,
+        whether its base requires grad now, as PyTorch reads it)."""
+        if self._grad_through_base and self._grad_fn is None:
+            return self._base._requires_grad
         return self._requires_grad
 
     @requires_grad.setter
@@ -146,9 +156,10 @@ class Tensor:
         if requires_grad and self._inference and not _grad_state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
-        if not requires_grad and self._creation is not None and self._base is not None \
-                and self._base._requires_grad:
-            return self  # a view made with grad mode off requires grad through its base
+        if self._grad_through_base:
+            if not requires_grad:
+                return self  # it requires grad through its base, whatever its own flag says
+            self._grad_through_base = False  # its own flag: a leaf gradients now reach
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -273,6 +284,8 @@ class Tensor:
         """A new leaf sharing this tensor's data (and version counter), cut from the graph."""
         t = Tensor._make(self._data, False, None, 0, self._version_counter)
         t._base = self._base
+        if t._inference and not self._inference:  # (in inference mode: a view of a normal one)
+            t._inference = False
         if _observers and self._requires_grad:
             _emit("value_detached", self, t, "detach()")
         return t
@@ -288,9 +301,13 @@ class Tensor:
 
     @property
     def data(self) -> Tensor:
-        """The tensor's data as a new leaf that autograd does not track (like ``detach()``)."""
-        t = Tensor._make(self._data, False, None, 0, self._version_counter)
+        """The tensor's data as a new leaf that autograd does not track: ``detach()``, but with a
+        version counter of its own, as PyTorch's (a write through ``.data`` is not seen by the
+        graph's version checks, nor by views made under no_grad)."""
+        t = Tensor._make(self._data, False, None, 0)
         t._base = self._base
+        if t._inference and not self._inference:
+            t._inference = False
         if _observers and self._requires_grad:
             _emit("value_detached", self, t, ".data")
         return t

@@ -38,6 +38,7 @@ __all__ = [
     "refresh",
     "share_memory",
     "shares_memory",
+    "strided_view",
     "view_creation",
 ]
 
@@ -78,6 +79,28 @@ def share_memory(t, input) -> None:
         t._version_counter = input._version_counter
         t._base = input if input._base is None else input._base
         t._grad_fn_version = input._version_counter[0]
+
+
+def strided_view(strided, data):
+    """``strided`` (a view of the NumPy array ``data``'s memory that NumPy hands out read-only,
+    or through ``as_strided``, whose ``.base`` is a stand-in) as the writable view NumPy's own
+    views are: its ``.base`` the array owning the memory, which gradnb's version counters,
+    storages and memory reports follow. Read-only where that array is. None where it cannot
+    lend its buffer (another array library, an exotic owner)."""
+    if type(data) is not np.ndarray:
+        return None
+    root = data
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    offset = strided.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    try:
+        view = np.ndarray(strided.shape, strided.dtype, buffer=root, offset=offset,
+                          strides=strided.strides)
+    except (TypeError, ValueError, BufferError):
+        return None
+    if not root.flags.writeable:
+        view.flags.writeable = False
+    return view
 
 
 def shares_memory(a, b) -> bool:

@@ -17,7 +17,7 @@ from .._core.backend import get_array_module, silent
 from .._core.graph import SAVE_SECOND, Node
 from .._core.record import record, wrap
 from . import dual
-from ._args import check_kernel_dtype, reflected
+from ._args import check_kernel_dtype, check_value_fits, reflected
 from ._common import (
     Tensor,
     as_tensor_operand,
@@ -90,6 +90,7 @@ def _scaled(a, b, alpha, sign):
     if half_precision(a, b) and not isinstance(alpha, complex):
         # PyTorch's kernel: alpha in the tensors' dtype, ``a + alpha * b`` one fused step in
         # float32 (op_math.py)
+        check_value_fits(alpha, a.dtype)  # (PyTorch converts alpha to the dtype, checked)
         scaled_alpha = _float32(np.asarray(sign * alpha, dtype=a.dtype))
         with silent():
             return fused_multiply_add(to_op_math(b), scaled_alpha, to_op_math(a)).astype(a.dtype)

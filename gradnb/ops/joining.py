@@ -17,6 +17,7 @@ from .._core.backend import get_array_module
 from .._core.graph import Node
 from .._core.record import record
 from .._core.tensor import Size, _wrap_dim
+from .._core.views import strided_view
 from . import dual
 from . import indexing as ix
 from . import shape as sh
@@ -331,27 +332,6 @@ class UnfoldBackward0(Node):
         return (dual.reshape(flat, self.in_shape),)
 
 
-def _strided_view(windows, data):
-    """``windows`` (a strided view of ``data`` that ``as_strided`` made) as a view whose
-    ``.base`` is the array owning ``data``'s memory, as NumPy's own views are: what gradnb's
-    version counters, storages and memory reports follow. None where that array cannot lend its
-    buffer (another array library, an exotic owner): the caller copies."""
-    if type(data) is not np.ndarray:
-        return None
-    root = data
-    while isinstance(root.base, np.ndarray):
-        root = root.base
-    offset = (data.__array_interface__["data"][0] - root.__array_interface__["data"][0])
-    try:
-        view = np.ndarray(windows.shape, data.dtype, buffer=root, offset=offset,
-                          strides=windows.strides)
-    except (TypeError, ValueError, BufferError):
-        return None
-    if not data.flags.writeable:
-        view.flags.writeable = False
-    return view
-
-
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """All windows of ``size`` elements, ``step`` apart, along ``dimension`` (a new last dim):
     a view, as PyTorch's (a write through it reaches ``input``)."""
@@ -364,7 +344,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     windows = _windows(data, d, size, step)
-    view = _strided_view(windows, data)
+    view = strided_view(windows, data)
     return record(UnfoldBackward0, (input,), windows.copy() if view is None else view,
                   attrs={"axis": d, "dimension": dimension, "in_shape": data.shape,
                          "size": size, "step": step})

@@ -40,10 +40,15 @@ class MmBackward0(Node):
     def backward(self, g):
         b, a = self.saved(g)
         if type(g) is _ndarray and g.dtype.kind == "f":  # first order, real: the arrays' products
-            return (g @ b.T if self._next0 is not None else None,
+            return (_mat1_gradient(g, b, self.self_sym_sizes, self.self_sym_strides, 1)
+                    if self._next0 is not None else None,
                     _mat2_gradient(g, a, self.mat2_sym_sizes, self.mat2_sym_strides, 1)
                     if self._next1 is not None else None)
-        ga = dual.matmul(g, dual.mT(dual.conj(b))) if self.needs(0) else None
+        ga = None
+        if self.needs(0):
+            ga = (dual.mT(dual.matmul(dual.conj(b), dual.mT(g)))
+                  if _column_major(self.self_sym_sizes, self.self_sym_strides, 1)
+                  else dual.matmul(g, dual.mT(dual.conj(b))))
         if not self.needs(1):
             return ga, None
         if _column_major(self.mat2_sym_sizes, self.mat2_sym_strides, 1):
@@ -55,6 +60,14 @@ def _column_major(sizes, strides, unit) -> bool:
     """PyTorch's test in ``mm_mat2_backward``: was ``mat2`` laid out column by column, as
     ``weight.t()`` is (strides in ``unit``s: 1 for elements, the item size for bytes)?"""
     return strides[0] == unit and strides[1] == sizes[0] * unit
+
+
+def _mat1_gradient(g, m2, sizes, strides, unit):
+    """``g @ m2^T`` in ``mat1``'s own layout, as PyTorch's ``mm_mat1_backward`` gives it: for a
+    column-major ``mat1`` (``x.t()``) as ``(m2 @ g^T)^T``."""
+    if _column_major(sizes, strides, unit):
+        return (m2 @ g.T).T
+    return g @ m2.T
 
 
 def _mat2_gradient(g, m1, sizes, strides, unit):
@@ -107,7 +120,8 @@ class AddmmBackward0(Node):
             # first order, real, F.linear's: the same products, without dual's dispatch
             return (
                 self._grad_bias(g) if self._next0 is not None else None,
-                g @ m2.T if self._next1 is not None else None,
+                _mat1_gradient(g, m2, self.mat1_sym_sizes, self.mat1_sym_strides,
+                               self._dtype.itemsize) if self._next1 is not None else None,
                 _mat2_gradient(g, m1, self.mat2_sym_sizes, self.mat2_sym_strides,
                                self._dtype.itemsize) if self._next2 is not None else None,
             )
@@ -117,7 +131,10 @@ class AddmmBackward0(Node):
         if self.needs(0):
             gs = self._grad_bias(g) if beta == 1 else self._grad_bias(g) * beta.conjugate()
         if self.needs(1):
-            g1 = dual.matmul(g, dual.mT(dual.conj(m2)))
+            if _column_major(self.mat1_sym_sizes, self.mat1_sym_strides, self._dtype.itemsize):
+                g1 = dual.mT(dual.matmul(dual.conj(m2), dual.mT(g)))
+            else:
+                g1 = dual.matmul(g, dual.mT(dual.conj(m2)))
             g1 = g1 if alpha == 1 else g1 * alpha
         if self.needs(2):
             if _column_major(self.mat2_sym_sizes, self.mat2_sym_strides, self._dtype.itemsize):

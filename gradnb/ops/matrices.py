@@ -19,6 +19,7 @@ from .._core.backend import get_array_module
 from .._core.grad_mode import no_grad
 from .._core.graph import Node
 from .._core.record import record
+from .._core.views import strided_view
 from . import dual
 from . import linalg as la
 from . import pointwise as pw
@@ -89,10 +90,14 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     data = input._data
     out = get_array_module(data).diagonal(data, offset, d1, d2)
+    # A view, as PyTorch's: ``x.diagonal().zero_()`` writes ``x``. (NumPy hands its diagonal out
+    # read-only for an old compatibility plan; the memory is ``x``'s, or, for an expanded ``x``,
+    # the memory ``x`` repeats.)
     if getattr(data.flags, "writeable", False):
-        # A view, as PyTorch's: ``x.diagonal().zero_()`` writes ``x``. (NumPy hands its
-        # diagonal out read-only for an old compatibility plan; the memory is ``x``'s.)
         out.flags.writeable = True
+    elif type(data) is np.ndarray:
+        view = strided_view(out, data)
+        out = out if view is None else view
     return record(DiagonalBackward0, (input,), out,
                   attrs={"offset": offset, "dims": (d1, d2), "dim1": dim1, "dim2": dim2,
                          "shape": tuple(input.shape)})

@@ -463,8 +463,9 @@ def addcmul(input, tensor1, tensor2, *, value=1) -> Tensor:
     a, b, c = input._data, tensor1._data, tensor2._data
     if half_precision(a, b, c) and not isinstance(value, complex):
         # PyTorch's kernel: ``value * t1`` in float32, then ``* t2 + self`` one fused step
-        out = fused_multiply_add(np.float32(value) * to_op_math(b), to_op_math(c),
-                                 to_op_math(a)).astype(a.dtype)
+        with np.errstate(all="ignore"):  # (an overflow to inf is silent, as in PyTorch)
+            out = fused_multiply_add(np.float32(value) * to_op_math(b), to_op_math(c),
+                                     to_op_math(a)).astype(a.dtype)
     else:
         out = a + value * b * c
     return record(AddcmulBackward0, (input, tensor1, tensor2), out, attrs={"value": value})

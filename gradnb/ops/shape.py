@@ -212,8 +212,17 @@ def _view_as_dtype(input: Tensor, dtype) -> Tensor:
             if offset % ratio:
                 raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} to view "
                                    f"{names}, but got {offset}")
+            for dim, stride in enumerate(input.stride()[:-1]):
+                if stride % ratio:
+                    raise RuntimeError(f"self.stride({dim}) must be divisible by {ratio} to view "
+                                       f"{names}, but got {stride}")
     out = data.view(new) if data.ndim else data.reshape(1).view(new).reshape(())
-    return Tensor._make(out, False, None, 0, input._version_counter)
+    t = Tensor._make(out, False, None, 0, input._version_counter)
+    # No autograd view (``_base`` stays None, as PyTorch's), but the same storage: its offset
+    # is counted from the storage's start, as ``storage_offset`` reads it.
+    t._storage_of = input if input._base is None and input._storage_of is None else (
+        input._base if input._base is not None else input._storage_of)
+    return t
 
 
 class PermuteBackward0(Node):

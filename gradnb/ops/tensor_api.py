@@ -301,9 +301,10 @@ def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_g
 def storage_offset(self) -> int:
     """Elements between the start of the storage and this tensor's first element: a view's
     position in its base (0 for a tensor that is no view), as PyTorch counts it."""
-    if self._base is None:
+    base = self._base if self._base is not None else self._storage_of
+    if base is None:
         return 0
-    return (address_of(self._data) - address_of(self._base._data)) // self._data.itemsize
+    return (address_of(self._data) - address_of(base._data)) // self._data.itemsize
 
 
 def is_nonzero(self) -> bool:

@@ -240,6 +240,47 @@ def _diagonal_of_a_leaf_written(lib):
     lib.randn(3, 3, requires_grad=True).diagonal().zero_()
 
 
+def _base_requires_grad_later(lib):
+    a = lib.zeros(3)
+    with lib.no_grad():
+        view = a[:2]
+    a.requires_grad_()
+    return view.requires_grad
+
+
+def _own_flag_set(lib):
+    a = lib.zeros(3)
+    with lib.no_grad():
+        view = a[:2]
+    view.requires_grad_()
+    (view * 2).sum().backward()
+    return view.grad
+
+
+def _written_through_data(lib):
+    layer = lib.nn.Linear(4, 3)
+    with lib.no_grad():
+        view = layer.weight.T
+    layer.weight.data.mul_(0.5)  # (``.data`` has a version counter of its own)
+    return (view * 1).requires_grad
+
+
+def _graph_after_a_write_through_data(lib):
+    x = lib.randn(3, requires_grad=True)
+    y = x.exp()
+    x.data.mul_(2)
+    y.sum().backward()
+    return x._version
+
+
+def _split_in_inference_mode_written(lib):
+    base = lib.randn(4, requires_grad=True) * 1
+    with lib.inference_mode():
+        piece = base.split(2)[0]
+        detached = base.detach()
+    return piece.is_inference(), detached.is_inference(), piece.add_(1)
+
+
 VIEW_OPS = {
     "t": lambda v: v.t(), "view": lambda v: v.view(-1), "unsqueeze": lambda v: v.unsqueeze(0),
     "expand": lambda v: v.expand(2, 2, 3), "narrow": lambda v: v.narrow(0, 0, 1),
@@ -277,6 +318,8 @@ CASES = [
     _unbind_of_a_no_grad_view_stale, _optimizer_step_under_a_view, _differentiated_view,
     _in_place_view_op, _own_flag_cleared, _diagonal_written, _diagonal_written_through_history,
     _diagonal_of_a_leaf_written, _each_view_op_under_no_grad_written,
+    _base_requires_grad_later, _own_flag_set, _written_through_data,
+    _graph_after_a_write_through_data, _split_in_inference_mode_written,
 ]
 
 
@@ -313,3 +356,19 @@ def test_a_refused_stale_view_keeps_refusing_and_links_nothing():
         with pytest.raises(RuntimeError, match="its base or another view of its base has been"):
             view * 3  # (recording reads the stale view's grad_fn)
     assert view._grad_fn is None
+
+
+def test_a_base_frozen_later_takes_the_view_out_of_the_graph():
+    """``requires_grad`` of a view made under no_grad is its base's, read now: once the base is
+    frozen, no gradient reaches the view. (PyTorch then refuses ``backward`` outright, since
+    ``y`` does not require grad; gradnb records ``y`` from the flag the view had when made, and
+    its backward reaches no leaf.)"""
+    layer = gradnb.nn.Linear(4, 3)
+    with gradnb.no_grad():
+        view = layer.weight[:, :2]
+    layer.weight.requires_grad_(False)
+    assert not view.requires_grad
+    y = (view * 2).sum()
+    if y.requires_grad:
+        y.backward()
+    assert view.grad is None and layer.weight.grad is None

@@ -38,6 +38,30 @@ def test_mat2_gradient_layout_is_pytorchs(torch, column_major, with_bias):
         _mat2_gradient_strides(torch, column_major, with_bias)
 
 
+def _mat1_gradient_strides(lib, column_major: bool, op: str):
+    lib.manual_seed(0)
+    x = lib.randn(3, 4, requires_grad=True) if column_major else lib.randn(4, 3,
+                                                                         requires_grad=True)
+    mat1 = x.t() if column_major else x * 1
+    w = lib.randn(3, 5)
+    if op == "mm":
+        y = mat1.mm(w)
+    elif op == "addmm":
+        y = lib.addmm(lib.zeros(5), mat1, w)
+    else:
+        y = lib.nn.functional.linear(mat1, w.t(), lib.zeros(5))
+    (g,) = lib.autograd.grad(y.sum(), mat1)
+    return g.stride()
+
+
+@pytest.mark.parametrize("column_major", [True, False], ids=["x.t()", "row-major"])
+@pytest.mark.parametrize("op", ["mm", "addmm", "linear"])
+def test_mat1_gradient_layout_is_pytorchs(torch, column_major, op):
+    """PyTorch's ``mm_mat1_backward``: a column-major ``mat1`` gets a column-major gradient."""
+    assert _mat1_gradient_strides(gradnb, column_major, op) == \
+        _mat1_gradient_strides(torch, column_major, op)
+
+
 @pytest.mark.parametrize("bias", [True, False])
 def test_linear_weight_gradient_is_the_products_own_array(bias):
     """A bias-free ``F.linear`` records ``MmBackward0``: its weight gradient comes out

@@ -125,3 +125,20 @@ def test_reduced_precision_gradients_match_pytorch_bit_for_bit(name, dtype):
         out.backward(m.tensor(VALUES[::-1].copy() / 3).to(getattr(m, dtype)))
         grads.append(x.grad.float().numpy())
     np.testing.assert_array_equal(*grads)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_alpha_that_overflows_the_dtype_is_refused_and_overflow_is_silent(dtype):
+    """``alpha`` is converted to the tensors' dtype, checked (PyTorch's error); a result that
+    overflows to inf is silent, as in PyTorch (no NumPy warning reaches the user)."""
+    x = gradnb.tensor(VALUES[:8]).to(getattr(gradnb, dtype))
+    if dtype == "float16":
+        with pytest.raises(RuntimeError, match="^value cannot be converted to type c10::Half "
+                           "without overflow$"):
+            gradnb.add(x, x, alpha=1e5)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = gradnb.addcmul(x, x, x, value=1e38 if dtype == "bfloat16" else 1e6)
+    assert out.float().isinf().any()

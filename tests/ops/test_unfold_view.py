@@ -62,7 +62,13 @@ def _of_an_expanded_tensor_written(lib):
     lib.zeros(3).expand(2, 3).unfold(1, 2, 1).add_(1)
 
 
-CASES = [_written, _gradient, _gradient_through_a_write, _of_a_transposed_tensor, _of_a_0d_tensor,
+def _diagonal_of_an_expanded_tensor_written(lib):
+    ones = lib.ones(5)
+    ones.expand(5, 5).diagonal().zero_()
+    return ones.tolist()
+
+
+CASES = [_diagonal_of_an_expanded_tensor_written, _written, _gradient, _gradient_through_a_write, _of_a_transposed_tensor, _of_a_0d_tensor,
          _of_a_leaf_written, _under_no_grad_written, _of_an_expanded_tensor_written]
 
 

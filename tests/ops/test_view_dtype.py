@@ -13,6 +13,10 @@ import pytest
 import gradnb
 
 
+def _offset(view):
+    return (view.storage_offset(),)
+
+
 def _flags(view):
     return view.requires_grad, view.grad_fn, view.is_leaf, view._base is None
 
@@ -32,6 +36,10 @@ CASES = {
     "strided last dimension": lambda m: m.ones(4, 2).t().view(m.float64),
     "odd storage offset": lambda m: m.ones(5)[1:].view(m.float64),
     "even storage offset": lambda m: m.arange(6.0)[2:].view(m.float64),
+    "a stride not divisible": lambda m: m.ones(4, 3)[:, :2].view(m.float64),
+    "an empty last dimension": lambda m: m.ones(4, 0).view(m.float64),
+    "the offset of a chain": lambda m: m.zeros(8, dtype=m.int8)[1:5].view(m.uint8).view(m.int32),
+    "its storage offset": lambda m: _offset(m.ones(2, 4)[:, 2:].view(m.float64)),
     "from a tensor that requires grad": lambda m: _flags(
         (m.ones(2, requires_grad=True) * 2).view(m.float32)),
 }
