@@ -77,7 +77,7 @@ class Tensor:
     # grad_fn is regenerated before its next use (views.refresh). None: not tracked.
     _grad_fn_version = None
     # For a view PyTorch will not write in place or regenerate: how it was made ("no_grad",
-    # "inference", "multi_output"; see views.py). None: any other tensor.
+    # "inference", "multi_output", "custom_function"; see views.py). None: any other tensor.
     _creation = None
     # A view made with grad mode off requires grad through its base alone, whatever its own flag
     # was (PyTorch's DifferentiableViewMeta): read dynamically by ``requires_grad``, and it gets

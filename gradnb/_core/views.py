@@ -15,6 +15,8 @@ regenerate them (its ``CreationMeta``, kept here as ``Tensor._creation``):
 - ``"inference"``: made in inference mode, of a normal tensor.
 - ``"multi_output"``: one of several views one op returns (``split``, ``unbind``), whose node
   cannot stand for a write into one of them.
+- ``"custom_function"``: a view a custom ``autograd.Function`` returned, whose custom backward a
+  rebase would override (``autograd/function.py``).
 
 A view of such a view keeps its meta (a view made with grad mode off takes ``"no_grad"``, unless
 its source's is ``"inference"``, the strictest).
@@ -150,6 +152,11 @@ _REFUSAL_ADVICE = {
     "multi_output": " This view is the output of a function that returns multiple views. Such "
                     "functions do not allow the output views to be modified inplace. You should "
                     "replace the inplace operation by an out-of-place one.",
+    "custom_function": " This view was created inside a custom Function (or because an input "
+                       "was returned as-is) and the autograd logic to handle view+inplace would "
+                       "override the custom backward associated with the custom Function, "
+                       "leading to incorrect gradients. This behavior is forbidden. You can fix "
+                       "this by cloning the output of the custom Function.",
 }
 
 

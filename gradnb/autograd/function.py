@@ -321,12 +321,25 @@ def _connect_outputs(ctx, output, args, tensor_args, executable):
         into.append(out if joins else None)
     ctx._output_meta = tuple(metas)
     ctx.num_outputs = len(outputs)
+    _mark_views(into, dirty)
     save = _save_spec(ctx, outputs, into)
     del ctx._to_save
     if executable:
         record(type(ctx), tuple(t for t in tensor_args if t is not None), None, ctx=ctx,
                into=tuple(into), save=save)
     return tuple(result) if isinstance(output, tuple) else result[0]
+
+
+def _mark_views(into, dirty) -> None:
+    """PyTorch's CreationMeta for outputs that are views of an input (made in ``forward``, or an
+    input returned as is): the custom backward stands for them, so an in-place write into one
+    (or into its base, found when it is next used) is refused rather than rebased. With several
+    differentiable outputs, each is "one of several views of one op"."""
+    joining = [t for t in into if t is not None]
+    for t in joining:
+        if t._base is not None and id(t) not in dirty:
+            t._creation = "multi_output" if len(joining) > 1 else "custom_function"
+            t._grad_through_base = False  # (it has the Function's node now)
 
 
 def _alias(t):

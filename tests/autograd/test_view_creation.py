@@ -281,6 +281,58 @@ def _split_in_inference_mode_written(lib):
     return piece.is_inference(), detached.is_inference(), piece.add_(1)
 
 
+def _custom_functions(lib):
+    """Views a custom Function returns: one (made in forward, or an input returned as is), or
+    several; written directly, or through their base."""
+
+    class Narrow(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x[:2]
+
+        @staticmethod
+        def backward(ctx, g):
+            return lib.cat([g, lib.zeros(2)])
+
+    class Halves(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x[:2], x[2:]
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return lib.cat([g1, g2])
+
+    class Same(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = lib.randn(4, requires_grad=True)
+    outcomes = []
+    for name, write in [("one, direct", lambda: Narrow.apply(x * 1).mul_(2)),
+                        ("several, direct", lambda: Halves.apply(x * 1)[0].mul_(2)),
+                        ("an input returned", lambda: Same.apply(x * 1).mul_(2))]:
+        try:
+            write()
+            outcomes.append((name, "written"))
+        except RuntimeError as error:
+            outcomes.append((name, str(error)))
+    base = x * 1
+    view = Narrow.apply(base)
+    base.add_(1)
+    try:
+        view.grad_fn  # noqa: B018 - reading it regenerates (here: refuses) the stale view
+        outcomes.append(("indirect", "regenerated"))
+    except RuntimeError as error:
+        outcomes.append(("indirect", str(error)))
+    return outcomes
+
+
 VIEW_OPS = {
     "t": lambda v: v.t(), "view": lambda v: v.view(-1), "unsqueeze": lambda v: v.unsqueeze(0),
     "expand": lambda v: v.expand(2, 2, 3), "narrow": lambda v: v.narrow(0, 0, 1),
@@ -319,7 +371,7 @@ CASES = [
     _in_place_view_op, _own_flag_cleared, _diagonal_written, _diagonal_written_through_history,
     _diagonal_of_a_leaf_written, _each_view_op_under_no_grad_written,
     _base_requires_grad_later, _own_flag_set, _written_through_data,
-    _graph_after_a_write_through_data, _split_in_inference_mode_written,
+    _graph_after_a_write_through_data, _split_in_inference_mode_written, _custom_functions,
 ]
 
 
