@@ -585,6 +585,30 @@ class NormalBackward0(ZeroBackward0):
     __slots__ = ()
 
 
+class RandomBackward0(ZeroBackward0):
+    """``random_(from, to)``."""
+    rule = "self: zeros (overwritten with random numbers)"
+    __slots__ = ()
+
+
+class RandomBackward1(ZeroBackward0):
+    """``random_(to)``."""
+    rule = "self: zeros (overwritten with random numbers)"
+    __slots__ = ()
+
+
+class RandomBackward2(ZeroBackward0):
+    """``random_()``."""
+    rule = "self: zeros (overwritten with random numbers)"
+    __slots__ = ()
+
+
+def random_fill_(self: Tensor, cls, sample) -> Tensor:
+    """Overwrite ``self`` in place with ``sample(shape)`` (an array), recorded as ``cls`` (a node
+    whose gradient is zeros), with every in-place check: ``random_``'s machinery."""
+    return apply_inplace(self, _random_fill(cls, sample))
+
+
 class ExponentialBackward0(ZeroBackward0):
     rule = "self: zeros (overwritten with random numbers)"
     __slots__ = ()

@@ -13,7 +13,6 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import cuda_is_available, get_array_module
-from .._core.grad_mode import no_grad
 from .._core.grad_mode import state as _grad_state
 from .._core.graph import bump_version, element_strides
 from .._core.views import _address as address_of
@@ -21,7 +20,7 @@ from .._core.views import rebase_refusal
 from . import shape as sh
 from ._common import Tensor, wrap
 from .creation import full, randint, tensor, zeros
-from .inplace import index_put_
+from .inplace import RandomBackward0, RandomBackward1, RandomBackward2, index_put_, random_fill_
 
 __all__ = [
     "BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor",
@@ -160,6 +159,8 @@ def data_ptr(self) -> int:
 def random_(self, from_=0, to=None, *, generator=None):
     """Fill in place with integers drawn uniformly from ``[from_, to)`` (``[0, from_)`` with one
     argument; up to the dtype's mantissa range without any)."""
+    # PyTorch's node per overload: random_(from, to), random_(to), random_()
+    node = RandomBackward0 if to is not None else RandomBackward1 if from_ != 0 else RandomBackward2
     if to is None:
         if from_ == 0:
             bits = np.finfo(self._data.dtype).nmant + 1 if self.dtype.is_floating_point else (
@@ -167,14 +168,11 @@ def random_(self, from_=0, to=None, *, generator=None):
             from_, to = 0, 2 ** bits
         else:
             from_, to = 0, from_
-    values = randint(from_, to, tuple(self.shape), generator=generator)
-    with _no_grad():
-        self.copy_(values.to(self.dtype))
-    return self
 
+    def sample(shape):
+        return randint(from_, to, tuple(shape), generator=generator)._data
 
-def _no_grad():
-    return no_grad()
+    return random_fill_(self, node, sample)
 
 
 def _inplace_view(view):

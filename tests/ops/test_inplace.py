@@ -372,6 +372,23 @@ def test_random_fill_of_a_non_leaf_has_zero_gradient():
     assert x.grad.tolist() == [0.0, 0.0]
 
 
+@pytest.mark.parametrize(("args", "node"), [((), "RandomBackward2"), ((5,), "RandomBackward1"),
+                                           ((2, 5), "RandomBackward0")])
+def test_random_fill_records_pytorchs_node_and_refuses_a_leaf(args, node):
+    """``random_`` goes through the in-place machinery: PyTorch's node per overload (its
+    gradient zeros), and PyTorch's refusal of a leaf that requires grad."""
+    x = gradnb.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (x * 1).random_(*args)
+    assert y.grad_fn.name() == node
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    if len(args) == 2:
+        assert all(2 <= v < 5 for v in y.tolist())
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in "
+                       "an in-place operation.$"):
+        gradnb.ones(3, requires_grad=True).random_(*args)
+
+
 @pytest.mark.parametrize("shape", [(), (0,), (2, 0)])
 def test_zero_dim_and_empty_tensors(shape):
     data = np.full(shape, 1.5)
