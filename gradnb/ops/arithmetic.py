@@ -87,6 +87,8 @@ def _scaled(a, b, alpha, sign):
                            "number.")
     if kind != "b" and isinstance(alpha, bool):
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if (type(b) is float or type(b) is int) and half_precision(a):
+        b = np.asarray(b, dtype=a.dtype)  # a Python number: rounded to the dtype, as PyTorch's
     if half_precision(a, b) and not isinstance(alpha, complex):
         # PyTorch's kernel: alpha in the tensors' dtype, ``a + alpha * b`` one fused step in
         # float32 (op_math.py)

@@ -57,6 +57,8 @@ CASES = {
     "0-d x * s": (lambda m, x, y: x[3] * S, ()),
     "add(alpha=s)": (lambda m, x, y: m.add(x, y, alpha=S), ()),
     "sub(alpha=s)": (lambda m, x, y: m.sub(x, y, alpha=S), ()),
+    "add(number, alpha=s)": (lambda m, x, y: m.add(x, 1.3, alpha=S), ()),
+    "sub(number, alpha=s)": (lambda m, x, y: m.sub(x, 1.3, alpha=S), ()),
     "addcmul": (lambda m, x, y: m.addcmul(x, x, y, value=S), ()),
     "addcdiv": (lambda m, x, y: m.addcdiv(x, x, y, value=S), ()),
     "x.addcmul_": (lambda m, x, y: x.clone().addcmul_(x, y, value=S), ()),
