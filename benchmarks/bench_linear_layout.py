@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +25,7 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: use the gradnb of this checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.timing import interleaved_times
 from gradnb.nn.functional.linear import _transposed_product_pays
 
 LAYERS = ((784, 512), (512, 256), (256, 128), (1024, 1024))
@@ -44,14 +44,8 @@ def _transposed(x, w, b):
 
 def compare(x, w, b, rounds: int, calls: int) -> dict:
     """Seconds per call of each product, interleaved: (fastest round, median round)."""
-    times: dict = {"plain": [], "transposed": []}
-    for _ in range(rounds):
-        for name, fn in (("plain", _plain), ("transposed", _transposed)):
-            started = time.perf_counter()
-            for _ in range(calls):
-                fn(x, w, b)
-            times[name].append((time.perf_counter() - started) / calls)
-    return {name: (min(ts), float(np.median(ts))) for name, ts in times.items()}
+    return interleaved_times({"plain": lambda: _plain(x, w, b),
+                              "transposed": lambda: _transposed(x, w, b)}, rounds, calls)
 
 
 def main(argv=None) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +24,7 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: use the gradnb of this checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.timing import interleaved_times
 from gradnb.ops._blas import _blocks, block_width
 
 SHAPES = ((512, 784), (256, 512), (512, 512), (784, 784), (1024, 1024), (128, 784), (256, 784),
@@ -42,16 +42,8 @@ def _blocked(g, h, width):
 def compare(g, h, rounds: int, calls: int) -> dict:
     """Seconds per call of each way, interleaved: (fastest round, median round)."""
     width = g.shape[1] // 2
-    ways = {"one call": lambda: g.T @ h, "blocks": lambda: _blocked(g, h, width),
-            "in x out": lambda: h.T @ g}
-    times: dict = {name: [] for name in ways}
-    for _ in range(rounds):
-        for name, fn in ways.items():
-            started = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            times[name].append((time.perf_counter() - started) / calls)
-    return {name: (min(ts), float(np.median(ts))) for name, ts in times.items()}
+    return interleaved_times({"one call": lambda: g.T @ h, "blocks": lambda: _blocked(g, h, width),
+                              "in x out": lambda: h.T @ g}, rounds, calls)
 
 
 def main(argv=None) -> None:

@@ -49,6 +49,20 @@ def call_seconds(
     return seconds
 
 
+def interleaved_times(ways: dict[str, Callable[[], object]], rounds: int,
+                      calls: int) -> dict[str, tuple[float, float]]:
+    """Seconds per call of each of ``ways``, timed in turn within each round (so the machine's
+    load falls on all alike): per way, (fastest round, median round)."""
+    times: dict[str, list[float]] = {name: [] for name in ways}
+    for _ in range(rounds):
+        for name, fn in ways.items():
+            started = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            times[name].append((time.perf_counter() - started) / calls)
+    return {name: (min(ts), statistics.median(ts)) for name, ts in times.items()}
+
+
 def block_times(
     call: Callable[[], None], *, iterations: int, budget_s: float, warmup: int = 1
 ) -> BlockTimes:
