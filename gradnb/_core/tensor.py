@@ -282,12 +282,17 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A new leaf sharing this tensor's data (and version counter), cut from the graph."""
-        t = Tensor._make(self._data, False, None, 0, self._version_counter)
+        return self._cut_from_graph(self._version_counter, "detach()")
+
+    def _cut_from_graph(self, version_counter, how: str) -> Tensor:
+        """``detach()`` and ``.data``: a leaf over the same memory that autograd does not track,
+        with ``version_counter`` (None: one of its own)."""
+        t = Tensor._make(self._data, False, None, 0, version_counter)
         t._base = self._base
         if t._inference and not self._inference:  # (in inference mode: a view of a normal one)
             t._inference = False
         if _observers and self._requires_grad:
-            _emit("value_detached", self, t, "detach()")
+            _emit("value_detached", self, t, how)
         return t
 
     def detach_(self) -> Tensor:
@@ -304,13 +309,7 @@ class Tensor:
         """The tensor's data as a new leaf that autograd does not track: ``detach()``, but with a
         version counter of its own, as PyTorch's (a write through ``.data`` is not seen by the
         graph's version checks, nor by views made under no_grad)."""
-        t = Tensor._make(self._data, False, None, 0)
-        t._base = self._base
-        if t._inference and not self._inference:
-            t._inference = False
-        if _observers and self._requires_grad:
-            _emit("value_detached", self, t, ".data")
-        return t
+        return self._cut_from_graph(None, ".data")
 
     @data.setter
     def data(self, value: Tensor) -> None:
