@@ -40,6 +40,7 @@ __all__ = [
     "check_graph_versions",
     "check_versions",
     "const",
+    "donated",
     "last_change",
     "link",
     "note_release",
@@ -55,6 +56,18 @@ saved_attribute_reader = None
 _sequence = itertools.count()
 _ndarray = np.ndarray
 _RELEASED = None  # ``node._saved`` after release
+
+# The gradient the compiled backward loop hands the rule it is running as the rule's own, to
+# overwrite: put here for the rule's call only when nothing but the pass holds it (see
+# ``_loop.c``'s ``donate``). NumPy does the same for the temporaries of an expression; here it
+# saves the allocation of an elementwise rule's result, such as ReLU's on a layer's gradient.
+_donation = [None]
+
+
+def donated(g) -> bool:
+    """Whether a derivative rule may write its result into its gradient ``g``: the backward
+    pass gave ``g`` to this rule alone, and ``g`` owns its memory."""
+    return g is _donation[0] and g.base is None and g.flags.writeable
 
 SECOND_BACKWARD_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "

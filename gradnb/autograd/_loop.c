@@ -27,6 +27,8 @@ static PyObject *one_hot_fn;               /* engine._one_hot */
 static PyObject *on_tensors_fn;            /* engine._backward_on_tensors */
 static PyObject *runs_user_code_fn;        /* engine._runs_user_code */
 static PyObject *TensorClass;
+static PyObject *ndarray_type;             /* numpy.ndarray */
+static PyObject *donation;                 /* graph._donation: a one-item list */
 static PyObject *zero, *one;               /* the ints 0 and 1 */
 
 static PyObject *s_next, *s_fit_grads, *s_num_outputs, *s_shape, *s_dtype, *s_release, *s_add,
@@ -378,6 +380,23 @@ run_rule(PyObject *node, PyObject *grads)
     return r;
 }
 
+/* Hand the rule about to run its gradient as a buffer to overwrite (``graph.donated``) when
+ * nothing but this pass's buffer list holds it: not another node's buffer (a gradient sent to
+ * two inputs), not a hook, an observer or the user, whose every reference would count here.
+ * NumPy arrays only. 1 when donated (the caller empties ``donation`` after the rule), 0 when
+ * not, -1 on error. */
+static int
+donate(PyObject *grads)
+{
+    if (donation == NULL || !PyList_CheckExact(grads) || Py_REFCNT(grads) != 1
+            || PyList_GET_SIZE(grads) != 1)
+        return 0;
+    PyObject *g = PyList_GET_ITEM(grads, 0);
+    if ((PyObject *)Py_TYPE(g) != ndarray_type || Py_REFCNT(g) != 1)
+        return 0;
+    return PyList_SetItem(donation, 0, Py_NewRef(g)) < 0 ? -1 : 1;
+}
+
 /* After ``node``'s backward: ``released = node.release(); tracker.add(node, released)``. */
 static int
 release_saved(PyObject *node, PyObject *tracker)
@@ -674,8 +693,16 @@ execute(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             for (Py_ssize_t i = 0; i < n; i++)
                 PyTuple_SET_ITEM(results, i, Py_NewRef(Py_None));
         }
-        else if ((results = run_rule(node, grads)) == NULL)
-            goto fail;
+        else {
+            int donated = donate(grads);
+            if (donated < 0)
+                goto fail;
+            results = run_rule(node, grads);
+            if (donated && PyList_SetItem(donation, 0, Py_NewRef(Py_None)) < 0)
+                Py_CLEAR(results);
+            if (results == NULL)
+                goto fail;
+        }
         if (tracker != NULL && release_saved(node, tracker) < 0)
             goto fail;
         Py_SETREF(nrs, node_slot(node, NEXT_NR));  /* (read after the rule, as Python does) */
@@ -755,15 +782,17 @@ done:
 }
 
 /* configure(zero_nrs, AccumulateGrad, heappush, heappop, accumulate, fit, one_hot,
- *           backward_on_tensors, runs_user_code, Tensor, Node) */
+ *           backward_on_tensors, runs_user_code, Tensor, ndarray, donation, Node) */
 static PyObject *
 configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 11 || !PyType_Check(args[10])) {
-        PyErr_SetString(PyExc_TypeError, "configure() takes 10 objects and the Node class");
+    if (nargs != 13 || !PyType_Check(args[12]) || !PyList_CheckExact(args[11])
+            || PyList_GET_SIZE(args[11]) != 1) {
+        PyErr_SetString(PyExc_TypeError,
+                        "configure() takes 11 objects, a one-item list and the Node class");
         return NULL;
     }
-    PyTypeObject *node = (PyTypeObject *)args[10];
+    PyTypeObject *node = (PyTypeObject *)args[12];
     for (int i = 0; i < N_SLOTS; i++)
         if (slot_offset(node, slot_names[i], &slot_offsets[i]) < 0)
             return NULL;
@@ -777,8 +806,9 @@ configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     for (int i = 0; i < 4; i++)
         Py_XSETREF(*slots[i], Py_NewRef(PyTuple_GET_ITEM(zero_nrs, i)));
     PyObject **objs[] = {&AccumulateGrad, &heappush, &heappop, &accumulate_fn, &fit_fn,
-                         &one_hot_fn, &on_tensors_fn, &runs_user_code_fn, &TensorClass};
-    for (int i = 0; i < 9; i++)
+                         &one_hot_fn, &on_tensors_fn, &runs_user_code_fn, &TensorClass,
+                         &ndarray_type, &donation};
+    for (int i = 0; i < 11; i++)
         Py_XSETREF(*objs[i], Py_NewRef(args[i + 1]));
     Py_RETURN_NONE;
 }

@@ -39,6 +39,7 @@ from .._core.graph import (
     _ZERO_NRS,
     AccumulateGrad,
     Node,
+    _donation,
     accumulator,
     bump_version,
     check_graph_versions,
@@ -749,4 +750,5 @@ TENSOR_METHODS = {"backward": _tensor_backward}
 
 if _loop is not None:
     _loop.configure(_ZERO_NRS, AccumulateGrad, heapq.heappush, heapq.heappop, _accumulate, _fit,
-                    _one_hot, _backward_on_tensors, _runs_user_code, Tensor, Node)
+                    _one_hot, _backward_on_tensors, _runs_user_code, Tensor, np.ndarray,
+                    _donation, Node)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module, silent
-from .._core.graph import Node
+from .._core.graph import Node, donated
 from .._core.record import record, wrap
 from . import dual
 from ._args import (
@@ -250,8 +250,13 @@ class ReluBackward0(Node):
             if bits is not None:
                 # ``where(y != 0, g, 0)`` on bit patterns: a float's bits times a 0/1 mask are
                 # its bits or +0.0, exactly, without ``where``'s unpredictable branches
-                # (several times faster on the random masks ReLU makes).
-                return (np.multiply(g.view(bits), y != 0, dtype=bits).view(dtype),)
+                # (several times faster on the random masks ReLU makes). Into ``g`` itself
+                # when the pass gave it to this rule alone, as the hand-written ``g *= y > 0``.
+                g_bits = g.view(bits)
+                if donated(g):
+                    np.multiply(g_bits, y != 0, out=g_bits)
+                    return (g,)
+                return (np.multiply(g_bits, y != 0, dtype=bits).view(dtype),)
         # where, not a product with the mask: 0 * inf would be NaN where PyTorch gives 0
         return (dual.where(dual.data(y) != 0, g, 0),)
 
