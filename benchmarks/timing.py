@@ -50,12 +50,16 @@ def call_seconds(
 
 
 def interleaved_times(ways: dict[str, Callable[[], object]], rounds: int,
-                      calls: int) -> dict[str, tuple[float, float]]:
+                      calls: int, pause_s: float = 0.0) -> dict[str, tuple[float, float]]:
     """Seconds per call of each of ``ways``, timed in turn within each round (so the machine's
-    load falls on all alike): per way, (fastest round, median round)."""
+    load falls on all alike): per way, (fastest round, median round). ``pause_s``: idle time
+    before each way's turn, so BLAS threads left spin-waiting by the previous way have parked
+    (as the benchmark's workers do between systems)."""
     times: dict[str, list[float]] = {name: [] for name in ways}
     for _ in range(rounds):
         for name, fn in ways.items():
+            if pause_s:
+                time.sleep(pause_s)
             started = time.perf_counter()
             for _ in range(calls):
                 fn()

@@ -178,6 +178,34 @@ def test_weight_grad_layout_script_times_both_ways_and_names_the_rules_pick() ->
         assert picks[("512", "784", 16)] == "blocks"
 
 
+def test_layout_step_script_checks_every_way_and_splits_the_ratio() -> None:
+    """``bench_layout_step.py`` checks the hand-written step in both weight layouts and gradnb's
+    against the limit, times them and splits gradnb's ratio into layout and engine."""
+    result = subprocess.run(
+        [sys.executable, str(REPOSITORY / "benchmarks" / "bench_layout_step.py"),
+         "--batches", "4", "--rounds", "1", "--calls", "1", "--pause", "0"],
+        check=False, capture_output=True, text=True, cwd=REPOSITORY, timeout=120,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("batch 4:")
+    assert any("NumPy, out x in" in line for line in lines)
+    assert any(line.strip().startswith("gradnb over the limit = layout") for line in lines)
+
+
+def test_the_limit_in_linear_layout_gives_the_limits_gradients() -> None:
+    from benchmarks.data import mlp_problem
+    from benchmarks.systems.numpy_limit import NumpyMlpStep
+
+    results = []
+    for out_by_in in (False, True):
+        step = NumpyMlpStep(mlp_problem((12, 8, 6, 3), 5), out_by_in=out_by_in)
+        step.run()
+        results.append(step.result())
+    for key, want in results[0].items():
+        np.testing.assert_allclose(results[1][key], want, rtol=1e-5, atol=1e-6)
+
+
 def _threads_now() -> dict[str, int]:
     """Every thread pool's size in this process: threadpoolctl's, and PyTorch's own."""
     threadpoolctl = pytest.importorskip("threadpoolctl")
