@@ -397,6 +397,89 @@ donate(PyObject *grads)
     return PyList_SetItem(donation, 0, Py_NewRef(g)) < 0 ? -1 : 1;
 }
 
+/* Set by ``configure_release``: ``graph``'s saved-entry kinds, its empty entry, the types of
+ * constants that hold no buffer, and what ``ReleaseTracker`` keeps. */
+static PyObject *KIND_OUTPUT, *KIND_CONST, *NOTHING, *no_buffer_types;
+static PyObject *s_base, *s_nbytes, *s_freed, *s_seen, *s_by_node;
+
+/* ``node._saved = _RELEASED`` (None), at the slot's offset. */
+static void
+mark_released(PyObject *node)
+{
+    PyObject **slot = &SLOT(node, slot_offsets[SAVED]);
+    PyObject *old = *slot;
+    *slot = Py_NewRef(Py_None);
+    Py_XDECREF(old);
+}
+
+/* ``released = node.release(); tracker.add(node, released)`` for the two saves most nodes of a
+ * chain make, without the two calls: ``x * number``'s constant (no buffer: nothing to count),
+ * and a lone output array that nothing but this entry holds (``tanh``'s, ReLU's). That array
+ * dies with the entry, so ``add`` would count its bytes as freed at once; here they are added
+ * to ``tracker._freed`` the same way. ``saved`` is the node's ``_saved`` (this function's
+ * reference and the node's). 1 when done, 0 when not one of these cases (nothing changed:
+ * the Python methods run), -1 on error. */
+static int
+release_fast(PyObject *node, PyObject *saved, PyObject *tracker)
+{
+    if (KIND_OUTPUT == NULL || !PyObject_TypeCheck(node, NodeType) || !PyTuple_CheckExact(saved))
+        return 0;
+    Py_ssize_t n = PyTuple_GET_SIZE(saved);
+    if (n == 2 && PyTuple_GET_ITEM(saved, 0) == NOTHING) {  /* ``x * c``: the factor alone */
+        PyObject *entry = PyTuple_GET_ITEM(saved, 1);
+        if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) < 2
+                || PyTuple_GET_ITEM(entry, 0) != KIND_CONST)
+            return 0;
+        int plain = PySet_Contains(no_buffer_types,
+                                   (PyObject *)Py_TYPE(PyTuple_GET_ITEM(entry, 1)));
+        if (plain <= 0)
+            return plain;
+        mark_released(node);
+        return 1;
+    }
+    if (n != 1 || Py_REFCNT(saved) != 2)
+        return 0;
+    PyObject *entry = PyTuple_GET_ITEM(saved, 0);
+    if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) < 2 || Py_REFCNT(entry) != 1
+            || PyTuple_GET_ITEM(entry, 0) != KIND_OUTPUT)
+        return 0;
+    PyObject *arr = PyTuple_GET_ITEM(entry, 1);
+    if ((PyObject *)Py_TYPE(arr) != ndarray_type || Py_REFCNT(arr) != 1)
+        return 0;
+    /* ``add``'s other cases (a view's base, an array already watched, bytes kept per node for
+     * an observer) stay in Python. */
+    PyObject *base = PyObject_GetAttr(arr, s_base);
+    if (base == NULL)
+        return -1;
+    Py_DECREF(base);
+    if (base != Py_None)
+        return 0;
+    PyObject *by_node = PyObject_GetAttr(tracker, s_by_node);
+    if (by_node == NULL)
+        return -1;
+    Py_DECREF(by_node);
+    if (by_node != Py_None)
+        return 0;
+    PyObject *seen = PyObject_GetAttr(tracker, s_seen);
+    PyObject *key = seen ? PyLong_FromVoidPtr(arr) : NULL;  /* id(arr) */
+    int watched = key ? PySet_Contains(seen, key) : -1;
+    Py_XDECREF(key);
+    Py_XDECREF(seen);
+    if (watched != 0)
+        return watched < 0 ? -1 : 0;
+    PyObject *nbytes = PyObject_GetAttr(arr, s_nbytes);
+    PyObject *freed = nbytes ? PyObject_GetAttr(tracker, s_freed) : NULL;
+    PyObject *total = freed ? PyNumber_Add(freed, nbytes) : NULL;
+    int rc = total ? PyObject_SetAttr(tracker, s_freed, total) : -1;
+    Py_XDECREF(nbytes);
+    Py_XDECREF(freed);
+    Py_XDECREF(total);
+    if (rc < 0)
+        return -1;
+    mark_released(node);  /* (the array dies when the caller lets ``saved`` go) */
+    return 1;
+}
+
 /* After ``node``'s backward: ``released = node.release(); tracker.add(node, released)``. */
 static int
 release_saved(PyObject *node, PyObject *tracker)
@@ -405,9 +488,12 @@ release_saved(PyObject *node, PyObject *tracker)
     if (saved == NULL)
         return -1;
     int has = PyObject_IsTrue(saved);
-    Py_DECREF(saved);
-    if (has <= 0)
+    int done = has > 0 ? release_fast(node, saved, tracker) : 0;
+    Py_DECREF(saved);  /* (a lone output array counted as freed dies here) */
+    if (has <= 0)  /* nothing saved, or an error */
         return has;
+    if (done != 0)
+        return done < 0 ? -1 : 0;
     PyObject *released = PyObject_CallMethodNoArgs(node, s_release);
     if (released == NULL)
         return -1;
@@ -813,9 +899,27 @@ configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* configure_release(output_kind, const_kind, nothing, no_buffer_types): ``graph``'s objects
+ * that ``release_fast`` compares saved entries against. */
+static PyObject *
+configure_release(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyAnySet_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "configure_release() takes two kinds, the empty entry and a set of types");
+        return NULL;
+    }
+    PyObject **objs[] = {&KIND_OUTPUT, &KIND_CONST, &NOTHING, &no_buffer_types};
+    for (int i = 0; i < 4; i++)
+        Py_XSETREF(*objs[i], Py_NewRef(args[i]));
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
      "Hand the loops the engine's objects they call or compare against."},
+    {"configure_release", (PyCFunction)(void (*)(void))configure_release, METH_FASTCALL,
+     "Hand the loop graph's saved-entry kinds, for releasing the common saves in C."},
     {"discover", (PyCFunction)(void (*)(void))discover, METH_FASTCALL,
      "engine._discover's walk over the graph."},
     {"execute", (PyCFunction)(void (*)(void))execute, METH_FASTCALL,
@@ -836,7 +940,8 @@ PyInit__loop(void)
         {&s_release, "release"}, {&s_add, "add"}, {&s_variable, "variable"},
         {&s_on_tensors, "on_tensors"}, {&s_backward, "backward"}, {&s_hooks, "_hooks"},
         {&s_pre_hooks, "_pre_hooks"}, {&s_tensor_hooks, "_tensor_hooks"},
-        {&s_runs_user_code, "runs_user_code"},
+        {&s_runs_user_code, "runs_user_code"}, {&s_base, "base"}, {&s_nbytes, "nbytes"},
+        {&s_freed, "_freed"}, {&s_seen, "_seen"}, {&s_by_node, "_by_node"},
     };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         *names[i].slot = PyUnicode_InternFromString(names[i].name);

@@ -36,6 +36,10 @@ from .._core.backend import get_array_module, silent, sum_to
 from .._core.dtype import from_numpy_dtype
 from .._core.grad_mode import state as _grad_state
 from .._core.graph import (
+    _CONST,
+    _NO_BUFFER,
+    _NOTHING,
+    _OUTPUT,
     _ZERO_NRS,
     AccumulateGrad,
     Node,
@@ -752,3 +756,4 @@ if _loop is not None:
     _loop.configure(_ZERO_NRS, AccumulateGrad, heapq.heappush, heapq.heappop, _accumulate, _fit,
                     _one_hot, _backward_on_tensors, _runs_user_code, Tensor, np.ndarray,
                     _donation, Node)
+    _loop.configure_release(_OUTPUT, _CONST, _NOTHING, _NO_BUFFER)

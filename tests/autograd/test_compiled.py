@@ -105,14 +105,26 @@ def _program(rng):
     return (x, w, s), y + z
 
 
+def _chain_program(rng):
+    """The saves the compiled loop releases itself (a lone output array, ``x * number``'s
+    constant) beside the ones it leaves to Python: an output array the user still holds, one
+    another node saved as its input (watched), ReLU's mask over a gradient it may overwrite."""
+    x = gradnb.tensor(rng.standard_normal((5, 6)), requires_grad=True)
+    kept = (x * 0.5).tanh()          # held below: released, not freed
+    y = kept.tanh()                  # saved by tanh and (as an input) by the product
+    z = (y * y).relu() * 2.0 + x.sigmoid().tanh()
+    return (x,), z.sum() + kept.sum()
+
+
+@pytest.mark.parametrize("program", [_program, _chain_program])
 @pytest.mark.parametrize("seed", range(5))
-def test_python_and_compiled_give_the_same_gradients_and_report(seed, pure_python):
+def test_python_and_compiled_give_the_same_gradients_and_report(seed, program, pure_python):
     if record_module._compiled is None and engine._loop is None:
         pytest.skip("the compiled parts are not built here")
     results = []
     for python in (False, True):
         pure_python(python)
-        leaves, out = _program(np.random.default_rng(seed))
+        leaves, out = program(np.random.default_rng(seed))
         out.backward()
         report = gradnb.autograd.memory.last_backward()
         results.append(([leaf.grad.numpy().copy() for leaf in leaves], report.nodes_executed,
