@@ -3,7 +3,7 @@
  * Every op ends in ``gradnb._core.record.record``: decide whether to record, link a node to the
  * inputs' producers, wrap the output array in a tensor, keep what the node's backward reads.
  * On the tiny tensors of a chain of elementwise ops that bookkeeping cost more than the op's
- * NumPy call. This module does the same steps for the case nearly every op is in (one or two
+ * NumPy call. This module does the same steps for the case nearly every op is in (one to three
  * tensor inputs, one output array that is not a view, no in-place rebase, no custom Function
  * context, no anomaly mode, no observer, no inference tensors, no saved-tensor hooks), with the
  * same objects, statement for statement (each block names the Python it stands for). For
@@ -21,13 +21,13 @@ static PyTypeObject *TensorType, *NodeType, *ndarray_type;
 static PyObject *OutputType;
 static PyObject *grad_off_threads, *inference_threads, *grad_state, *switches, *observers;
 static PyObject *sequence;                  /* graph._sequence (itertools.count) */
-static PyObject *ZERO_NRS1, *ZERO_NRS2, *SAVE_SECOND, *NOTHING, *KIND_INPUT, *KIND_OUTPUT,
+static PyObject *ZERO_NRS1, *ZERO_NRS2, *ZERO_NRS3, *SAVE_SECOND, *NOTHING, *KIND_INPUT, *KIND_OUTPUT,
     *KIND_CONST;
 static PyObject *refresh_fn, *accumulator_fn, *keep_saved_fn, *save_input_fn, *python_record;
 
 /* Offsets of the slots both classes declare in ``__slots__``. */
 static Py_ssize_t t_data, t_requires_grad, t_grad_fn, t_output_nr, t_version_counter;
-static Py_ssize_t n_next0, n_next1, n_next_nr, n_seq, n_shape, n_dtype, n_saved;
+static Py_ssize_t n_next0, n_next1, n_next2, n_next_nr, n_seq, n_shape, n_dtype, n_saved;
 
 static PyObject *s_save, *s_attrs, *s_operands, *s_into, *s_ctx, *s_is_view, *s_enabled,
     *s_anomaly, *s_saved_tensor_hooks, *s_grad_fn_version, *s_save_spec, *s_prepare, *s_shape,
@@ -458,13 +458,15 @@ record(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
     }
     if ((attrs != NULL && attrs != Py_None && !PyDict_CheckExact(attrs))
             || Py_TYPE(data) != ndarray_type || !PyTuple_CheckExact(inputs)
-            || PyTuple_GET_SIZE(inputs) < 1 || PyTuple_GET_SIZE(inputs) > 2
+            || PyTuple_GET_SIZE(inputs) < 1 || PyTuple_GET_SIZE(inputs) > 3
             || !PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, NodeType))
         return slow(args, nargs, kwnames);
     Py_ssize_t n = PyTuple_GET_SIZE(inputs);
-    PyObject *a = PyTuple_GET_ITEM(inputs, 0), *b = n == 2 ? PyTuple_GET_ITEM(inputs, 1) : NULL;
+    PyObject *a = PyTuple_GET_ITEM(inputs, 0), *b = n >= 2 ? PyTuple_GET_ITEM(inputs, 1) : NULL;
+    PyObject *c = n == 3 ? PyTuple_GET_ITEM(inputs, 2) : NULL;  /* (addmm: every F.linear) */
     if ((a == Py_None && n == 1) || (a != Py_None && !PyObject_TypeCheck(a, TensorType))
-            || (b != NULL && b != Py_None && !PyObject_TypeCheck(b, TensorType)))
+            || (b != NULL && b != Py_None && !PyObject_TypeCheck(b, TensorType))
+            || (c != NULL && c != Py_None && !PyObject_TypeCheck(c, TensorType)))
         return slow(args, nargs, kwnames);
     /* (inference tensors are made by the Python function) */
     PyObject *count = PyList_GET_ITEM(inference_threads, 0);
@@ -487,11 +489,12 @@ record(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
         if (on < 0)
             return NULL;
     }
-    int ra = 0, rb = 0;
+    int ra = 0, rb = 0, rc = 0;
     if (on) {
-        if ((ra = requires_grad(a)) < 0 || (rb = requires_grad(b)) < 0)
+        if ((ra = requires_grad(a)) < 0 || (rb = requires_grad(b)) < 0
+                || (rc = requires_grad(c)) < 0)
             return NULL;
-        on = ra || rb;
+        on = ra || rb || rc;
     }
     if (!on)  /* the common case without a graph: ``_make(data)`` */
         return make_tensor(data, Py_False, Py_None);
@@ -503,27 +506,38 @@ record(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
         return slow(args, nargs, kwnames);
 
     /* Bring stale views up to date (which can make a view require grad), then link the node
-     * to each input's producer: one input is linked as it is, two by whether each requires
-     * grad now. */
+     * to each input's producer: one input is linked as it is, two or three by whether each
+     * requires grad now. */
     if ((a != Py_None && refresh_if_stale(a) < 0)
-            || (b != NULL && b != Py_None && refresh_if_stale(b) < 0))
+            || (b != NULL && b != Py_None && refresh_if_stale(b) < 0)
+            || (c != NULL && c != Py_None && refresh_if_stale(c) < 0))
         return NULL;
     if (n == 1)
         ra = 1;
-    else if ((ra = requires_grad(a)) < 0 || (rb = requires_grad(b)) < 0)
+    else if ((ra = requires_grad(a)) < 0 || (rb = requires_grad(b)) < 0
+             || (rc = requires_grad(c)) < 0)
         return NULL;
     PyObject *node = ((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 0);
     if (node == NULL)
         return NULL;
-    PyObject *out = NULL, *fa = NULL, *fb = NULL, *nra = zero, *nrb = zero, *nrs = NULL;
+    PyObject *out = NULL, *fa = NULL, *fb = NULL, *fc = NULL, *nra = zero, *nrb = zero,
+        *nrc = zero, *nrs = NULL;
     if (ra && producer(a, &fa, &nra) < 0)
         goto fail;
     if (rb && producer(b, &fb, &nrb) < 0)
         goto fail;
-    int nonzero_a = truth(nra), nonzero_b = truth(nrb);
-    if (nonzero_a < 0 || nonzero_b < 0)
+    if (rc && producer(c, &fc, &nrc) < 0)
         goto fail;
-    if (n == 2) {  /* (ra, rb) if ra or rb else _ZERO_NRS2 */
+    int nonzero_a = truth(nra), nonzero_b = truth(nrb), nonzero_c = truth(nrc);
+    if (nonzero_a < 0 || nonzero_b < 0 || nonzero_c < 0)
+        goto fail;
+    if (n == 3) {  /* tuple(nrs) if any(nrs) else _ZERO_NRS[3] */
+        nrs = nonzero_a || nonzero_b || nonzero_c ? PyTuple_Pack(3, nra, nrb, nrc)
+                                                  : Py_NewRef(ZERO_NRS3);
+        set_slot(node, n_next1, fb ? fb : Py_None);
+        set_slot(node, n_next2, fc ? fc : Py_None);
+    }
+    else if (n == 2) {  /* (ra, rb) if ra or rb else _ZERO_NRS2 */
         nrs = nonzero_a || nonzero_b ? PyTuple_Pack(2, nra, nrb) : Py_NewRef(ZERO_NRS2);
         set_slot(node, n_next1, fb ? fb : Py_None);
     }
@@ -570,11 +584,13 @@ record(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
         goto fail;
     Py_XDECREF(fa);
     Py_XDECREF(fb);
+    Py_XDECREF(fc);
     Py_DECREF(node);
     return out;
 fail:
     Py_XDECREF(fa);
     Py_XDECREF(fb);
+    Py_XDECREF(fc);
     Py_XDECREF(out);
     Py_DECREF(node);
     return NULL;
@@ -597,7 +613,7 @@ configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
     PyObject *zero_nrs = args[10], *kinds = args[13];
     if (!PyList_Check(args[4]) || !PyList_Check(args[5]) || !PyList_Check(args[8])
-            || !PyTuple_Check(zero_nrs) || PyTuple_GET_SIZE(zero_nrs) < 3
+            || !PyTuple_Check(zero_nrs) || PyTuple_GET_SIZE(zero_nrs) < 4
             || !PyTuple_Check(kinds) || PyTuple_GET_SIZE(kinds) != 3) {
         PyErr_SetString(PyExc_TypeError, "configure(): unexpected arguments");
         return NULL;
@@ -610,6 +626,7 @@ configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             || slot_offset(tensor, "_version_counter", &t_version_counter) < 0
             || slot_offset(node, "_next0", &n_next0) < 0
             || slot_offset(node, "_next1", &n_next1) < 0
+            || slot_offset(node, "_next2", &n_next2) < 0
             || slot_offset(node, "_next_nr", &n_next_nr) < 0
             || slot_offset(node, "_seq", &n_seq) < 0
             || slot_offset(node, "_shape", &n_shape) < 0
@@ -626,6 +643,7 @@ configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_XSETREF(*objs[i], Py_NewRef(args[4 + i]));
     Py_XSETREF(ZERO_NRS1, Py_NewRef(PyTuple_GET_ITEM(zero_nrs, 1)));
     Py_XSETREF(ZERO_NRS2, Py_NewRef(PyTuple_GET_ITEM(zero_nrs, 2)));
+    Py_XSETREF(ZERO_NRS3, Py_NewRef(PyTuple_GET_ITEM(zero_nrs, 3)));
     Py_XSETREF(SAVE_SECOND, Py_NewRef(args[11]));
     Py_XSETREF(NOTHING, Py_NewRef(args[12]));
     Py_XSETREF(KIND_INPUT, Py_NewRef(PyTuple_GET_ITEM(kinds, 0)));

@@ -215,7 +215,7 @@ if not os.environ.get("GRADNB_PURE_PYTHON"):  # (set: run the Python code alone,
         pass
 
 if _compiled is not None:
-    # The compiled ``record`` does the steps above for one or two tensor inputs and one output
+    # The compiled ``record`` does the steps above for one to three tensor inputs and one output
     # array, with nothing watching; it hands every other call to the Python function.
     _compiled.configure(Tensor, Node, _ndarray, Output, _grad_off_threads, _inference_threads,
                         _grad_state, _switches, _observers, _sequence, _ZERO_NRS, SAVE_SECOND,

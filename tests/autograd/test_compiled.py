@@ -113,7 +113,12 @@ def _chain_program(rng):
     kept = (x * 0.5).tanh()          # held below: released, not freed
     y = kept.tanh()                  # saved by tanh and (as an input) by the product
     z = (y * y).relu() * 2.0 + x.sigmoid().tanh()
-    return (x,), z.sum() + kept.sum()
+    # Three inputs: addmm (F.linear) with a leaf and an intermediate, addcmul with a constant.
+    w = gradnb.tensor(rng.standard_normal((3, 6)), requires_grad=True)
+    b = gradnb.tensor(rng.standard_normal(3), requires_grad=True)
+    h = gradnb.nn.functional.linear(z, w, b)
+    h = gradnb.addcmul(h, h.tanh(), gradnb.tensor(rng.standard_normal(3)), value=0.5)
+    return (x, w, b), z.sum() + kept.sum() + h.sum()
 
 
 @pytest.mark.parametrize("program", [_program, _chain_program])
@@ -260,3 +265,28 @@ def test_record_answers_odd_calls_as_the_python_function_does(pure_python):
         answers.append(seen)
     assert answers[0] == answers[1]
     assert [entry[0] for entry in answers[0]] == ["unset", "mapping", "no operands"]
+
+
+@pytest.mark.parametrize("bias_grad", [True, False])
+def test_a_three_input_node_links_as_the_python_record_links_it(bias_grad, pure_python):
+    """addmm's node: edges to a leaf, to an output other than a node's first (``split``), and
+    none for a bias that needs no gradient; the same output numbers either way."""
+    if record_module._compiled is None:
+        pytest.skip("the compiled record is not built here")
+
+    def edges(python):
+        pure_python(python)
+        rng = np.random.default_rng(0)
+        x = gradnb.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+        w = gradnb.tensor(rng.standard_normal((3, 2)), requires_grad=True)
+        b = gradnb.tensor(rng.standard_normal(2), requires_grad=bias_grad)
+        _, second = x.split(2)
+        node = gradnb.addmm(b, second, w).grad_fn
+        links = [(type(f).__name__ if f is not None else None, nr)
+                 for f, nr in node.next_functions]
+        pure_python(False)
+        return links, node._next_nr, node._seq is not None
+
+    compiled, python = edges(False), edges(True)
+    assert compiled == python
+    assert compiled[0][1] == ("SplitBackward0", 1)
