@@ -120,7 +120,11 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     shifted = _shifted(x, dim)
     if x.ndim:
         # ``shifted`` is a new array nobody else sees: the log-sum-exp comes off in place.
-        shifted -= xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+        # (NumPy's own reduce: ``.sum`` adds a Python wrapper)
+        exp = xp.exp(shifted)
+        sums = np.add.reduce(exp, axis=dim, keepdims=True) if type(exp) is np.ndarray \
+            else exp.sum(axis=dim, keepdims=True)
+        shifted -= xp.log(sums)
     return record(LogSoftmaxBackward0, (input,), shifted, attrs={"dim": dim})
 
 

@@ -247,15 +247,16 @@ def _unweighted_batch_loss(x, t, ignore_index: int, reduction: str):
         return None
     n, c = x.shape
     if t.dtype == np.int64 and not 0 <= ignore_index < c:
-        # Seen as unsigned, a negative target is huge: one comparison checks both bounds
-        # (and no target can equal an ignore_index outside the classes).
-        if not (t.view(np.uint64) < c).all():
+        # Seen as unsigned, a negative target is huge: the largest checks both bounds (and no
+        # target can equal an ignore_index outside the classes). NumPy's own reduces here and
+        # below: the methods add a Python wrapper each.
+        if np.maximum.reduce(t.view(np.uint64)) >= c:
             return None
     else:
         low, high = t.min(), t.max()
         if low < 0 or high >= c or low <= ignore_index <= high:
             return None
-    total = -x[np.arange(n), t].sum()
+    total = -np.add.reduce(x[np.arange(n), t])
     if reduction == "mean":
         total = total / x.dtype.type(n)
     return np.asarray(total, dtype=x.dtype)
