@@ -400,7 +400,7 @@ donate(PyObject *grads)
 /* Set by ``configure_release``: ``graph``'s saved-entry kinds, its empty entry, the types of
  * constants that hold no buffer, and what ``ReleaseTracker`` keeps. */
 static PyObject *KIND_OUTPUT, *KIND_CONST, *NOTHING, *no_buffer_types;
-static PyObject *s_base, *s_nbytes, *s_freed, *s_seen, *s_by_node;
+static PyObject *s_base, *s_nbytes, *s_freed, *s_seen, *s_by_node, *s_released;
 
 /* ``node._saved = _RELEASED`` (None), at the slot's offset. */
 static void
@@ -480,6 +480,124 @@ release_fast(PyObject *node, PyObject *saved, PyObject *tracker)
     return 1;
 }
 
+/* ``owner_of(arr)``: the array that owns the memory behind ``arr`` (a view's base,
+ * recursively), a new reference. */
+static PyObject *
+owner_of(PyObject *arr)
+{
+    PyObject *owner = Py_NewRef(arr);
+    PyObject *base = PyObject_GetAttr(owner, s_base);
+    for (;;) {
+        if (base == NULL) {  /* (getattr(arr, "base", None)) */
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+                Py_DECREF(owner);
+                return NULL;
+            }
+            PyErr_Clear();
+            return owner;
+        }
+        int array = 0;  /* hasattr(base, "nbytes") */
+        if (base != Py_None) {
+            PyObject *nbytes = PyObject_GetAttr(base, s_nbytes);
+            array = nbytes != NULL;
+            Py_XDECREF(nbytes);
+            if (!array && PyErr_ExceptionMatches(PyExc_AttributeError))
+                PyErr_Clear();
+            else if (!array)
+                array = -1;
+        }
+        if (array <= 0) {
+            Py_DECREF(base);
+            if (array < 0)
+                Py_CLEAR(owner);
+            return owner;
+        }
+        Py_SETREF(owner, base);
+        base = PyObject_GetAttr(owner, s_base);
+    }
+}
+
+/* ``tracker.add(node, arrays)`` (``memory.ReleaseTracker.add``, statement for statement): an
+ * array only ``arrays`` holds dies when the caller lets it go, so its bytes count as freed at
+ * once; any other is watched by a weak reference until the pass ends, each buffer once. 0 when
+ * done, 1 when the tracker keeps bytes per node or ``arrays`` is no tuple or list (the Python
+ * method does those), -1 on error. */
+static int
+track_released(PyObject *tracker, PyObject *node, PyObject *arrays)
+{
+    if (!PyTuple_CheckExact(arrays) && !PyList_CheckExact(arrays))
+        return 1;
+    PyObject *by_node = PyObject_GetAttr(tracker, s_by_node);
+    if (by_node == NULL)
+        return -1;
+    Py_DECREF(by_node);
+    if (by_node != Py_None)
+        return 1;
+    PyObject *seq = PySequence_Fast(arrays, "released arrays");  /* (``arrays`` itself) */
+    PyObject *seen = seq ? PyObject_GetAttr(tracker, s_seen) : NULL;
+    PyObject *watched = seen ? PyObject_GetAttr(tracker, s_released) : NULL;
+    PyObject *freed = NULL;
+    int err = watched == NULL || !PySet_Check(seen) || !PyList_Check(watched);
+    if (!err)
+        freed = PyLong_FromLong(0);
+    err = err || freed == NULL;
+    Py_ssize_t n = seq ? PySequence_Fast_GET_SIZE(seq) : 0;
+    for (Py_ssize_t i = 0; !err && i < n; i++) {
+        PyObject *arr = PySequence_Fast_GET_ITEM(seq, i), *owner;
+        int dies_now = 0;
+        PyObject *base = PyObject_GetAttr(arr, s_base);
+        if (base == NULL) {
+            err = 1;
+            break;
+        }
+        Py_DECREF(base);
+        if (base == Py_None) {
+            /* referenced by ``arrays`` alone (Python's count: ``arrays``, the loop's variable
+             * and getrefcount's argument) */
+            dies_now = Py_REFCNT(arr) <= 1;
+            owner = Py_NewRef(arr);
+        }
+        else if ((owner = owner_of(arr)) == NULL) {
+            err = 1;
+            break;
+        }
+        PyObject *key = PyLong_FromVoidPtr(owner);  /* id(owner) */
+        int known = key ? PySet_Contains(seen, key) : -1;
+        PyObject *nbytes = known == 0 ? PyObject_GetAttr(owner, s_nbytes) : NULL;
+        if (known == 0 && nbytes != NULL) {
+            if (dies_now) {
+                Py_SETREF(freed, PyNumber_Add(freed, nbytes));
+                err = freed == NULL;
+            }
+            else {
+                PyObject *ref = PyWeakref_NewRef(owner, NULL);
+                PyObject *entry = ref ? PyTuple_Pack(3, node, ref, nbytes) : NULL;
+                err = entry == NULL || PySet_Add(seen, key) < 0 || PyList_Append(watched, entry) < 0;
+                Py_XDECREF(ref);
+                Py_XDECREF(entry);
+            }
+        }
+        else if (known != 1) {
+            err = 1;
+        }
+        Py_XDECREF(nbytes);
+        Py_XDECREF(key);
+        Py_DECREF(owner);
+    }
+    if (!err) {  /* tracker._freed += freed */
+        PyObject *before = PyObject_GetAttr(tracker, s_freed);
+        PyObject *total = before ? PyNumber_Add(before, freed) : NULL;
+        err = total == NULL || PyObject_SetAttr(tracker, s_freed, total) < 0;
+        Py_XDECREF(before);
+        Py_XDECREF(total);
+    }
+    Py_XDECREF(freed);
+    Py_XDECREF(watched);
+    Py_XDECREF(seen);
+    Py_XDECREF(seq);
+    return err ? -1 : 0;
+}
+
 /* After ``node``'s backward: ``released = node.release(); tracker.add(node, released)``. */
 static int
 release_saved(PyObject *node, PyObject *tracker)
@@ -499,9 +617,12 @@ release_saved(PyObject *node, PyObject *tracker)
         return -1;
     int any = PyObject_IsTrue(released);
     if (any > 0) {
-        PyObject *r = PyObject_CallMethodObjArgs(tracker, s_add, node, released, NULL);
-        any = r == NULL ? -1 : 0;
-        Py_XDECREF(r);
+        any = track_released(tracker, node, released);
+        if (any > 0) {  /* (bytes kept per node for an observer: the Python method) */
+            PyObject *r = PyObject_CallMethodObjArgs(tracker, s_add, node, released, NULL);
+            any = r == NULL ? -1 : 0;
+            Py_XDECREF(r);
+        }
     }
     Py_DECREF(released);
     return any < 0 ? -1 : 0;
@@ -942,6 +1063,7 @@ PyInit__loop(void)
         {&s_pre_hooks, "_pre_hooks"}, {&s_tensor_hooks, "_tensor_hooks"},
         {&s_runs_user_code, "runs_user_code"}, {&s_base, "base"}, {&s_nbytes, "nbytes"},
         {&s_freed, "_freed"}, {&s_seen, "_seen"}, {&s_by_node, "_by_node"},
+        {&s_released, "_released"},
     };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         *names[i].slot = PyUnicode_InternFromString(names[i].name);
