@@ -537,7 +537,11 @@ track_released(PyObject *tracker, PyObject *node, PyObject *arrays)
     PyObject *seen = seq ? PyObject_GetAttr(tracker, s_seen) : NULL;
     PyObject *watched = seen ? PyObject_GetAttr(tracker, s_released) : NULL;
     PyObject *freed = NULL;
-    int err = watched == NULL || !PySet_Check(seen) || !PyList_Check(watched);
+    int err = watched == NULL;
+    if (!err && (!PySet_Check(seen) || !PyList_Check(watched))) {
+        PyErr_SetString(PyExc_TypeError, "ReleaseTracker: _seen must be a set, _released a list");
+        err = 1;
+    }
     if (!err)
         freed = PyLong_FromLong(0);
     err = err || freed == NULL;
