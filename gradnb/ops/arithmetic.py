@@ -14,7 +14,7 @@ import numpy as np
 
 from .._core import dtype as _dtype
 from .._core.backend import get_array_module, silent
-from .._core.graph import SAVE_SECOND, Node
+from .._core.graph import SAVE_SECOND, Node, donated
 from .._core.record import record, wrap
 from . import dual
 from ._args import check_kernel_dtype, check_value_fits, reflected
@@ -227,10 +227,21 @@ class MulBackward0(Node):
             ga = None
         elif (type(b) is float and (type(g) is Tensor or g.dtype.itemsize != 2)
               or type(b) is _ndarray and b.dtype.kind != "c"):
+            if self._next1 is None and type(g) is _ndarray and g.size >= _DONATED_SIZE \
+                    and (type(b) is float or b.dtype == g.dtype
+                         and (b.shape == g.shape or not b.ndim)) and donated(g):
+                # ``x * 0.5``, dropout's ``x * mask``: into ``g`` itself, which the backward
+                # pass gave this rule alone (``g`` is read for nothing else here). Small
+                # gradients skip the check, which would cost more than the allocation.
+                return np.multiply(g, b, out=g), None
             ga = g * b
         else:  # a complex, a half-precision gradient, a saved tensor (``create_graph``)
             ga = _by_number(g, dual.conj(b))
         return ga, None if self._next1 is None else g * dual.conj(a)
+
+
+# Elements from which writing a product into a donated gradient pays for the check.
+_DONATED_SIZE = 4096
 
 
 def _by_number(g, b, divide: bool = False):

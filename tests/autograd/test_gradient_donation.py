@@ -10,7 +10,7 @@ import pytest
 import gradnb
 from gradnb._core import graph
 from gradnb.autograd import engine
-from gradnb.ops import elementwise
+from gradnb.ops import arithmetic, elementwise
 
 compiled = pytest.mark.skipif(engine._loop is None,
                               reason="only the compiled backward loop donates gradients")
@@ -129,3 +129,69 @@ def test_a_donated_relu_gradient_matches_torch(dtype):
     (gradnb.relu(x * 2) * gradnb.tensor(w)).sum().backward()
     (torch.relu(xt * 2) * torch.tensor(w)).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
+
+
+@pytest.fixture
+def product_donations(monkeypatch):
+    """What ``donated`` answered to MulBackward0, call by call."""
+    answers: list[bool] = []
+
+    def spy(g):
+        answer = graph.donated(g)
+        answers.append(answer)
+        return answer
+
+    monkeypatch.setattr(arithmetic, "donated", spy)
+    return answers
+
+
+@compiled
+@pytest.mark.parametrize("factor", ["number", "mask", "0-d"])
+def test_a_product_by_a_constant_writes_into_its_gradient(factor, product_donations):
+    """``x * 0.5``, dropout's ``x * mask`` and ``x * c`` of a 0-d constant give the same
+    gradient as torch, computed in the gradient the pass gave the product alone."""
+    torch = pytest.importorskip("torch")
+    a, w = _inputs(11, (64, 80)), _inputs(12, (64, 80))
+    mask = (_inputs(13, (64, 80)) > 0).astype(np.float32) * 2
+    constant = {"number": 0.5, "mask": mask, "0-d": np.float32(1.5)}[factor]
+
+    def grad_of(lib, wrap):
+        x = lib.tensor(a, requires_grad=True)
+        c = constant if factor == "number" else wrap(np.asarray(constant))
+        ((x * c) * wrap(w)).sum().backward()
+        return x.grad.numpy()
+
+    mine = grad_of(gradnb, gradnb.tensor)
+    # (the outer product's gradient is ``sum``'s read-only broadcast: not donated)
+    assert product_donations == [False, True]
+    np.testing.assert_array_equal(mine, grad_of(torch, torch.tensor))
+
+
+def test_a_product_whose_factors_both_need_gradients_reads_its_gradient_twice(
+        product_donations):
+    a, b = _inputs(14, (64, 80)), _inputs(15, (64, 80))
+    x = gradnb.tensor(a, requires_grad=True)
+    y = gradnb.tensor(b, requires_grad=True)
+    ((x * y).tanh() * 3.0).sum().backward()
+    assert not any(product_donations)
+    g = 3.0 * (1 - np.tanh(a * b) ** 2)
+    np.testing.assert_allclose(x.grad.numpy(), g * b, rtol=1e-6)
+    np.testing.assert_allclose(y.grad.numpy(), g * a, rtol=1e-6)
+
+
+def test_small_gradients_skip_the_check(product_donations):
+    x = gradnb.tensor(_inputs(16, (4, 5)), requires_grad=True)
+    ((x * 0.5).tanh() * 2.0).sum().backward()
+    assert product_donations == []
+
+
+def test_a_product_with_a_constant_of_another_dtype_is_not_written_into_its_gradient(
+        product_donations):
+    # float64 times a float32 0-d constant: the product is not computed in ``g``'s place
+    a = _inputs(17, (64, 80)).astype(np.float64)
+    x = gradnb.tensor(a, requires_grad=True)
+    c = gradnb.tensor(np.float32(0.5))
+    ((x * c).tanh() * 2.0).sum().backward()
+    assert not any(product_donations)
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * (1 - np.tanh(a * 0.5) ** 2) * 0.5,
+                               rtol=1e-12)
