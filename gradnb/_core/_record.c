@@ -4,8 +4,9 @@
  * inputs' producers, wrap the output array in a tensor, keep what the node's backward reads.
  * On the tiny tensors of a chain of elementwise ops that bookkeeping cost more than the op's
  * NumPy call. This module does the same steps for the case nearly every op is in (one to three
- * tensor inputs, one output array that is not a view, no in-place rebase, no custom Function
- * context, no anomaly mode, no observer, no inference tensors, no saved-tensor hooks), with the
+ * tensor inputs, one output array, a one-input view op's output made by ``record._view``, no
+ * in-place rebase, no custom Function context, no anomaly mode, no observer, no inference
+ * tensors, no saved-tensor hooks), with the
  * same objects, statement for statement (each block names the Python it stands for). For
  * anything else, and before any side effect, it calls the Python ``record``: there is one
  * algorithm, and this module is an optional extension (without a C compiler the Python function
@@ -24,6 +25,7 @@ static PyObject *sequence;                  /* graph._sequence (itertools.count)
 static PyObject *ZERO_NRS1, *ZERO_NRS2, *ZERO_NRS3, *SAVE_SECOND, *NOTHING, *KIND_INPUT, *KIND_OUTPUT,
     *KIND_CONST;
 static PyObject *refresh_fn, *accumulator_fn, *keep_saved_fn, *save_input_fn, *python_record;
+static PyObject *view_fn;                   /* record._view, set by ``configure_views`` */
 
 /* Offsets of the slots both classes declare in ``__slots__``. */
 static Py_ssize_t t_data, t_requires_grad, t_grad_fn, t_output_nr, t_version_counter;
@@ -472,9 +474,12 @@ record(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
     PyObject *count = PyList_GET_ITEM(inference_threads, 0);
     if (count != zero && truth(count))
         return slow(args, nargs, kwnames);
-    /* cls.is_view, from the class's attribute cache (a plain class attribute) */
+    /* cls.is_view, from the class's attribute cache (a plain class attribute): a one-input
+     * view op (``weight.t()`` in every linear layer, ``x.view()``, ``x[i]``) makes its output
+     * with ``record._view``; other views go to the Python function. */
     PyObject *is_view = _PyType_Lookup((PyTypeObject *)cls, s_is_view);
-    if (is_view == NULL || Py_TYPE(is_view)->tp_descr_get != NULL || truth(is_view))
+    int view = is_view == NULL || Py_TYPE(is_view)->tp_descr_get != NULL ? -1 : truth(is_view);
+    if (view < 0 || (view && (n != 1 || view_fn == NULL)))
         return slow(args, nargs, kwnames);
 
     /* on = grad mode on and an input requires grad */
@@ -496,8 +501,9 @@ record(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
             return NULL;
         on = ra || rb || rc;
     }
-    if (!on)  /* the common case without a graph: ``_make(data)`` */
-        return make_tensor(data, Py_False, Py_None);
+    if (!on)  /* the common case without a graph: ``_make(data)`` (a view: ``_view``) */
+        return view ? PyObject_CallFunctionObjArgs(view_fn, data, a, Py_None, NULL)
+                    : make_tensor(data, Py_False, Py_None);
     PyObject *anomaly = PyObject_GetAttr(switches, s_anomaly);
     if (anomaly == NULL)
         return NULL;
@@ -579,7 +585,8 @@ record(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
     if (dtype == NULL)
         goto fail;
     Py_XSETREF(SLOT(node, n_dtype), dtype);
-    out = make_tensor(data, Py_True, node);
+    out = view ? PyObject_CallFunctionObjArgs(view_fn, data, a, node, NULL)
+               : make_tensor(data, Py_True, node);
     if (out == NULL || keep_saved(cls, node, save, inputs, out, operands) < 0)
         goto fail;
     Py_XDECREF(fa);
@@ -656,9 +663,24 @@ configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* configure_views(view): ``record._view``, which makes a one-input view op's output tensor
+ * (sharing its input's version counter and base). */
+static PyObject *
+configure_views(PyObject *module, PyObject *view)
+{
+    if (!PyCallable_Check(view)) {
+        PyErr_SetString(PyExc_TypeError, "configure_views() takes record._view");
+        return NULL;
+    }
+    Py_XSETREF(view_fn, Py_NewRef(view));
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
      "Hand the compiled record the objects it reads, makes and calls."},
+    {"configure_views", (PyCFunction)configure_views, METH_O,
+     "Hand the compiled record the function that makes a view op's output."},
     {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL | METH_KEYWORDS,
      "record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None, ctx=None)"},
     {NULL, NULL, 0, NULL},

@@ -118,7 +118,14 @@ def _chain_program(rng):
     b = gradnb.tensor(rng.standard_normal(3), requires_grad=True)
     h = gradnb.nn.functional.linear(z, w, b)
     h = gradnb.addcmul(h, h.tanh(), gradnb.tensor(rng.standard_normal(3)), value=0.5)
-    return (x, w, b), z.sum() + kept.sum() + h.sum()
+    # One-input views: of a leaf, of a view, written in place through (which bumps the base's
+    # version and rebases the view's node), and one made under no_grad.
+    v = x.t()[1:].reshape(-1)
+    u = (x * 1.0).view(6, 5)
+    u[0].mul_(2.0)
+    with gradnb.no_grad():
+        frozen = x[0]
+    return (x, w, b), z.sum() + kept.sum() + h.sum() + (v * v).sum() + u.sum() + frozen.sum()
 
 
 @pytest.mark.parametrize("program", [_program, _chain_program])
