@@ -412,74 +412,6 @@ mark_released(PyObject *node)
     Py_XDECREF(old);
 }
 
-/* ``released = node.release(); tracker.add(node, released)`` for the two saves most nodes of a
- * chain make, without the two calls: ``x * number``'s constant (no buffer: nothing to count),
- * and a lone output array that nothing but this entry holds (``tanh``'s, ReLU's). That array
- * dies with the entry, so ``add`` would count its bytes as freed at once; here they are added
- * to ``tracker._freed`` the same way. ``saved`` is the node's ``_saved`` (this function's
- * reference and the node's). 1 when done, 0 when not one of these cases (nothing changed:
- * the Python methods run), -1 on error. */
-static int
-release_fast(PyObject *node, PyObject *saved, PyObject *tracker)
-{
-    if (KIND_OUTPUT == NULL || !PyObject_TypeCheck(node, NodeType) || !PyTuple_CheckExact(saved))
-        return 0;
-    Py_ssize_t n = PyTuple_GET_SIZE(saved);
-    if (n == 2 && PyTuple_GET_ITEM(saved, 0) == NOTHING) {  /* ``x * c``: the factor alone */
-        PyObject *entry = PyTuple_GET_ITEM(saved, 1);
-        if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) < 2
-                || PyTuple_GET_ITEM(entry, 0) != KIND_CONST)
-            return 0;
-        int plain = PySet_Contains(no_buffer_types,
-                                   (PyObject *)Py_TYPE(PyTuple_GET_ITEM(entry, 1)));
-        if (plain <= 0)
-            return plain;
-        mark_released(node);
-        return 1;
-    }
-    if (n != 1 || Py_REFCNT(saved) != 2)
-        return 0;
-    PyObject *entry = PyTuple_GET_ITEM(saved, 0);
-    if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) < 2 || Py_REFCNT(entry) != 1
-            || PyTuple_GET_ITEM(entry, 0) != KIND_OUTPUT)
-        return 0;
-    PyObject *arr = PyTuple_GET_ITEM(entry, 1);
-    if ((PyObject *)Py_TYPE(arr) != ndarray_type || Py_REFCNT(arr) != 1)
-        return 0;
-    /* ``add``'s other cases (a view's base, an array already watched, bytes kept per node for
-     * an observer) stay in Python. */
-    PyObject *base = PyObject_GetAttr(arr, s_base);
-    if (base == NULL)
-        return -1;
-    Py_DECREF(base);
-    if (base != Py_None)
-        return 0;
-    PyObject *by_node = PyObject_GetAttr(tracker, s_by_node);
-    if (by_node == NULL)
-        return -1;
-    Py_DECREF(by_node);
-    if (by_node != Py_None)
-        return 0;
-    PyObject *seen = PyObject_GetAttr(tracker, s_seen);
-    PyObject *key = seen ? PyLong_FromVoidPtr(arr) : NULL;  /* id(arr) */
-    int watched = key ? PySet_Contains(seen, key) : -1;
-    Py_XDECREF(key);
-    Py_XDECREF(seen);
-    if (watched != 0)
-        return watched < 0 ? -1 : 0;
-    PyObject *nbytes = PyObject_GetAttr(arr, s_nbytes);
-    PyObject *freed = nbytes ? PyObject_GetAttr(tracker, s_freed) : NULL;
-    PyObject *total = freed ? PyNumber_Add(freed, nbytes) : NULL;
-    int rc = total ? PyObject_SetAttr(tracker, s_freed, total) : -1;
-    Py_XDECREF(nbytes);
-    Py_XDECREF(freed);
-    Py_XDECREF(total);
-    if (rc < 0)
-        return -1;
-    mark_released(node);  /* (the array dies when the caller lets ``saved`` go) */
-    return 1;
-}
-
 /* ``owner_of(arr)``: the array that owns the memory behind ``arr`` (a view's base,
  * recursively), a new reference. */
 static PyObject *
@@ -517,88 +449,163 @@ owner_of(PyObject *arr)
     }
 }
 
-/* ``tracker.add(node, arrays)`` (``memory.ReleaseTracker.add``, statement for statement): an
- * array only ``arrays`` holds dies when the caller lets it go, so its bytes count as freed at
- * once; any other is watched by a weak reference until the pass ends, each buffer once. 0 when
- * done, 1 when the tracker keeps bytes per node or ``arrays`` is no tuple or list (the Python
- * method does those), -1 on error. */
+/* What ``ReleaseTracker.add`` works with, read off ``tracker``: its ``_seen`` set and its
+ * ``_released`` list (new references). 0, 1 when the tracker keeps bytes per node for an
+ * observer (the Python method does that), -1 on error. */
 static int
-track_released(PyObject *tracker, PyObject *node, PyObject *arrays)
+tracker_parts(PyObject *tracker, PyObject **seen, PyObject **watched)
 {
-    if (!PyTuple_CheckExact(arrays) && !PyList_CheckExact(arrays))
-        return 1;
+    *seen = *watched = NULL;
     PyObject *by_node = PyObject_GetAttr(tracker, s_by_node);
     if (by_node == NULL)
         return -1;
     Py_DECREF(by_node);
     if (by_node != Py_None)
         return 1;
-    PyObject *seq = PySequence_Fast(arrays, "released arrays");  /* (``arrays`` itself) */
-    PyObject *seen = seq ? PyObject_GetAttr(tracker, s_seen) : NULL;
-    PyObject *watched = seen ? PyObject_GetAttr(tracker, s_released) : NULL;
-    PyObject *freed = NULL;
-    int err = watched == NULL;
-    if (!err && (!PySet_Check(seen) || !PyList_Check(watched))) {
+    *seen = PyObject_GetAttr(tracker, s_seen);
+    *watched = *seen ? PyObject_GetAttr(tracker, s_released) : NULL;
+    if (*watched != NULL && PySet_Check(*seen) && PyList_Check(*watched))
+        return 0;
+    if (*watched != NULL)
         PyErr_SetString(PyExc_TypeError, "ReleaseTracker: _seen must be a set, _released a list");
+    Py_CLEAR(*seen);
+    Py_CLEAR(*watched);
+    return -1;
+}
+
+/* ``ReleaseTracker.add``'s loop body for one released array ``arr``. ``sole``: nothing but
+ * what was released holds ``arr``, so an array owning its memory dies when that goes, and its
+ * bytes are added to ``*freed`` at once; any other is watched by a weak reference until the
+ * pass ends, each buffer once. 0, or -1 on error. */
+static int
+track_one(PyObject *node, PyObject *arr, int sole, PyObject *seen, PyObject *watched,
+          PyObject **freed)
+{
+    PyObject *base = PyObject_GetAttr(arr, s_base), *owner;
+    if (base == NULL)
+        return -1;
+    Py_DECREF(base);
+    int dies_now = base == Py_None && sole;
+    if (base == Py_None)
+        owner = Py_NewRef(arr);
+    else if ((owner = owner_of(arr)) == NULL)
+        return -1;
+    int err = 0;
+    PyObject *key = PyLong_FromVoidPtr(owner);  /* id(owner) */
+    int known = key ? PySet_Contains(seen, key) : -1;
+    PyObject *nbytes = known == 0 ? PyObject_GetAttr(owner, s_nbytes) : NULL;
+    if (known == 0 && nbytes != NULL) {
+        if (dies_now) {
+            Py_SETREF(*freed, PyNumber_Add(*freed, nbytes));
+            err = *freed == NULL;
+        }
+        else {
+            PyObject *ref = PyWeakref_NewRef(owner, NULL);
+            PyObject *entry = ref ? PyTuple_Pack(3, node, ref, nbytes) : NULL;
+            err = entry == NULL || PySet_Add(seen, key) < 0 || PyList_Append(watched, entry) < 0;
+            Py_XDECREF(ref);
+            Py_XDECREF(entry);
+        }
+    }
+    else if (known != 1) {
         err = 1;
     }
-    if (!err)
-        freed = PyLong_FromLong(0);
-    err = err || freed == NULL;
-    Py_ssize_t n = seq ? PySequence_Fast_GET_SIZE(seq) : 0;
-    for (Py_ssize_t i = 0; !err && i < n; i++) {
-        PyObject *arr = PySequence_Fast_GET_ITEM(seq, i), *owner;
-        int dies_now = 0;
-        PyObject *base = PyObject_GetAttr(arr, s_base);
-        if (base == NULL) {
-            err = 1;
-            break;
-        }
-        Py_DECREF(base);
-        if (base == Py_None) {
-            /* referenced by ``arrays`` alone (Python's count: ``arrays``, the loop's variable
-             * and getrefcount's argument) */
-            dies_now = Py_REFCNT(arr) <= 1;
-            owner = Py_NewRef(arr);
-        }
-        else if ((owner = owner_of(arr)) == NULL) {
-            err = 1;
-            break;
-        }
-        PyObject *key = PyLong_FromVoidPtr(owner);  /* id(owner) */
-        int known = key ? PySet_Contains(seen, key) : -1;
-        PyObject *nbytes = known == 0 ? PyObject_GetAttr(owner, s_nbytes) : NULL;
-        if (known == 0 && nbytes != NULL) {
-            if (dies_now) {
-                Py_SETREF(freed, PyNumber_Add(freed, nbytes));
-                err = freed == NULL;
-            }
-            else {
-                PyObject *ref = PyWeakref_NewRef(owner, NULL);
-                PyObject *entry = ref ? PyTuple_Pack(3, node, ref, nbytes) : NULL;
-                err = entry == NULL || PySet_Add(seen, key) < 0 || PyList_Append(watched, entry) < 0;
-                Py_XDECREF(ref);
-                Py_XDECREF(entry);
-            }
-        }
-        else if (known != 1) {
-            err = 1;
-        }
-        Py_XDECREF(nbytes);
-        Py_XDECREF(key);
-        Py_DECREF(owner);
+    Py_XDECREF(nbytes);
+    Py_XDECREF(key);
+    Py_DECREF(owner);
+    return err ? -1 : 0;
+}
+
+/* ``tracker._freed += freed``. 0, or -1 on error. */
+static int
+add_freed(PyObject *tracker, PyObject *freed)
+{
+    PyObject *before = PyObject_GetAttr(tracker, s_freed);
+    PyObject *total = before ? PyNumber_Add(before, freed) : NULL;
+    int err = total == NULL || PyObject_SetAttr(tracker, s_freed, total) < 0;
+    Py_XDECREF(before);
+    Py_XDECREF(total);
+    return err ? -1 : 0;
+}
+
+/* ``released = node.release(); tracker.add(node, released)`` for the two saves most nodes of a
+ * chain make, without the two calls: ``x * number``'s constant (no buffer: nothing to count),
+ * and a lone output array (``tanh``'s, ReLU's), accounted as ``add`` would account
+ * ``(array,)``. ``saved`` is the node's ``_saved`` (this function's reference and the node's,
+ * unless shared). 1 when done, 0 when not one of these cases or the tracker keeps bytes per
+ * node (nothing changed: the Python methods run), -1 on error. */
+static int
+release_fast(PyObject *node, PyObject *saved, PyObject *tracker)
+{
+    if (KIND_OUTPUT == NULL || !PyObject_TypeCheck(node, NodeType) || !PyTuple_CheckExact(saved))
+        return 0;
+    Py_ssize_t n = PyTuple_GET_SIZE(saved);
+    if (n == 2 && PyTuple_GET_ITEM(saved, 0) == NOTHING) {  /* ``x * c``: the factor alone */
+        PyObject *entry = PyTuple_GET_ITEM(saved, 1);
+        if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) < 2
+                || PyTuple_GET_ITEM(entry, 0) != KIND_CONST)
+            return 0;
+        int plain = PySet_Contains(no_buffer_types,
+                                   (PyObject *)Py_TYPE(PyTuple_GET_ITEM(entry, 1)));
+        if (plain <= 0)
+            return plain;
+        mark_released(node);
+        return 1;
     }
-    if (!err) {  /* tracker._freed += freed */
-        PyObject *before = PyObject_GetAttr(tracker, s_freed);
-        PyObject *total = before ? PyNumber_Add(before, freed) : NULL;
-        err = total == NULL || PyObject_SetAttr(tracker, s_freed, total) < 0;
-        Py_XDECREF(before);
-        Py_XDECREF(total);
-    }
+    if (n != 1)
+        return 0;
+    PyObject *entry = PyTuple_GET_ITEM(saved, 0);
+    if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) < 2
+            || PyTuple_GET_ITEM(entry, 0) != KIND_OUTPUT)
+        return 0;
+    PyObject *arr = PyTuple_GET_ITEM(entry, 1);
+    if ((PyObject *)Py_TYPE(arr) != ndarray_type)
+        return 0;
+    PyObject *seen, *watched, *freed = NULL;
+    int rc = tracker_parts(tracker, &seen, &watched);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    /* Sole holder: the entry alone holds the array, and the node (and this function) alone the
+     * entry, so the array dies with the node's ``_saved`` as it would with ``release``'s tuple. */
+    int sole = Py_REFCNT(arr) == 1 && Py_REFCNT(entry) == 1 && Py_REFCNT(saved) == 2;
+    freed = PyLong_FromLong(0);
+    rc = freed == NULL || track_one(node, arr, sole, seen, watched, &freed) < 0
+         || add_freed(tracker, freed) < 0 ? -1 : 0;
     Py_XDECREF(freed);
-    Py_XDECREF(watched);
-    Py_XDECREF(seen);
-    Py_XDECREF(seq);
+    Py_DECREF(watched);
+    Py_DECREF(seen);
+    if (rc < 0)
+        return -1;
+    mark_released(node);  /* (a sole array dies when the caller lets ``saved`` go) */
+    return 1;
+}
+
+/* ``tracker.add(node, arrays)`` (``memory.ReleaseTracker.add``, statement for statement): each
+ * array by ``track_one``, sole when only ``arrays`` holds it. 0 when done, 1 when the tracker
+ * keeps bytes per node or ``arrays`` is no tuple or list (the Python method does those), -1 on
+ * error. */
+static int
+track_released(PyObject *tracker, PyObject *node, PyObject *arrays)
+{
+    if (!PyTuple_CheckExact(arrays) && !PyList_CheckExact(arrays))
+        return 1;
+    PyObject *seen, *watched;
+    int rc = tracker_parts(tracker, &seen, &watched);
+    if (rc != 0)
+        return rc;
+    PyObject *freed = PyLong_FromLong(0);
+    int err = freed == NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(arrays);
+    for (Py_ssize_t i = 0; !err && i < n; i++) {
+        /* (Python's count: ``arrays``, the loop's variable and getrefcount's argument) */
+        PyObject *arr = PySequence_Fast_GET_ITEM(arrays, i);
+        err = track_one(node, arr, Py_REFCNT(arr) <= 1, seen, watched, &freed) < 0;
+    }
+    if (!err)
+        err = add_freed(tracker, freed) < 0;
+    Py_XDECREF(freed);
+    Py_DECREF(watched);
+    Py_DECREF(seen);
     return err ? -1 : 0;
 }
 
