@@ -6,8 +6,8 @@
  * NumPy call. This module does the same steps for the case nearly every op is in (one to three
  * tensor inputs, one output array, a one-input view op's output made by ``record._view``, no
  * in-place rebase, no custom Function context, no anomaly mode, no observer, no inference
- * tensors, no saved-tensor hooks), with the
- * same objects, statement for statement (each block names the Python it stands for). For
+ * tensors, no saved-tensor hooks), with the same objects, statement for statement (each block
+ * names the Python it stands for). For
  * anything else, and before any side effect, it calls the Python ``record``: there is one
  * algorithm, and this module is an optional extension (without a C compiler the Python function
  * is ``record``).
@@ -22,8 +22,8 @@ static PyTypeObject *TensorType, *NodeType, *ndarray_type;
 static PyObject *OutputType;
 static PyObject *grad_off_threads, *inference_threads, *grad_state, *switches, *observers;
 static PyObject *sequence;                  /* graph._sequence (itertools.count) */
-static PyObject *ZERO_NRS1, *ZERO_NRS2, *ZERO_NRS3, *SAVE_SECOND, *NOTHING, *KIND_INPUT, *KIND_OUTPUT,
-    *KIND_CONST;
+static PyObject *ZERO_NRS1, *ZERO_NRS2, *ZERO_NRS3, *SAVE_SECOND, *NOTHING, *KIND_INPUT,
+    *KIND_OUTPUT, *KIND_CONST;
 static PyObject *refresh_fn, *accumulator_fn, *keep_saved_fn, *save_input_fn, *python_record;
 static PyObject *view_fn;                   /* record._view, set by ``configure_views`` */
 

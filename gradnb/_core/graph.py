@@ -69,6 +69,7 @@ def donated(g) -> bool:
     pass gave ``g`` to this rule alone, and ``g`` owns its memory."""
     return g is _donation[0] and g.base is None and g.flags.writeable
 
+
 SECOND_BACKWARD_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you call "

@@ -216,8 +216,8 @@ if not os.environ.get("GRADNB_PURE_PYTHON"):  # (set: run the Python code alone,
 
 if _compiled is not None:
     # The compiled ``record`` does the steps above for one to three tensor inputs and one output
-    # array (a view of a one-input view op), with nothing watching; it hands every other call
-    # to the Python function.
+    # array (one input for a view op), with nothing watching; it hands every other call to the
+    # Python function.
     _compiled.configure(Tensor, Node, _ndarray, Output, _grad_off_threads, _inference_threads,
                         _grad_state, _switches, _observers, _sequence, _ZERO_NRS, SAVE_SECOND,
                         _NOTHING, (_INPUT, _OUTPUT, _CONST), refresh, accumulator, keep_saved,
