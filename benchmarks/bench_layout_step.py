@@ -22,18 +22,16 @@ import statistics
 import sys
 from pathlib import Path
 
-import numpy as np
-
 if __package__ in (None, ""):  # run as a script: use the gradnb of this checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.checks import compare
 from benchmarks.data import mlp_problem
 from benchmarks.settings import Settings
 from benchmarks.systems.numpy_limit import NumpyMlpStep
 from benchmarks.systems.torchlike import TorchLikeMlpStep
 from benchmarks.timing import interleaved_times
-
-TOLERANCE = 1e-4  # float32 products with different BLAS blockings (section 1's)
+from benchmarks.workloads.mlp import TOLERANCE
 
 
 def steps(batch: int, layers: tuple[int, ...] = Settings.layers) -> dict:
@@ -53,10 +51,9 @@ def steps(batch: int, layers: tuple[int, ...] = Settings.layers) -> dict:
         results[name] = step.result()
     reference = next(iter(results.values()))
     for name, result in results.items():
-        for key, want in reference.items():
-            error = np.max(np.abs(result[key] - want)) / max(np.max(np.abs(want)), 1e-30)
-            if error > TOLERANCE:
-                raise AssertionError(f"{name}: {key} differs from the limit's (rel. {error:.1e})")
+        check = compare(result, reference, TOLERANCE)  # (section 1's check)
+        if not check.ok:
+            raise AssertionError(f"{name} against the limit: {check.describe()}")
     return {name: step.run for name, step in ways.items()}
 
 

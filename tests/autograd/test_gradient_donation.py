@@ -16,9 +16,8 @@ compiled = pytest.mark.skipif(engine._loop is None,
                               reason="only the compiled backward loop donates gradients")
 
 
-@pytest.fixture
-def donations(monkeypatch):
-    """What ``donated`` answered to ReLU's backward, call by call."""
+def _answers_of_donated(monkeypatch, module) -> list[bool]:
+    """What ``donated`` answers the rules of ``module``, call by call."""
     answers: list[bool] = []
 
     def spy(g):
@@ -26,8 +25,14 @@ def donations(monkeypatch):
         answers.append(answer)
         return answer
 
-    monkeypatch.setattr(elementwise, "donated", spy)
+    monkeypatch.setattr(module, "donated", spy)
     return answers
+
+
+@pytest.fixture
+def donations(monkeypatch):
+    """What ``donated`` answered to ReLU's backward, call by call."""
+    return _answers_of_donated(monkeypatch, elementwise)
 
 
 def _inputs(seed=0, shape=(6, 7)):
@@ -134,15 +139,7 @@ def test_a_donated_relu_gradient_matches_torch(dtype):
 @pytest.fixture
 def product_donations(monkeypatch):
     """What ``donated`` answered to MulBackward0, call by call."""
-    answers: list[bool] = []
-
-    def spy(g):
-        answer = graph.donated(g)
-        answers.append(answer)
-        return answer
-
-    monkeypatch.setattr(arithmetic, "donated", spy)
-    return answers
+    return _answers_of_donated(monkeypatch, arithmetic)
 
 
 @compiled
