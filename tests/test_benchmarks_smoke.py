@@ -193,6 +193,22 @@ def test_layout_step_script_checks_every_way_and_splits_the_ratio() -> None:
     assert any(line.strip().startswith("gradnb over the limit = layout") for line in lines)
 
 
+def test_after_product_script_times_every_way_alone_and_after_each_disturbance() -> None:
+    """``bench_after_product.py`` times each engine's tiny step alone, after a large product and
+    after a copy, and says how much more a step costs after the product."""
+    result = subprocess.run(
+        [sys.executable, str(REPOSITORY / "benchmarks" / "bench_after_product.py"),
+         "--rounds", "1", "--calls", "1"],
+        check=False, capture_output=True, text=True, cwd=REPOSITORY, timeout=120,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "after x @ w.T" in lines[1] and "after an 8 MB copy" in lines[1]
+    rows = {line.split()[0] for line in lines[2:-1]}
+    assert {"NumPy", "gradnb"} <= rows
+    assert lines[-1].strip().startswith("more per step after the product: NumPy (limit)")
+
+
 def test_the_limit_in_linear_layout_gives_the_limits_gradients() -> None:
     from benchmarks.data import mlp_problem
     from benchmarks.systems.numpy_limit import NumpyMlpStep
