@@ -9,8 +9,9 @@
  * captured input, no observer of nodes, no anomaly mode, first order), and its Python loop for
  * everything else and wherever this module was not built (it is an optional extension).
  *
- * The derivative rules, gradient fitting, leaf accumulation and memory accounting stay Python
- * functions, called from here: only the loops moved.
+ * The derivative rules and gradient fitting stay Python functions, called from here, and so do
+ * leaf accumulation and memory accounting beyond their common cases (a leaf's first gradient,
+ * an array the pass alone holds; a saved buffer that dies or is watched).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -27,6 +28,7 @@ static PyObject *one_hot_fn;               /* engine._one_hot */
 static PyObject *on_tensors_fn;            /* engine._backward_on_tensors */
 static PyObject *runs_user_code_fn;        /* engine._runs_user_code */
 static PyObject *TensorClass;
+static PyObject *make_fn;                  /* Tensor._make */
 static PyObject *ndarray_type;             /* numpy.ndarray */
 static PyObject *donation;                 /* graph._donation: a one-item list */
 static PyObject *zero, *one;               /* the ints 0 and 1 */
@@ -401,6 +403,7 @@ donate(PyObject *grads)
  * constants that hold no buffer, and what ``ReleaseTracker`` keeps. */
 static PyObject *KIND_OUTPUT, *KIND_CONST, *NOTHING, *no_buffer_types;
 static PyObject *s_base, *s_nbytes, *s_freed, *s_seen, *s_by_node, *s_released;
+static PyObject *s_grad, *s_post_hooks, *s_flags, *s_writeable, *s_c_contiguous;
 
 /* ``node._saved = _RELEASED`` (None), at the slot's offset. */
 static void
@@ -639,6 +642,74 @@ release_saved(PyObject *node, PyObject *tracker)
     return any < 0 ? -1 : 0;
 }
 
+/* ``flags.<name>`` of array ``arr``: 1, 0, or -1 on error. */
+static int
+array_flag(PyObject *flags, PyObject *name)
+{
+    PyObject *v = PyObject_GetAttr(flags, name);
+    if (v == NULL)
+        return -1;
+    int on = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return on;
+}
+
+/* ``_accumulate``'s first case, without calling it: a leaf with no ``.grad`` and no
+ * post-accumulate hook, in a pass no observer watches, gets ``g`` itself as its ``.grad``
+ * (``Tensor._make(g)``) when ``_owned(g)`` would keep it: an array that owns its memory or views
+ * memory only it sees, writeable and C-contiguous, that nothing but this function holds (the
+ * references ``_owned`` counts less its own three). 1: done; 0: not this case, the caller calls
+ * ``_accumulate``; -1: an error. */
+static int
+accumulate_new(PyObject *leaf, PyObject *g, PyObject *observed)
+{
+    if (observed != Py_False || (PyObject *)Py_TYPE(g) != ndarray_type || Py_REFCNT(g) != 1)
+        return 0;
+    PyObject *old = PyObject_GetAttr(leaf, s_grad);
+    if (old == NULL)
+        return -1;
+    int fresh = old == Py_None;
+    Py_DECREF(old);
+    PyObject *hooks = fresh ? PyObject_GetAttr(leaf, s_post_hooks) : NULL;
+    if (fresh && hooks == NULL)
+        return -1;
+    int hooked = hooks ? PyObject_IsTrue(hooks) : 0;
+    Py_XDECREF(hooks);
+    if (hooked < 0)
+        return -1;
+    if (!fresh || hooked)
+        return 0;
+    PyObject *base = PyObject_GetAttr(g, s_base);
+    if (base == NULL)
+        return -1;
+    int owned = 1;
+    if (base != Py_None) {  /* a view: of an owner only the view holds (and this ``base``) */
+        PyObject *above = Py_REFCNT(base) <= 2 ? PyObject_GetAttr(base, s_base) : NULL;
+        if (above == NULL && PyErr_Occurred())
+            PyErr_Clear();  /* (``getattr(base, "base", True)``: not an array, not owned) */
+        owned = above == Py_None;
+        Py_XDECREF(above);
+    }
+    Py_DECREF(base);
+    if (!owned)
+        return 0;
+    PyObject *flags = PyObject_GetAttr(g, s_flags);
+    if (flags == NULL)
+        return -1;
+    int ok = array_flag(flags, s_writeable);
+    if (ok > 0)
+        ok = array_flag(flags, s_c_contiguous);
+    Py_DECREF(flags);
+    if (ok <= 0)
+        return ok;
+    PyObject *t = PyObject_CallOneArg(make_fn, g);
+    if (t == NULL)
+        return -1;
+    int rc = PyObject_SetAttr(leaf, s_grad, t);
+    Py_DECREF(t);
+    return rc < 0 ? -1 : 1;
+}
+
 /* The leaf's gradient: ``_accumulate(leaf, g, False, observed, Tensor)``. ``grads[0]`` is
  * cleared first, so ``_owned`` counts the same references to ``g`` as from the Python loop. */
 static int
@@ -659,6 +730,12 @@ accumulate_leaf(PyObject *node, PyObject *grads, PyObject *observed)
     if (leaf == NULL) {
         Py_DECREF(g);
         return -1;
+    }
+    int done = accumulate_new(leaf, g, observed);
+    if (done != 0) {
+        Py_DECREF(leaf);
+        Py_DECREF(g);
+        return done < 0 ? -1 : 0;
     }
     PyObject *callargs[5] = {leaf, g, Py_False, observed, TensorClass};
     /* (``g`` is handed over: the call's frame and this function's local hold it) */
@@ -1028,6 +1105,9 @@ configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                          &ndarray_type, &donation};
     for (int i = 0; i < 11; i++)
         Py_XSETREF(*objs[i], Py_NewRef(args[i + 1]));
+    Py_XSETREF(make_fn, PyObject_GetAttrString(TensorClass, "_make"));
+    if (make_fn == NULL)
+        return NULL;
     Py_RETURN_NONE;
 }
 
@@ -1074,7 +1154,8 @@ PyInit__loop(void)
         {&s_pre_hooks, "_pre_hooks"}, {&s_tensor_hooks, "_tensor_hooks"},
         {&s_runs_user_code, "runs_user_code"}, {&s_base, "base"}, {&s_nbytes, "nbytes"},
         {&s_freed, "_freed"}, {&s_seen, "_seen"}, {&s_by_node, "_by_node"},
-        {&s_released, "_released"},
+        {&s_released, "_released"}, {&s_grad, "_grad"}, {&s_post_hooks, "_post_hooks"},
+        {&s_flags, "flags"}, {&s_writeable, "writeable"}, {&s_c_contiguous, "c_contiguous"},
     };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         *names[i].slot = PyUnicode_InternFromString(names[i].name);

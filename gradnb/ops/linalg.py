@@ -89,7 +89,8 @@ class AddmmBackward0(Node):
             "mm_mat2_backward(grad, mat1, mat2.sym_sizes(), mat2.sym_strides(), mat2.layout(), "
             "alpha)")
 
-    __slots__ = ("mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes", "mat2_sym_strides")
+    __slots__ = ("_bias_is_vector", "mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes",
+                 "mat2_sym_strides")
     inputs = ("self", "mat1", "mat2")
     saves = ("alpha", "beta", "mat1", "mat1_sym_sizes", "mat1_sym_strides", "mat2",
              "mat2_sym_sizes", "mat2_sym_strides")
@@ -147,11 +148,11 @@ class AddmmBackward0(Node):
     def _grad_bias(self, g):
         # nn.Linear's bias is a vector: summing the rows here skips the engine's general
         # unbroadcast (which works out the axes first), a measurable share of a small-batch
-        # step. The same sum over the same axis, so the same numbers.
-        if len(self.input_metadata(0)[0]) == 1:
-            return dual.sum(g, 0)
-        return g
-
+        # step. The same sum over the same axis, so the same numbers (``ndarray.sum`` is
+        # ``np.add.reduce`` behind a Python wrapper).
+        if not self._bias_is_vector:
+            return g
+        return np.add.reduce(g, 0) if type(g) is _ndarray else dual.sum(g, 0)
 
 
 def _prepare_addmm(node, inputs) -> tuple:
@@ -160,6 +161,7 @@ def _prepare_addmm(node, inputs) -> tuple:
     step), the strides kept in bytes and shown in elements only when read; each matrix saved
     only for the other's gradient."""
     m1, m2 = inputs[1]._data, inputs[2]._data
+    node._bias_is_vector = inputs[0]._data.ndim == 1  # (what ``_grad_bias`` sums)
     node.mat1_sym_sizes = m1.shape
     node.mat1_sym_strides = m1.strides
     node.mat2_sym_sizes = m2.shape
@@ -179,6 +181,7 @@ def _element_strides(strides, shape, itemsize) -> tuple:
 
 
 AddmmBackward0._save_spec = PreparedSpec((1, 2), _prepare_addmm)
+
 
 class BmmBackward0(Node):
     rule = "self: grad.bmm(mat2.transpose(1, 2).conj()); mat2: self.transpose(1, 2).conj().bmm(grad)"

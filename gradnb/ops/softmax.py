@@ -103,7 +103,7 @@ class LogSoftmaxBackward0(_SavesDim):
             # The same arithmetic in one buffer: ``exp(y)`` is new, so it takes the product
             # and the difference in place.
             out = np.exp(y)
-            out *= g.sum(axis=self.dim, keepdims=True)
+            out *= np.add.reduce(g, axis=self.dim, keepdims=True)  # (``g.sum``, unwrapped)
             return (np.subtract(g, out, out=out),)
         return (g - dual.exp(y) * dual.sum(g, axis=self.dim, keepdims=True),)
 

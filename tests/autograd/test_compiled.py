@@ -148,6 +148,42 @@ def test_python_and_compiled_give_the_same_gradients_and_report(seed, program, p
     assert rest_c == rest_p  # nodes run, bytes freed and still held, the root's node
 
 
+def _first_gradients(rng):
+    """Leaves whose first gradient arrives in each form ``_accumulate`` tells apart: an array
+    the pass alone holds, one gradient handed to two leaves, the caller's own ``gradient=``, a
+    transposed (column-major) array, and a transposed view of an array only it sees (the
+    weight's gradient of ``F.linear``)."""
+    x, a, b, u, m, w = (gradnb.tensor(rng.standard_normal(shape), requires_grad=True)
+                        for shape in ((3, 4), (3,), (3,), (2, 3), (4, 3), (2, 4)))
+    (x * 3.0).sum().backward()
+    ((a + b) * 2.0).sum().backward()  # (AddBackward0 hands one new array to both)
+    seed = gradnb.tensor(rng.standard_normal((2, 3)))
+    (u + 0).backward(seed)
+    (m.t() * gradnb.tensor(rng.standard_normal((3, 4)))).sum().backward()
+    gradnb.nn.functional.linear(gradnb.tensor(rng.standard_normal((5, 4))), w).sum().backward()
+    grads = [t.grad._data for t in (x, a, b, u, m, w)]
+    memory = [(g.flags.c_contiguous, g.flags.writeable, g.base is None) for g in grads]
+    shared = [np.shares_memory(grads[1], grads[2]), np.shares_memory(grads[3], seed._data)]
+    return [g.copy() for g in grads], memory, shared
+
+
+def test_a_leafs_first_gradient_is_kept_or_copied_as_python_does(pure_python):
+    """The compiled loop keeps a leaf's first gradient itself where ``_owned`` would: the same
+    values, layout and sharing as the Python loop, and never memory another holder sees."""
+    if engine._loop is None:
+        pytest.skip("the compiled loop is not built here")
+    results = []
+    for python in (False, True):
+        pure_python(python)
+        results.append(_first_gradients(np.random.default_rng(0)))
+    (grads_c, memory_c, shared_c), (grads_p, memory_p, shared_p) = results
+    for compiled, python in zip(grads_c, grads_p):
+        np.testing.assert_array_equal(compiled, python)
+    assert memory_c == memory_p
+    assert all(contiguous and writeable for contiguous, writeable, _ in memory_c)
+    assert shared_c == shared_p == [False, False]
+
+
 def test_a_rule_that_raises_leaves_the_pass_as_python_does(pure_python):
     """An error inside a rule propagates out of the compiled loop unchanged, and grad mode is
     back on afterwards."""
