@@ -401,9 +401,9 @@ donate(PyObject *grads)
 
 /* Set by ``configure_release``: ``graph``'s saved-entry kinds, its empty entry, the types of
  * constants that hold no buffer, and what ``ReleaseTracker`` keeps. */
-static PyObject *KIND_OUTPUT, *KIND_CONST, *NOTHING, *no_buffer_types;
+static PyObject *KIND_INPUT, *KIND_OUTPUT, *KIND_CONST, *NOTHING, *no_buffer_types;
 static PyObject *s_base, *s_nbytes, *s_freed, *s_seen, *s_by_node, *s_released;
-static PyObject *s_grad, *s_post_hooks, *s_flags, *s_writeable, *s_c_contiguous;
+static PyObject *s_grad, *s_post_hooks, *s_flags, *s_writeable, *s_c_contiguous, *s_data;
 
 /* ``node._saved = _RELEASED`` (None), at the slot's offset. */
 static void
@@ -612,6 +612,59 @@ track_released(PyObject *tracker, PyObject *node, PyObject *arrays)
     return err ? -1 : 0;
 }
 
+/* ``node.release()`` for saved entries of the common kinds, without the call: the node marked
+ * released, and a new list of the arrays its entries held (``_arrays_of``): an input tensor's
+ * array, an output array, a constant array; a plain-number constant holds none. NULL without an
+ * error where an entry is of another kind (a packed value, a constant of another type): nothing
+ * changed, and the Python method runs. */
+static PyObject *
+release_entries(PyObject *node, PyObject *saved)
+{
+    if (KIND_INPUT == NULL || !PyObject_TypeCheck(node, NodeType) || !PyTuple_CheckExact(saved))
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(saved);
+    PyObject *arrays = PyList_New(0);
+    if (arrays == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *entry = PyTuple_GET_ITEM(saved, i);
+        if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) < 2)
+            goto other;
+        PyObject *kind = PyTuple_GET_ITEM(entry, 0), *value = PyTuple_GET_ITEM(entry, 1);
+        PyObject *arr;  /* owned */
+        if (kind == KIND_INPUT) {
+            if ((arr = PyObject_GetAttr(value, s_data)) == NULL)
+                goto other;
+        }
+        else if (kind == KIND_OUTPUT) {
+            arr = Py_NewRef(value);
+        }
+        else if (kind == KIND_CONST && (PyObject *)Py_TYPE(value) == ndarray_type) {
+            arr = Py_NewRef(value);
+        }
+        else if (kind == KIND_CONST) {
+            int plain = PySet_Contains(no_buffer_types, (PyObject *)Py_TYPE(value));
+            if (plain < 0)
+                goto other;
+            if (!plain)
+                goto other;
+            continue;
+        }
+        else {
+            goto other;
+        }
+        int rc = PyList_Append(arrays, arr);
+        Py_DECREF(arr);
+        if (rc < 0)
+            goto other;
+    }
+    mark_released(node);
+    return arrays;
+other:  /* (or an error, set) */
+    Py_DECREF(arrays);
+    return NULL;
+}
+
 /* After ``node``'s backward: ``released = node.release(); tracker.add(node, released)``. */
 static int
 release_saved(PyObject *node, PyObject *tracker)
@@ -621,13 +674,20 @@ release_saved(PyObject *node, PyObject *tracker)
         return -1;
     int has = PyObject_IsTrue(saved);
     int done = has > 0 ? release_fast(node, saved, tracker) : 0;
-    Py_DECREF(saved);  /* (a lone output array counted as freed dies here) */
+    PyObject *released = NULL;
+    if (done == 0 && has > 0 && (released = release_entries(node, saved)) == NULL
+            && PyErr_Occurred())
+        done = -1;
+    /* (a lone output array counted as freed dies here; so do the entries released above, and
+     * the input tensors only they held: ``release``'s tuple dies as the method returns) */
+    Py_DECREF(saved);
     if (has <= 0)  /* nothing saved, or an error */
         return has;
-    if (done != 0)
+    if (done != 0) {
+        Py_XDECREF(released);
         return done < 0 ? -1 : 0;
-    PyObject *released = PyObject_CallMethodNoArgs(node, s_release);
-    if (released == NULL)
+    }
+    if (released == NULL && (released = PyObject_CallMethodNoArgs(node, s_release)) == NULL)
         return -1;
     int any = PyObject_IsTrue(released);
     if (any > 0) {
@@ -1111,18 +1171,19 @@ configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-/* configure_release(output_kind, const_kind, nothing, no_buffer_types): ``graph``'s objects
- * that ``release_fast`` compares saved entries against. */
+/* configure_release(input_kind, output_kind, const_kind, nothing, no_buffer_types):
+ * ``graph``'s objects that ``release_fast`` and ``release_entries`` compare saved entries
+ * against. */
 static PyObject *
 configure_release(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4 || !PyAnySet_Check(args[3])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "configure_release() takes two kinds, the empty entry and a set of types");
+    if (nargs != 5 || !PyAnySet_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError, "configure_release() takes three kinds, the empty "
+                        "entry and a set of types");
         return NULL;
     }
-    PyObject **objs[] = {&KIND_OUTPUT, &KIND_CONST, &NOTHING, &no_buffer_types};
-    for (int i = 0; i < 4; i++)
+    PyObject **objs[] = {&KIND_INPUT, &KIND_OUTPUT, &KIND_CONST, &NOTHING, &no_buffer_types};
+    for (int i = 0; i < 5; i++)
         Py_XSETREF(*objs[i], Py_NewRef(args[i]));
     Py_RETURN_NONE;
 }
@@ -1156,6 +1217,7 @@ PyInit__loop(void)
         {&s_freed, "_freed"}, {&s_seen, "_seen"}, {&s_by_node, "_by_node"},
         {&s_released, "_released"}, {&s_grad, "_grad"}, {&s_post_hooks, "_post_hooks"},
         {&s_flags, "flags"}, {&s_writeable, "writeable"}, {&s_c_contiguous, "c_contiguous"},
+        {&s_data, "_data"},
     };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         *names[i].slot = PyUnicode_InternFromString(names[i].name);

@@ -37,6 +37,7 @@ from .._core.dtype import from_numpy_dtype
 from .._core.grad_mode import state as _grad_state
 from .._core.graph import (
     _CONST,
+    _INPUT,
     _NO_BUFFER,
     _NOTHING,
     _OUTPUT,
@@ -756,4 +757,4 @@ if _loop is not None:
     _loop.configure(_ZERO_NRS, AccumulateGrad, heapq.heappush, heapq.heappop, _accumulate, _fit,
                     _one_hot, _backward_on_tensors, _runs_user_code, Tensor, np.ndarray,
                     _donation, Node)
-    _loop.configure_release(_OUTPUT, _CONST, _NOTHING, _NO_BUFFER)
+    _loop.configure_release(_INPUT, _OUTPUT, _CONST, _NOTHING, _NO_BUFFER)
