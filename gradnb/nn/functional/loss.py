@@ -165,7 +165,10 @@ class NllLossBackward0(Node):
             # (N, C) logits with every target counted with weight 1 (plain cross entropy):
             # write ``-scale`` at the targets of a zero array, as PyTorch's kernel does,
             # instead of building the one-hot array and multiplying all of it.
-            grad = np.zeros(shape, np.result_type(self._dtype, scale))
+            dtype = scale.dtype  # (``result_type``, a Python call, only when they differ)
+            if dtype != self._dtype:
+                dtype = np.result_type(self._dtype, scale)
+            grad = np.zeros(shape, dtype)
             grad[np.arange(shape[0]), t] = -scale
             return (grad,)
         n, c, r = (1, shape[0], 1) if len(shape) == 1 else \
