@@ -225,7 +225,8 @@ def _discover(root_nodes, targets):
     walk = _walk if _loop is None else _loop.discover  # (the same walk, compiled)
     deps, older, found = walk(root_nodes, last_change[0], look, parents)
     user_code = user_code or found
-    check_graph_versions(older)  # nothing freed, nothing modified in place since recorded
+    if older:  # nothing freed, nothing modified in place since recorded
+        check_graph_versions(older)
     if targets is None:
         return deps, None, user_code
     seen = deps
@@ -297,7 +298,8 @@ def _run(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     gradients: discover the graph, execute its nodes, then release and report."""
     root_edges = [_edge(t) for t in roots]
     targets, target_index = _targets(inputs)
-    root_nodes = list(dict.fromkeys(node for node, _ in root_edges))
+    root_nodes = [root_edges[0][0]] if len(root_edges) == 1 else \
+        list(dict.fromkeys(node for node, _ in root_edges))
     deps, needed, user_code = _discover(root_nodes, targets)
     if not retain_graph:
         note_release()  # this pass frees what the nodes recorded so far saved

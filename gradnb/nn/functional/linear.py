@@ -74,8 +74,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is None:
         return matmul(input, wt)
     try:  # (free until it raises: the shapes are checked by the product itself)
-        if input._data.ndim == 2:
-            return addmm(bias, input, wt)
+        if input._data.ndim == 2:  # (``addmm``'s one line, without its call)
+            return record(AddmmBackward0, (bias, input, wt),
+                          _bias_plus_product(bias._data, input._data, wt._data))
         lead = tuple(input.shape[:-1])
         flat = input.reshape(-1, input.shape[-1])
         return addmm(bias, flat, wt).reshape(*lead, weight.shape[0])
