@@ -644,9 +644,7 @@ release_entries(PyObject *node, PyObject *saved)
         }
         else if (kind == KIND_CONST) {
             int plain = PySet_Contains(no_buffer_types, (PyObject *)Py_TYPE(value));
-            if (plain < 0)
-                goto other;
-            if (!plain)
+            if (plain <= 0)  /* (an error, or a constant of another type) */
                 goto other;
             continue;
         }
@@ -702,7 +700,7 @@ release_saved(PyObject *node, PyObject *tracker)
     return any < 0 ? -1 : 0;
 }
 
-/* ``flags.<name>`` of array ``arr``: 1, 0, or -1 on error. */
+/* ``flags.<name>`` (an array's ``flags``): 1, 0, or -1 on error. */
 static int
 array_flag(PyObject *flags, PyObject *name)
 {
