@@ -26,6 +26,8 @@ static PyObject *ZERO_NRS1, *ZERO_NRS2, *ZERO_NRS3, *SAVE_SECOND, *NOTHING, *KIN
     *KIND_OUTPUT, *KIND_CONST;
 static PyObject *refresh_fn, *accumulator_fn, *keep_saved_fn, *save_input_fn, *python_record;
 static PyObject *view_fn;                   /* record._view, set by ``configure_views`` */
+static PyTypeObject *AccumulateGradType;    /* set by ``configure_leaves`` */
+static Py_ssize_t a_variable;               /* its ``variable`` slot */
 
 /* Offsets of the slots both classes declare in ``__slots__``. */
 static Py_ssize_t t_data, t_requires_grad, t_grad_fn, t_output_nr, t_version_counter;
@@ -33,7 +35,7 @@ static Py_ssize_t n_next0, n_next1, n_next2, n_next_nr, n_seq, n_shape, n_dtype,
 
 static PyObject *s_save, *s_attrs, *s_operands, *s_into, *s_ctx, *s_is_view, *s_enabled,
     *s_anomaly, *s_saved_tensor_hooks, *s_grad_fn_version, *s_save_spec, *s_prepare, *s_shape,
-    *s_dtype, *s_inference, *s_index, *zero, *one;
+    *s_dtype, *s_inference, *s_index, *s_accumulator, *s_grad_through_base, *zero, *one;
 
 /* The last node's output shape and the last ``x * number`` saved pair, shared with the next
  * node when equal: a chain of ops on one shape, multiplying by one number, then adds no object
@@ -172,6 +174,60 @@ refresh_if_stale(PyObject *t)
     return rc;
 }
 
+/* ``graph.accumulator(t)`` for leaf ``t``, statement for statement: the AccumulateGrad node its
+ * weak reference still reaches, or a new one, made as ``AccumulateGrad.__init__`` makes it and
+ * kept by a new weak reference. NULL without an error where the Python function answers: a view
+ * that requires grad through its base alone, or before ``configure_leaves``. */
+static PyObject *
+leaf_node(PyObject *t)
+{
+    if (AccumulateGradType == NULL)
+        return NULL;
+    PyObject *ref = PyObject_GetAttr(t, s_accumulator);
+    if (ref == NULL)
+        return NULL;
+    PyObject *node = ref == Py_None ? Py_NewRef(Py_None) : PyObject_CallNoArgs(ref);
+    Py_DECREF(ref);
+    if (node != Py_None)  /* alive (or an error) */
+        return node;
+    Py_DECREF(node);
+    PyObject *through = PyObject_GetAttr(t, s_grad_through_base);
+    int flag = through ? PyObject_IsTrue(through) : -1;
+    Py_XDECREF(through);
+    if (flag != 0)
+        return NULL;
+    PyObject *data = get_slot(t, t_data, "_data");
+    PyObject *shape = data ? PyObject_GetAttr(data, s_shape) : NULL;
+    PyObject *dtype = shape ? PyObject_GetAttr(data, s_dtype) : NULL;
+    PyObject *seq = dtype ? PyIter_Next(sequence) : NULL;
+    node = seq ? AccumulateGradType->tp_alloc(AccumulateGradType, 0) : NULL;
+    if (node != NULL) {
+        PyObject *empty = PyTuple_New(0);
+        if (empty == NULL) {
+            Py_CLEAR(node);
+        }
+        else {
+            set_slot(node, a_variable, t);
+            set_slot(node, n_next_nr, empty);
+            set_slot(node, n_saved, empty);
+            set_slot(node, n_shape, shape);
+            set_slot(node, n_dtype, dtype);
+            set_slot(node, n_seq, seq);
+            Py_DECREF(empty);
+        }
+    }
+    Py_XDECREF(shape);
+    Py_XDECREF(dtype);
+    Py_XDECREF(seq);
+    if (node == NULL)
+        return NULL;
+    PyObject *weak = PyWeakref_NewRef(node, NULL);
+    if (weak == NULL || PyObject_SetAttr(t, s_accumulator, weak) < 0)
+        Py_CLEAR(node);
+    Py_XDECREF(weak);
+    return node;
+}
+
 /* The producer of input ``t`` and its output number: ``t._grad_fn`` (``accumulator(t)`` for
  * a leaf) and ``t._output_nr`` (0 for a leaf). New reference in ``*fn``, borrowed ``*nr``. */
 static int
@@ -181,7 +237,9 @@ producer(PyObject *t, PyObject **fn, PyObject **nr)
     if (f == NULL)
         return -1;
     if (f == Py_None) {
-        *fn = PyObject_CallOneArg(accumulator_fn, t);
+        *fn = leaf_node(t);
+        if (*fn == NULL && !PyErr_Occurred())
+            *fn = PyObject_CallOneArg(accumulator_fn, t);
         *nr = zero;
         return *fn ? 0 : -1;
     }
@@ -676,11 +734,27 @@ configure_views(PyObject *module, PyObject *view)
     Py_RETURN_NONE;
 }
 
+/* configure_leaves(AccumulateGrad): the leaf node class, for ``leaf_node``. */
+static PyObject *
+configure_leaves(PyObject *module, PyObject *cls)
+{
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, NodeType)) {
+        PyErr_SetString(PyExc_TypeError, "configure_leaves() takes graph.AccumulateGrad");
+        return NULL;
+    }
+    if (slot_offset((PyTypeObject *)cls, "variable", &a_variable) < 0)
+        return NULL;
+    Py_XSETREF(AccumulateGradType, (PyTypeObject *)Py_NewRef(cls));
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
      "Hand the compiled record the objects it reads, makes and calls."},
     {"configure_views", (PyCFunction)configure_views, METH_O,
      "Hand the compiled record the function that makes a view op's output."},
+    {"configure_leaves", (PyCFunction)configure_leaves, METH_O,
+     "Hand the compiled record the leaf node class, AccumulateGrad."},
     {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL | METH_KEYWORDS,
      "record(cls, inputs, data, *, save=None, attrs=None, operands=None, into=None, ctx=None)"},
     {NULL, NULL, 0, NULL},
@@ -700,7 +774,8 @@ PyInit__record(void)
         {&s_anomaly, "anomaly"}, {&s_saved_tensor_hooks, "saved_tensor_hooks"},
         {&s_grad_fn_version, "_grad_fn_version"}, {&s_save_spec, "_save_spec"},
         {&s_prepare, "prepare"}, {&s_shape, "shape"}, {&s_dtype, "dtype"},
-        {&s_inference, "_inference"}, {&s_index, "index"},
+        {&s_inference, "_inference"}, {&s_index, "index"}, {&s_accumulator, "_accumulator"},
+        {&s_grad_through_base, "_grad_through_base"},
     };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         *names[i].slot = PyUnicode_InternFromString(names[i].name);

@@ -38,6 +38,7 @@ from .graph import (
     _OUTPUT,
     _ZERO_NRS,
     SAVE_SECOND,
+    AccumulateGrad,
     Node,
     Output,
     _sequence,
@@ -337,3 +338,4 @@ def _rebase_one(t, node, output_nr: int) -> None:
 
 if _compiled is not None:  # (``_view`` is defined above by now)
     _compiled.configure_views(_view)
+    _compiled.configure_leaves(AccumulateGrad)

@@ -184,6 +184,42 @@ def test_a_leafs_first_gradient_is_kept_or_copied_as_python_does(pure_python):
     assert shared_c == shared_p == [False, False]
 
 
+def _leaf_nodes():
+    """What a leaf's AccumulateGrad looks like from outside: one node per leaf within a graph,
+    held weakly by the leaf (gone with the graph), and none for a view made under ``no_grad``
+    (it requires grad through its base alone)."""
+    w = gradnb.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=gradnb.float32, requires_grad=True)
+    y = w * w + w.sin()
+    first, second = (edge[0] for edge in y.grad_fn.next_functions)
+    shared = first.next_functions[0][0] is first.next_functions[1][0] \
+        is second.next_functions[0][0]
+    node = first.next_functions[0][0]
+    described = (type(node).__name__, node.variable is w, node.next_functions, node._shape,
+                 node._dtype, node._saved, node.name())
+    ordered = node._seq < first._seq
+    with gradnb.no_grad():
+        v = w[0]
+    z = (v * 2.0).sum()
+    stops = z.grad_fn.next_functions[0][0].next_functions
+    del y, first, second, node
+    return shared, described, ordered, w._accumulator(), stops
+
+
+def test_a_leafs_node_is_made_as_accumulator_makes_it(pure_python):
+    """The compiled record builds a leaf's AccumulateGrad itself: the same node as the Python
+    ``accumulator`` would give, shared within a graph and held weakly."""
+    if record_module._compiled is None:
+        pytest.skip("the compiled record is not built here")
+    results = []
+    for python in (False, True):
+        pure_python(python)
+        results.append(_leaf_nodes())
+    assert results[0] == results[1]
+    shared, described, ordered, left, _ = results[0]
+    assert shared and ordered and left is None
+    assert described[:3] == ("AccumulateGrad", True, ())
+
+
 def test_a_rule_that_raises_leaves_the_pass_as_python_does(pure_python):
     """An error inside a rule propagates out of the compiled loop unchanged, and grad mode is
     back on afterwards."""
