@@ -58,6 +58,18 @@ node_slot(PyObject *node, int which)
     return PyObject_GetAttr(node, slot_strings[which]);  /* (raises as Python would) */
 }
 
+/* ``bool(obj.<name>)``: 1, 0, or -1 on error. */
+static int
+attr_truth(PyObject *obj, PyObject *name)
+{
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL)
+        return -1;
+    int on = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return on;
+}
+
 /* A node class's flag (``fit_grads``, ``on_tensors``), read off the class as the Python loop
  * does (``kind.fit_grads``), from the type's attribute cache. 1, 0, or -1 on error. */
 static int
@@ -66,12 +78,7 @@ class_flag(PyObject *node, PyObject *name)
     PyObject *v = _PyType_Lookup(Py_TYPE(node), name);
     if (v != NULL && Py_TYPE(v)->tp_descr_get == NULL)
         return PyObject_IsTrue(v);
-    v = PyObject_GetAttr(node, name);
-    if (v == NULL)
-        return -1;
-    int flag = PyObject_IsTrue(v);
-    Py_DECREF(v);
-    return flag;
+    return attr_truth(node, name);
 }
 
 /* ---- helpers ------------------------------------------------------------------------------ */
@@ -700,18 +707,6 @@ release_saved(PyObject *node, PyObject *tracker)
     return any < 0 ? -1 : 0;
 }
 
-/* ``flags.<name>`` (an array's ``flags``): 1, 0, or -1 on error. */
-static int
-array_flag(PyObject *flags, PyObject *name)
-{
-    PyObject *v = PyObject_GetAttr(flags, name);
-    if (v == NULL)
-        return -1;
-    int on = PyObject_IsTrue(v);
-    Py_DECREF(v);
-    return on;
-}
-
 /* ``_accumulate``'s first case, without calling it: a leaf with no ``.grad`` and no
  * post-accumulate hook, in a pass no observer watches, gets ``g`` itself as its ``.grad``
  * (``Tensor._make(g)``) when ``_owned(g)`` would keep it: an array that owns its memory or views
@@ -728,15 +723,11 @@ accumulate_new(PyObject *leaf, PyObject *g, PyObject *observed)
         return -1;
     int fresh = old == Py_None;
     Py_DECREF(old);
-    PyObject *hooks = fresh ? PyObject_GetAttr(leaf, s_post_hooks) : NULL;
-    if (fresh && hooks == NULL)
-        return -1;
-    int hooked = hooks ? PyObject_IsTrue(hooks) : 0;
-    Py_XDECREF(hooks);
-    if (hooked < 0)
-        return -1;
-    if (!fresh || hooked)
+    if (!fresh)
         return 0;
+    int hooked = attr_truth(leaf, s_post_hooks);
+    if (hooked != 0)
+        return hooked < 0 ? -1 : 0;
     PyObject *base = PyObject_GetAttr(g, s_base);
     if (base == NULL)
         return -1;
@@ -754,9 +745,9 @@ accumulate_new(PyObject *leaf, PyObject *g, PyObject *observed)
     PyObject *flags = PyObject_GetAttr(g, s_flags);
     if (flags == NULL)
         return -1;
-    int ok = array_flag(flags, s_writeable);
+    int ok = attr_truth(flags, s_writeable);
     if (ok > 0)
-        ok = array_flag(flags, s_c_contiguous);
+        ok = attr_truth(flags, s_c_contiguous);
     Py_DECREF(flags);
     if (ok <= 0)
         return ok;
