@@ -127,28 +127,30 @@ def test_compare_flags_a_wrong_gradient_and_accepts_rounding() -> None:
     assert not compare({"loss": np.array(np.nan), "W1": reference["W1"]}, reference, 1e-4).ok
 
 
+def _run_script(name: str, *args: str) -> str:
+    """Run ``benchmarks/<name>`` with ``args`` as a user would (no bytecode left behind); its
+    output, once it exited cleanly."""
+    result = subprocess.run(
+        [sys.executable, str(REPOSITORY / "benchmarks" / name), *args],
+        check=False, capture_output=True, text=True, cwd=REPOSITORY, timeout=120,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
 @pytest.mark.parametrize("workload", ["tiny", "traced", "deep", "mlp", "tiny-tensor",
                                       "deep-tensor"])
 def test_instruction_count_workloads_run_plainly(workload: str) -> None:
     """Each workload of ``bench_instructions.py`` runs (without valgrind, which CI need not
     have) to the end."""
-    result = subprocess.run(
-        [sys.executable, str(REPOSITORY / "benchmarks" / "bench_instructions.py"), workload, "2"],
-        check=False, capture_output=True, text=True, cwd=REPOSITORY, timeout=120,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    assert result.returncode == 0, result.stderr
+    _run_script("bench_instructions.py", workload, "2")
 
 
 def test_linear_layout_script_times_both_products_and_names_the_rules_pick() -> None:
     """``bench_linear_layout.py`` checks the two products agree, times them and prints which
     one ``F.linear``'s rule picks for every shape (one call each here: numbers, not timings)."""
-    result = subprocess.run(
-        [sys.executable, str(REPOSITORY / "benchmarks" / "bench_linear_layout.py"),
-         "--rounds", "1", "--calls", "1"],
-        check=False, capture_output=True, text=True, cwd=REPOSITORY, timeout=120,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    assert result.returncode == 0, result.stderr
-    rows = result.stdout.splitlines()[1:]
+    stdout = _run_script("bench_linear_layout.py", "--rounds", "1", "--calls", "1")
+    rows = stdout.splitlines()[1:]
     assert len(rows) == 28
     picks = {(r.split()[0], int(r.split()[1])): r.split()[-1] for r in rows}
     assert picks[("784-512", 1)] == "plain"
@@ -161,13 +163,9 @@ def test_linear_layout_script_times_both_products_and_names_the_rules_pick() -> 
 def test_weight_grad_layout_script_times_both_ways_and_names_the_rules_pick() -> None:
     """``bench_weight_grad_layout.py`` checks the blocks give the one call's numbers bit for bit,
     times both and prints which one the rule picks (two threads here; OpenBLAS's rule)."""
-    result = subprocess.run(
-        [sys.executable, str(REPOSITORY / "benchmarks" / "bench_weight_grad_layout.py"),
-         "--rounds", "1", "--calls", "1", "--threads", "2"],
-        check=False, capture_output=True, text=True, cwd=REPOSITORY, timeout=120,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    assert result.returncode == 0, result.stderr
-    rows = result.stdout.splitlines()[1:]
+    stdout = _run_script("bench_weight_grad_layout.py", "--rounds", "1", "--calls", "1",
+                         "--threads", "2")
+    rows = stdout.splitlines()[1:]
     assert len(rows) == 54
     picks = {(r.split()[0], r.split()[2], int(r.split()[3])): r.split()[-1] for r in rows}
     assert set(picks.values()) <= {"call", "blocks"}  # ("one call" ends in "call")
@@ -181,13 +179,9 @@ def test_weight_grad_layout_script_times_both_ways_and_names_the_rules_pick() ->
 def test_layout_step_script_checks_every_way_and_splits_the_ratio() -> None:
     """``bench_layout_step.py`` checks the hand-written step in both weight layouts and gradnb's
     against the limit, times them and splits gradnb's ratio into layout and engine."""
-    result = subprocess.run(
-        [sys.executable, str(REPOSITORY / "benchmarks" / "bench_layout_step.py"),
-         "--batches", "4", "--rounds", "1", "--calls", "1", "--pause", "0"],
-        check=False, capture_output=True, text=True, cwd=REPOSITORY, timeout=120,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
+    stdout = _run_script("bench_layout_step.py", "--batches", "4", "--rounds", "1", "--calls", "1",
+                         "--pause", "0")
+    lines = stdout.splitlines()
     assert lines[0].startswith("batch 4:")
     assert any("NumPy, out x in" in line for line in lines)
     assert any(line.strip().startswith("gradnb over the limit = layout") for line in lines)
@@ -196,13 +190,8 @@ def test_layout_step_script_checks_every_way_and_splits_the_ratio() -> None:
 def test_after_product_script_times_every_way_alone_and_after_each_disturbance() -> None:
     """``bench_after_product.py`` times each engine's tiny step alone, after a large product and
     after a copy, and says how much more a step costs after the product."""
-    result = subprocess.run(
-        [sys.executable, str(REPOSITORY / "benchmarks" / "bench_after_product.py"),
-         "--rounds", "1", "--calls", "1"],
-        check=False, capture_output=True, text=True, cwd=REPOSITORY, timeout=120,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
+    stdout = _run_script("bench_after_product.py", "--rounds", "1", "--calls", "1")
+    lines = stdout.splitlines()
     assert "after x @ w.T" in lines[1] and "after an 8 MB copy" in lines[1]
     rows = {line.split()[0] for line in lines[2:-1]}
     assert {"NumPy", "gradnb"} <= rows
